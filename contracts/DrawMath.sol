@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+/// @title DrawMath
+/// @notice The draw computation of the spec ("Draw computation"), the single Solidity copy of the rule.
+/// The TypeScript library (api/src/draw) and the verifier (api/public/verify/verify-draw.mjs) implement the
+/// same rule; shared test vectors keep the three equal.
+library DrawMath {
+    /// @notice 2^256 mod `denominator`: random values below it are discarded (rejection sampling), so that
+    /// every roll in 0..denominator-1 is equally likely.
+    function rejectionFloor(uint256 denominator) internal pure returns (uint256) {
+        return (type(uint256).max % denominator + 1) % denominator;
+    }
+
+    /// @notice keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 drawingNumber, uint256 position, uint256 retry)).
+    /// @dev Hashes in scratch memory past the free memory pointer without moving it: a settlement batch
+    /// computes thousands of these, and abi.encode would grow memory (and its quadratic cost) every time.
+    function randomValue(bytes32 entropy, bytes32 campaignId, uint64 drawingNumber, uint256 position, uint256 retry)
+        internal
+        pure
+        returns (bytes32 value)
+    {
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, entropy)
+            mstore(add(ptr, 0x20), campaignId)
+            mstore(add(ptr, 0x40), and(drawingNumber, 0xffffffffffffffff))
+            mstore(add(ptr, 0x60), position)
+            mstore(add(ptr, 0x80), retry)
+            value := keccak256(ptr, 0xa0)
+        }
+    }
+
+    /// @notice The accepted random value of `position` and its roll in 0..denominator-1.
+    /// @param floor rejectionFloor(denominator), passed in so a batch computes it once.
+    /// @dev The retry loop ends with probability 1; a retry happens with probability below denominator / 2^256.
+    function roll(bytes32 entropy, bytes32 campaignId, uint64 number, uint256 position, uint256 denominator, uint256 floor)
+        internal
+        pure
+        returns (bytes32 value, uint256 rolled)
+    {
+        uint256 retry;
+        while (true) {
+            value = randomValue(entropy, campaignId, number, position, retry);
+            if (uint256(value) >= floor) return (value, uint256(value) % denominator);
+            unchecked {
+                ++retry;
+            }
+        }
+    }
+
+    /// @notice Packs a tier as amountCents << 32 | threshold (its exclusive upper roll), the storage form.
+    function packTier(uint256 amountCents, uint256 threshold) internal pure returns (uint64) {
+        return uint64((amountCents << 32) | threshold);
+    }
+
+    /// @notice The tier whose run of rolls contains `rolled`: the first whose threshold exceeds it.
+    /// @dev Tiers are at most PrizeDraw.MAX_TIERS, so the scan is bounded.
+    function tierOf(uint64[] memory tiers, uint256 rolled) internal pure returns (uint256 tier, uint256 amountCents) {
+        uint256 count = tiers.length;
+        for (uint256 i; i < count; ++i) {
+            uint64 packed = tiers[i];
+            if (rolled < uint32(packed)) return (i, packed >> 32);
+        }
+        // Unreachable for a roll below the denominator: the last threshold equals the denominator.
+        return (count - 1, tiers[count - 1] >> 32);
+    }
+}
