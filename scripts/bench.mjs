@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm run bench`: every benchmark, one JSON line per figure: { name, value, unit, baseline?, ratio? }.
+// Ratios compare two things measured in the same run (these machines are shared and noisy); gas is exact.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const env = { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true", NO_COLOR: "1" };
+
+const benches = [
+  ["npx", ["hardhat", "run", "scripts/bench-gas.ts"]],
+  ["npx", ["tsx", "api/scripts/bench-selection.ts"], "api/scripts/bench-selection.ts"],
+  ["node", ["api/scripts/bench-verifier.mjs"], "api/scripts/bench-verifier.mjs"],
+];
+
+let failed = false;
+for (const [command, args, requires] of benches) {
+  if (requires && !existsSync(requires)) continue;
+  const code = await new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+    // Only JSON lines go to stdout, so the output stays machine-readable.
+    let buffer = "";
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      const lines = buffer.split("\n");
+      buffer = lines.pop();
+      for (const line of lines) if (line.startsWith("{")) console.log(line);
+    });
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+  if (code !== 0) {
+    failed = true;
+    console.error(`bench failed: ${command} ${args.join(" ")} (exit ${code})`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,155 @@
+import { ethers } from "hardhat";
+import { AbiCoder, keccak256, toUtf8Bytes, encodeBytes32String, zeroPadBytes, type ContractTransactionReceipt, type EventLog } from "ethers";
+import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
+
+/** An independent computation of the spec's "Draw computation" with ethers, to check the contract against. */
+const coder = AbiCoder.defaultAbiCoder();
+const TWO_256 = 1n << 256n;
+
+export const DEFAULT_TABLE = {
+  id: encodeBytes32String("default"),
+  amounts: [10_000_000n, 100_000n, 10_000n, 2_000n, 1_000n, 500n],
+  weights: [1n, 10n, 400n, 4_000n, 50_000n, 45_589n],
+};
+
+export const KIND_WINNERS = 0;
+export const KIND_ENTRANTS = 1;
+
+/** The slug's ASCII bytes right-padded to 32 (unlike encodeBytes32String, a full 32 bytes is allowed). */
+export function campaignIdOf(slug: string): string {
+  return zeroPadBytes(toUtf8Bytes(slug), 32);
+}
+
+export function winnersFingerprint(ids: string[]): string {
+  return keccak256(coder.encode(["bytes32[]"], [ids.map((id) => keccak256(toUtf8Bytes(id)))]));
+}
+
+export function expectedRoll(entropy: string, campaignId: string, num: bigint, position: bigint, denominator: bigint) {
+  const floor = TWO_256 % denominator;
+  for (let retry = 0n; ; retry++) {
+    const value = keccak256(
+      coder.encode(["bytes32", "bytes32", "uint64", "uint256", "uint256"], [entropy, campaignId, num, position, retry]),
+    );
+    if (BigInt(value) >= floor) return { randomValue: value, roll: BigInt(value) % denominator, retries: retry };
+  }
+}
+
+export type ExpectedPrize = { position: bigint; randomValue: string; roll: bigint; tier: bigint; amountCents: bigint; held: boolean };
+
+/** Every prize of a drawing, the top-prize-once rule applied, computed without the contract. */
+export function expectedPrizes(
+  entropy: string,
+  campaignId: string,
+  num: bigint,
+  count: number,
+  amounts: bigint[],
+  weights: bigint[],
+  largePrizeThresholdCents: bigint,
+): ExpectedPrize[] {
+  const denominator = weights.reduce((a, b) => a + b, 0n);
+  const prizes: ExpectedPrize[] = [];
+  let topAwarded = false;
+  for (let p = 0n; p < BigInt(count); p++) {
+    const { randomValue, roll } = expectedRoll(entropy, campaignId, num, p, denominator);
+    let tier = 0n;
+    let cumulative = 0n;
+    for (let i = 0; i < weights.length; i++) {
+      cumulative += weights[i];
+      if (roll < cumulative) {
+        tier = BigInt(i);
+        break;
+      }
+    }
+    if (tier === 0n) {
+      if (topAwarded) tier = 1n;
+      else topAwarded = true;
+    }
+    const amountCents = amounts[Number(tier)];
+    prizes.push({ position: p, randomValue, roll, tier, amountCents, held: amountCents >= largePrizeThresholdCents });
+  }
+  return prizes;
+}
+
+export function randomBytes32(): string {
+  return ethers.hexlify(ethers.randomBytes(32));
+}
+
+export type Fixture = Awaited<ReturnType<typeof deployFixture>>;
+
+export const CALLBACK_GAS_LIMIT = 2_000_000;
+
+export async function deployFixture() {
+  const [admin, operator, stranger, wallet, provider, other] = await ethers.getSigners();
+  const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
+  const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
+  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
+    await mock.getAddress(),
+    await token.getAddress(),
+    admin.address,
+    operator.address,
+    CALLBACK_GAS_LIMIT,
+  )) as unknown as PrizeDraw;
+  await token.mint(await draw.getAddress(), 10n ** 15n);
+  await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+  const campaignId = campaignIdOf("summer-daily");
+  await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000);
+  return { admin, operator, stranger, wallet, provider, other, token, mock, draw, campaignId };
+}
+
+export function commitArgs(
+  campaignId: string,
+  num: bigint | number,
+  overrides: Partial<{
+    kind: number;
+    listCommitment: string;
+    winnersExpected: number;
+    entrantCount: number;
+    totalWeight: bigint;
+    tableId: string;
+    tableVersion: number;
+  }> = {},
+): PrizeDraw.CommitStruct {
+  return {
+    campaignId,
+    number: num,
+    kind: overrides.kind ?? KIND_WINNERS,
+    listCommitment: overrides.listCommitment ?? winnersFingerprint(["w-1", "w-2", "w-3"]),
+    winnersExpected: overrides.winnersExpected ?? 3,
+    entrantCount: overrides.entrantCount ?? 0,
+    totalWeight: overrides.totalWeight ?? 0n,
+    tableId: overrides.tableId ?? DEFAULT_TABLE.id,
+    tableVersion: overrides.tableVersion ?? 1,
+  };
+}
+
+/** Commits a drawing and returns Pyth's sequence number from the EntropyRequested event. */
+export async function commit(f: Fixture, args: PrizeDraw.CommitStruct): Promise<bigint> {
+  const receipt = (await (await f.draw.connect(f.operator).commitAndRequest(args)).wait()) as ContractTransactionReceipt;
+  const event = findEvents(f, receipt, "EntropyRequested")[0];
+  return event.args.sequence as bigint;
+}
+
+export async function reveal(f: Fixture, sequence: bigint, value: string): Promise<ContractTransactionReceipt> {
+  return (await (await f.mock.mockReveal(f.provider.address, sequence, value)).wait()) as ContractTransactionReceipt;
+}
+
+export function findEvents(f: Fixture, receipt: ContractTransactionReceipt, name: string): EventLog[] {
+  const out: EventLog[] = [];
+  for (const log of receipt.logs) {
+    const parsed = f.draw.interface.parseLog(log);
+    if (parsed && parsed.name === name) out.push({ ...log, args: parsed.args, eventName: parsed.name } as unknown as EventLog);
+  }
+  return out;
+}
+
+/** PrizeAwarded events of a receipt, as plain values. */
+export function awarded(f: Fixture, receipt: ContractTransactionReceipt): ExpectedPrize[] {
+  return findEvents(f, receipt, "PrizeAwarded").map((e) => ({
+    position: e.args.position as bigint,
+    randomValue: e.args.randomValue as string,
+    roll: e.args.roll as bigint,
+    tier: e.args.tier as bigint,
+    amountCents: e.args.amountCents as bigint,
+    held: e.args.held as boolean,
+  }));
+}
