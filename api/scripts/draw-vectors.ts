@@ -1,0 +1,304 @@
+/**
+ * Deterministic test vectors of the draw math (api/src/draw), shared with the contract's Hardhat tests and the
+ * verifier. Built here, written by write-draw-vectors.ts, and checked against a fresh build by
+ * test/draw/vectors.test.ts so the committed file cannot drift from the library.
+ */
+import { keccak256, stringToBytes, type Hex } from "viem";
+import {
+  computePrizes,
+  DEFAULT_PRIZE_TABLE,
+  ENTRANTS_SELECTION,
+  entrantsCommitment,
+  fingerprint,
+  rejectionFloor,
+  selectWinners,
+  toCampaignId,
+  validatePrizeTable,
+  winnerHash,
+  type PrizeTable,
+  type PrizeTierInput,
+} from "../src/draw/index.js";
+
+export type VectorTable = {
+  id: string;
+  version: number;
+  denominator: number;
+  amountsCents: number[];
+  weights: number[];
+  thresholds: number[];
+  rejectionFloor: string;
+};
+
+export type VectorResult = {
+  position: number;
+  randomValue: Hex;
+  roll: number;
+  tier: number;
+  amountCents: number;
+  held: boolean;
+};
+
+export type VectorCase = {
+  name: string;
+  description: string;
+  inputs: {
+    entropy: Hex;
+    slug: string;
+    campaignId: Hex;
+    number: string;
+    table: VectorTable;
+    count: number;
+    largePrizeThresholdCents: number;
+  };
+  winners: { ids: string[]; winnerHashes: Hex[]; fingerprint: Hex };
+  entrants: null | {
+    ids: string[];
+    idHashes: Hex[];
+    weights: number[];
+    count: number;
+    totalWeight: number;
+    entrantsCommitment: Hex;
+    selection: typeof ENTRANTS_SELECTION;
+    selectedPositions: number[];
+  };
+  expected: { prizeCount: number; results: VectorResult[] };
+};
+
+export type DrawVectors = {
+  description: string;
+  fields: Record<string, string>;
+  cases: VectorCase[];
+};
+
+const FIELDS: Record<string, string> = {
+  "inputs.entropy": "bytes32, the revealed random value of the drawing",
+  "inputs.slug": "campaign slug; inputs.campaignId = bytes32(slug), ASCII right-padded with zeros",
+  "inputs.number": "uint64 drawing number as a decimal string (may exceed 2^53)",
+  "inputs.table":
+    "prize table: amountsCents[i] and weights[i] are tier i (top prize first), thresholds[i] = cumulative weight " +
+    "(exclusive upper roll of tier i), denominator = sum of weights, rejectionFloor = 2^256 mod denominator (decimal string)",
+  "inputs.count": "winnersExpected: winners wanted for the drawing",
+  "inputs.largePrizeThresholdCents": "prizes at or above it are held",
+  "winners.ids": "winner ids in position order (entrant draws: the selected entrants' ids in selection order)",
+  "winners.winnerHashes": "keccak256 of each id's UTF-8 bytes",
+  "winners.fingerprint": "keccak256(abi.encode(bytes32[] winnerHashes)), the winners commitment",
+  "entrants": "null for winner draws; else the locked entrant list in position order",
+  "entrants.entrantsCommitment": "keccak256(abi.encode(bytes32[] idHashes, uint256[] weights)), the list commitment",
+  "entrants.selectedPositions": "entrant positions selected as winners 0..n-1, n = min(count, entrants.count), DESIGN.md section 6",
+  "expected.prizeCount": "positions that get a prize: count for winner draws, min(count, entrants.count) for entrant draws",
+  "expected.results":
+    "per position: randomValue = accepted keccak256(abi.encode(entropy, campaignId, uint64 number, uint256 position, uint256 retry)), " +
+    "roll = randomValue mod denominator, tier after the top-prize-once rule, amountCents, held = amountCents >= largePrizeThresholdCents",
+};
+
+function vectorTable(table: PrizeTable): VectorTable {
+  return {
+    id: table.id,
+    version: table.version,
+    denominator: table.denominator,
+    amountsCents: table.tiers.map((t) => t.amountCents),
+    weights: table.tiers.map((t) => t.weight),
+    thresholds: table.tiers.map((t) => t.threshold),
+    rejectionFloor: rejectionFloor(BigInt(table.denominator)).toString(),
+  };
+}
+
+type CaseSpec = {
+  name: string;
+  description: string;
+  slug: string;
+  number: bigint;
+  table: PrizeTable;
+  count: number;
+  largePrizeThresholdCents: number;
+  winnerIds?: string[];
+  entrants?: { ids: string[]; weights: number[] };
+};
+
+function table(id: string, tiers: PrizeTierInput[]): PrizeTable {
+  return validatePrizeTable({ id, version: 1, tiers });
+}
+
+function buildCase(spec: CaseSpec): VectorCase {
+  // Entropy is a fixed function of the case name: deterministic, and unrelated between cases.
+  const entropy = keccak256(stringToBytes(`prize-draw-vectors/${spec.name}`));
+  const campaignId = toCampaignId(spec.slug);
+  let entrants: VectorCase["entrants"] = null;
+  let ids = spec.winnerIds ?? [];
+  let prizeCount = spec.count;
+  if (spec.entrants !== undefined) {
+    const idHashes = spec.entrants.ids.map(winnerHash);
+    const weights = spec.entrants.weights;
+    const selectedPositions = selectWinners({
+      entropy,
+      campaignId,
+      number: spec.number,
+      weights: weights.map(BigInt),
+      count: spec.count,
+    });
+    ids = selectedPositions.map((p) => spec.entrants?.ids[p] as string);
+    prizeCount = Math.min(spec.count, weights.length);
+    entrants = {
+      ids: spec.entrants.ids,
+      idHashes,
+      weights,
+      count: weights.length,
+      totalWeight: weights.reduce((a, b) => a + b, 0),
+      entrantsCommitment: entrantsCommitment(idHashes.map((idHash, i) => ({ idHash, weight: BigInt(weights[i] as number) }))),
+      selection: ENTRANTS_SELECTION,
+      selectedPositions,
+    };
+  }
+  if (ids.length !== prizeCount) throw new Error(`${spec.name}: ${ids.length} winner ids for ${prizeCount} prizes`);
+  const results = computePrizes({
+    entropy,
+    campaignId,
+    number: spec.number,
+    table: spec.table,
+    count: prizeCount,
+    largePrizeThresholdCents: spec.largePrizeThresholdCents,
+  });
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputs: {
+      entropy,
+      slug: spec.slug,
+      campaignId,
+      number: spec.number.toString(),
+      table: vectorTable(spec.table),
+      count: spec.count,
+      largePrizeThresholdCents: spec.largePrizeThresholdCents,
+    },
+    winners: { ids, winnerHashes: ids.map(winnerHash), fingerprint: fingerprint(ids) },
+    entrants,
+    expected: { prizeCount, results },
+  };
+}
+
+const numbered = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
+
+export function buildDrawVectors(): DrawVectors {
+  const specs: CaseSpec[] = [
+    {
+      name: "default-single",
+      description: "Spec default table, one winner.",
+      slug: "summer-daily",
+      number: 1n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 1,
+      largePrizeThresholdCents: 100_000,
+      winnerIds: ["w-1"],
+    },
+    {
+      name: "default-twenty-low-threshold",
+      description: "Spec default table, 20 winners, large-prize threshold 10 dollars so the 1000-cent prizes are held.",
+      slug: "summer-daily",
+      number: 7n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 20,
+      largePrizeThresholdCents: 1_000,
+      winnerIds: numbered("w", 20),
+    },
+    {
+      name: "top-prize-once-two-tiers",
+      description:
+        "Two tiers, top tier weight 9 of 10: most rolls land in tier 0 but only the first pays it; later tier-0 rolls pay tier 1.",
+      slug: "likely-top",
+      number: 3n,
+      table: table("likely-top", [
+        { amountCents: 500_000, weight: 9 },
+        { amountCents: 300, weight: 1 },
+      ]),
+      count: 12,
+      largePrizeThresholdCents: 100_000,
+      winnerIds: numbered("lucky", 12),
+    },
+    {
+      name: "top-prize-once-three-tiers",
+      description: "Three tiers with a likely top tier; the rule pays tier 1, never tier 2, for a repeated top roll.",
+      slug: "three-tiers",
+      number: 42n,
+      table: table("three-tiers", [
+        { amountCents: 2_500, weight: 3 },
+        { amountCents: 700, weight: 2 },
+        { amountCents: 50, weight: 1 },
+      ]),
+      count: 15,
+      largePrizeThresholdCents: 1_000,
+      winnerIds: numbered("t", 15),
+    },
+    {
+      name: "max-denominator-max-number",
+      description: "Denominator 2,147,483,647 (the cap) and drawing number 2^64 - 1 (uint64 max).",
+      slug: "edge-case",
+      number: (1n << 64n) - 1n,
+      table: table("max-denominator", [
+        { amountCents: 100_000_000, weight: 1 },
+        { amountCents: 50_000, weight: 1_000 },
+        { amountCents: 100, weight: 2_147_482_646 },
+      ]),
+      count: 10,
+      largePrizeThresholdCents: 50_000,
+      winnerIds: numbered("edge", 10),
+    },
+    {
+      name: "sixteen-tiers-32-byte-slug",
+      description: "MAX_TIERS (16) tiers, a 32-byte slug (no padding) and a drawing number above 2^53.",
+      slug: "abcdefghijklmnopqrstuvwxyz-12345",
+      number: 9_007_199_254_740_993n,
+      table: table(
+        "sixteen",
+        Array.from({ length: 16 }, (_, i) => ({ amountCents: (16 - i) * 1_000, weight: i + 1 })),
+      ),
+      count: 20,
+      largePrizeThresholdCents: 12_000,
+      winnerIds: numbered("s", 20),
+    },
+    {
+      name: "repeated-and-unicode-winner-ids",
+      description: "The same id listed twice gets two rolls (spec rule 6); ids are hashed as UTF-8.",
+      slug: "summer-daily",
+      number: 2n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 4,
+      largePrizeThresholdCents: 100_000,
+      winnerIds: ["same", "same", "café-☕", ""],
+    },
+    {
+      name: "entrants-weighted",
+      description: "Entrant draw: 12 weighted entrants (weights 1 to 2^32 - 1), 5 winners selected, then their prizes.",
+      slug: "entries-weekly",
+      number: 5n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 5,
+      largePrizeThresholdCents: 100_000,
+      entrants: {
+        ids: numbered("entrant", 12),
+        weights: [1, 3, 4_294_967_295, 7, 1, 100, 2, 65_536, 1, 5, 1_000_000, 9],
+      },
+    },
+    {
+      name: "entrants-fewer-than-winners",
+      description: "Entrant draw with 6 entrants and 10 winners wanted: all 6 are selected, in draw order; 6 prizes.",
+      slug: "entries-weekly",
+      number: 6n,
+      table: table("small", [
+        { amountCents: 10_000, weight: 1 },
+        { amountCents: 1_000, weight: 4 },
+        { amountCents: 100, weight: 5 },
+      ]),
+      count: 10,
+      largePrizeThresholdCents: 10_000,
+      entrants: { ids: numbered("e", 6), weights: [10, 1, 1, 5, 2, 3] },
+    },
+  ];
+  return {
+    description:
+      "Draw math test vectors (spec 'Draw computation', DESIGN.md sections 5-6). Generated by " +
+      "api/scripts/write-draw-vectors.ts from api/src/draw; the contract and the verifier must reproduce them. " +
+      "Hex is lowercase; integers that may exceed 2^53 are decimal strings.",
+    fields: FIELDS,
+    cases: specs.map(buildCase),
+  };
+}

@@ -1,0 +1,50 @@
+/** Draw math shared by the contract, the service and the verifier: see DESIGN.md sections 5 to 7. */
+export type { Hex } from "viem";
+export {
+  DrawError,
+  DrawInputError,
+  InvalidCampaignIdError,
+  PrizeTableError,
+  ProofMismatchError,
+  type DrawInputErrorCode,
+  type PrizeTableErrorCode,
+  type ProofMismatchKind,
+} from "./errors.js";
+export { fingerprint, toCampaignId, winnerHash } from "./hash.js";
+export { randomValue, rejectionFloor, rollFor, UINT64_MAX, type Roll } from "./rolls.js";
+export {
+  DEFAULT_PRIZE_TABLE,
+  MAX_DENOMINATOR,
+  MAX_PRIZE_CENTS,
+  MAX_TIERS,
+  MIN_TIERS,
+  tierOf,
+  validatePrizeTable,
+  type PrizeTable,
+  type PrizeTableInput,
+  type PrizeTier,
+  type PrizeTierInput,
+} from "./prizeTable.js";
+export { computePrizes, type ComputePrizesParameters, type PrizeResult } from "./prizes.js";
+export { averagePrizeCents } from "./average.js";
+export {
+  ENTRANTS_SELECTION,
+  entrantsCommitment,
+  MAX_ENTRANT_WEIGHT,
+  selectWinners,
+  selectWinnersLinear,
+  type EntrantRef,
+  type SelectWinnersParameters,
+} from "./entrants.js";
+export {
+  buildProof,
+  PROOF_VERSION,
+  type EntropyProvider,
+  type IndexedResult,
+  type ProofEntrant,
+  type ProofEntrants,
+  type ProofInput,
+  type ProofResult,
+  type ProofTier,
+  type ProofV2,
+} from "./proof.js";
