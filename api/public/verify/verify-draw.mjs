@@ -1,0 +1,1315 @@
+#!/usr/bin/env node
+// verify-draw.mjs: checks a prize draw proof (format version 2) by recomputing it.
+//
+//   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL]
+//
+// One file, no packages, Node.js 18 or later. It self-tests its own keccak256, loads the proof, then checks the
+// prize table, the winner list fingerprint, (entries campaigns) the entrant list commitment and the selection of
+// the winners from it, and every random value, roll and prize, top-prize-once rule included. With --rpc it also
+// reads the contract's events over plain JSON-RPC: the list commitment, the randomness request and the revealed
+// random value, so the origin of the random value is checked too.
+//
+// Marks: ✔ pass, ✘ fail, ℹ information (a fact the math cannot settle).
+// Exit codes: 0 nothing failed; 1 a check failed; 2 the proof (or the RPC) could not be used.
+//
+// The draw computation (all hashes keccak256 over Solidity abi.encode):
+//   winnerHash   = keccak256(utf8 winner id)
+//   fingerprint  = keccak256(abi.encode(bytes32[] winnerHashes))            position 0 first
+//   randomValue  = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, uint256 position, uint256 k))
+//                  k = 0, 1, ... while randomValue < 2^256 mod denominator (rejection, keeps every roll equally likely)
+//   roll         = randomValue mod denominator; the tier is the first whose threshold (cumulative weight) exceeds it;
+//                  a top-tier roll after the top prize was already awarded in the same draw pays the second tier.
+// Entries campaigns:
+//   entrantsCommitment = keccak256(abi.encode(bytes32[] idHashes, uint256[] weights))   arrival order
+//   winner j = 0..n-1: T = sum of weights not yet drawn;
+//                  v = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
+//                  discarded while v < 2^256 mod T; u = v mod T; the winner is the first undrawn entrant (position
+//                  order) whose running sum of undrawn weights exceeds u; it is then removed.
+
+import { readFile } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+
+export const PROOF_VERSION = 2;
+export const SELECTION_METHOD = "sequential-weighted-v1";
+
+const MAX_DENOMINATOR = 2_147_483_647;
+const MAX_PRIZE_CENTS = 100_000_000;
+const MAX_ENTRANTS = 100_000;
+const MAX_WEIGHT = 4_294_967_295;
+const FETCH_TIMEOUT_MS = 30_000;
+const MAX_DETAIL_LINES = 20;
+const TWO_256 = 1n << 256n;
+
+// ---------------------------------------------------------------------------------------------- keccak256
+// Keccak-f[1600] with Ethereum's padding (0x01 ... 0x80), not SHA3-256's (0x06). A 64-bit lane i is held as two
+// 32-bit words: state[2i] its low half, state[2i + 1] its high half. The permutation is unrolled (theta, rho and
+// pi, chi, iota) so that every intermediate lane lives in a local variable.
+
+const RC = new Uint32Array([
+  0x00000001, 0x00000000, 0x00008082, 0x00000000, 0x0000808a, 0x80000000, 0x80008000, 0x80000000,
+  0x0000808b, 0x00000000, 0x80000001, 0x00000000, 0x80008081, 0x80000000, 0x00008009, 0x80000000,
+  0x0000008a, 0x00000000, 0x00000088, 0x00000000, 0x80008009, 0x00000000, 0x8000000a, 0x00000000,
+  0x8000808b, 0x00000000, 0x0000008b, 0x80000000, 0x00008089, 0x80000000, 0x00008003, 0x80000000,
+  0x00008002, 0x80000000, 0x00000080, 0x80000000, 0x0000800a, 0x00000000, 0x8000000a, 0x80000000,
+  0x80008081, 0x80000000, 0x00008080, 0x80000000, 0x80000001, 0x00000000, 0x80008008, 0x80000000,
+]);
+function keccakF1600(s) {
+  for (let round = 0; round < 48; round += 2) {
+    const c0l = s[0] ^ s[10] ^ s[20] ^ s[30] ^ s[40];
+    const c0h = s[1] ^ s[11] ^ s[21] ^ s[31] ^ s[41];
+    const c1l = s[2] ^ s[12] ^ s[22] ^ s[32] ^ s[42];
+    const c1h = s[3] ^ s[13] ^ s[23] ^ s[33] ^ s[43];
+    const c2l = s[4] ^ s[14] ^ s[24] ^ s[34] ^ s[44];
+    const c2h = s[5] ^ s[15] ^ s[25] ^ s[35] ^ s[45];
+    const c3l = s[6] ^ s[16] ^ s[26] ^ s[36] ^ s[46];
+    const c3h = s[7] ^ s[17] ^ s[27] ^ s[37] ^ s[47];
+    const c4l = s[8] ^ s[18] ^ s[28] ^ s[38] ^ s[48];
+    const c4h = s[9] ^ s[19] ^ s[29] ^ s[39] ^ s[49];
+    const d0l = c4l ^ ((c1l << 1) | (c1h >>> 31));
+    const d0h = c4h ^ ((c1h << 1) | (c1l >>> 31));
+    const d1l = c0l ^ ((c2l << 1) | (c2h >>> 31));
+    const d1h = c0h ^ ((c2h << 1) | (c2l >>> 31));
+    const d2l = c1l ^ ((c3l << 1) | (c3h >>> 31));
+    const d2h = c1h ^ ((c3h << 1) | (c3l >>> 31));
+    const d3l = c2l ^ ((c4l << 1) | (c4h >>> 31));
+    const d3h = c2h ^ ((c4h << 1) | (c4l >>> 31));
+    const d4l = c3l ^ ((c0l << 1) | (c0h >>> 31));
+    const d4h = c3h ^ ((c0h << 1) | (c0l >>> 31));
+    const b0l = s[0] ^ d0l, b0h = s[1] ^ d0h;
+    const t1l = s[2] ^ d1l, t1h = s[3] ^ d1h;
+    const b10l = (t1l << 1) | (t1h >>> 31), b10h = (t1h << 1) | (t1l >>> 31);
+    const t2l = s[4] ^ d2l, t2h = s[5] ^ d2h;
+    const b20l = (t2h << 30) | (t2l >>> 2), b20h = (t2l << 30) | (t2h >>> 2);
+    const t3l = s[6] ^ d3l, t3h = s[7] ^ d3h;
+    const b5l = (t3l << 28) | (t3h >>> 4), b5h = (t3h << 28) | (t3l >>> 4);
+    const t4l = s[8] ^ d4l, t4h = s[9] ^ d4h;
+    const b15l = (t4l << 27) | (t4h >>> 5), b15h = (t4h << 27) | (t4l >>> 5);
+    const t5l = s[10] ^ d0l, t5h = s[11] ^ d0h;
+    const b16l = (t5h << 4) | (t5l >>> 28), b16h = (t5l << 4) | (t5h >>> 28);
+    const t6l = s[12] ^ d1l, t6h = s[13] ^ d1h;
+    const b1l = (t6h << 12) | (t6l >>> 20), b1h = (t6l << 12) | (t6h >>> 20);
+    const t7l = s[14] ^ d2l, t7h = s[15] ^ d2h;
+    const b11l = (t7l << 6) | (t7h >>> 26), b11h = (t7h << 6) | (t7l >>> 26);
+    const t8l = s[16] ^ d3l, t8h = s[17] ^ d3h;
+    const b21l = (t8h << 23) | (t8l >>> 9), b21h = (t8l << 23) | (t8h >>> 9);
+    const t9l = s[18] ^ d4l, t9h = s[19] ^ d4h;
+    const b6l = (t9l << 20) | (t9h >>> 12), b6h = (t9h << 20) | (t9l >>> 12);
+    const t10l = s[20] ^ d0l, t10h = s[21] ^ d0h;
+    const b7l = (t10l << 3) | (t10h >>> 29), b7h = (t10h << 3) | (t10l >>> 29);
+    const t11l = s[22] ^ d1l, t11h = s[23] ^ d1h;
+    const b17l = (t11l << 10) | (t11h >>> 22), b17h = (t11h << 10) | (t11l >>> 22);
+    const t12l = s[24] ^ d2l, t12h = s[25] ^ d2h;
+    const b2l = (t12h << 11) | (t12l >>> 21), b2h = (t12l << 11) | (t12h >>> 21);
+    const t13l = s[26] ^ d3l, t13h = s[27] ^ d3h;
+    const b12l = (t13l << 25) | (t13h >>> 7), b12h = (t13h << 25) | (t13l >>> 7);
+    const t14l = s[28] ^ d4l, t14h = s[29] ^ d4h;
+    const b22l = (t14h << 7) | (t14l >>> 25), b22h = (t14l << 7) | (t14h >>> 25);
+    const t15l = s[30] ^ d0l, t15h = s[31] ^ d0h;
+    const b23l = (t15h << 9) | (t15l >>> 23), b23h = (t15l << 9) | (t15h >>> 23);
+    const t16l = s[32] ^ d1l, t16h = s[33] ^ d1h;
+    const b8l = (t16h << 13) | (t16l >>> 19), b8h = (t16l << 13) | (t16h >>> 19);
+    const t17l = s[34] ^ d2l, t17h = s[35] ^ d2h;
+    const b18l = (t17l << 15) | (t17h >>> 17), b18h = (t17h << 15) | (t17l >>> 17);
+    const t18l = s[36] ^ d3l, t18h = s[37] ^ d3h;
+    const b3l = (t18l << 21) | (t18h >>> 11), b3h = (t18h << 21) | (t18l >>> 11);
+    const t19l = s[38] ^ d4l, t19h = s[39] ^ d4h;
+    const b13l = (t19l << 8) | (t19h >>> 24), b13h = (t19h << 8) | (t19l >>> 24);
+    const t20l = s[40] ^ d0l, t20h = s[41] ^ d0h;
+    const b14l = (t20l << 18) | (t20h >>> 14), b14h = (t20h << 18) | (t20l >>> 14);
+    const t21l = s[42] ^ d1l, t21h = s[43] ^ d1h;
+    const b24l = (t21l << 2) | (t21h >>> 30), b24h = (t21h << 2) | (t21l >>> 30);
+    const t22l = s[44] ^ d2l, t22h = s[45] ^ d2h;
+    const b9l = (t22h << 29) | (t22l >>> 3), b9h = (t22l << 29) | (t22h >>> 3);
+    const t23l = s[46] ^ d3l, t23h = s[47] ^ d3h;
+    const b19l = (t23h << 24) | (t23l >>> 8), b19h = (t23l << 24) | (t23h >>> 8);
+    const t24l = s[48] ^ d4l, t24h = s[49] ^ d4h;
+    const b4l = (t24l << 14) | (t24h >>> 18), b4h = (t24h << 14) | (t24l >>> 18);
+    s[0] = b0l ^ (~b1l & b2l);
+    s[1] = b0h ^ (~b1h & b2h);
+    s[2] = b1l ^ (~b2l & b3l);
+    s[3] = b1h ^ (~b2h & b3h);
+    s[4] = b2l ^ (~b3l & b4l);
+    s[5] = b2h ^ (~b3h & b4h);
+    s[6] = b3l ^ (~b4l & b0l);
+    s[7] = b3h ^ (~b4h & b0h);
+    s[8] = b4l ^ (~b0l & b1l);
+    s[9] = b4h ^ (~b0h & b1h);
+    s[10] = b5l ^ (~b6l & b7l);
+    s[11] = b5h ^ (~b6h & b7h);
+    s[12] = b6l ^ (~b7l & b8l);
+    s[13] = b6h ^ (~b7h & b8h);
+    s[14] = b7l ^ (~b8l & b9l);
+    s[15] = b7h ^ (~b8h & b9h);
+    s[16] = b8l ^ (~b9l & b5l);
+    s[17] = b8h ^ (~b9h & b5h);
+    s[18] = b9l ^ (~b5l & b6l);
+    s[19] = b9h ^ (~b5h & b6h);
+    s[20] = b10l ^ (~b11l & b12l);
+    s[21] = b10h ^ (~b11h & b12h);
+    s[22] = b11l ^ (~b12l & b13l);
+    s[23] = b11h ^ (~b12h & b13h);
+    s[24] = b12l ^ (~b13l & b14l);
+    s[25] = b12h ^ (~b13h & b14h);
+    s[26] = b13l ^ (~b14l & b10l);
+    s[27] = b13h ^ (~b14h & b10h);
+    s[28] = b14l ^ (~b10l & b11l);
+    s[29] = b14h ^ (~b10h & b11h);
+    s[30] = b15l ^ (~b16l & b17l);
+    s[31] = b15h ^ (~b16h & b17h);
+    s[32] = b16l ^ (~b17l & b18l);
+    s[33] = b16h ^ (~b17h & b18h);
+    s[34] = b17l ^ (~b18l & b19l);
+    s[35] = b17h ^ (~b18h & b19h);
+    s[36] = b18l ^ (~b19l & b15l);
+    s[37] = b18h ^ (~b19h & b15h);
+    s[38] = b19l ^ (~b15l & b16l);
+    s[39] = b19h ^ (~b15h & b16h);
+    s[40] = b20l ^ (~b21l & b22l);
+    s[41] = b20h ^ (~b21h & b22h);
+    s[42] = b21l ^ (~b22l & b23l);
+    s[43] = b21h ^ (~b22h & b23h);
+    s[44] = b22l ^ (~b23l & b24l);
+    s[45] = b22h ^ (~b23h & b24h);
+    s[46] = b23l ^ (~b24l & b20l);
+    s[47] = b23h ^ (~b24h & b20h);
+    s[48] = b24l ^ (~b20l & b21l);
+    s[49] = b24h ^ (~b20h & b21h);
+    s[0] ^= RC[round];
+    s[1] ^= RC[round + 1];
+  }
+}
+
+const RATE = 136; // bytes absorbed per permutation for a 256-bit output
+const STATE = new Uint32Array(50);
+const LAST_BLOCK = new Uint8Array(RATE);
+
+function absorbBlock(s, data, offset) {
+  for (let w = 0; w < 34; w++) {
+    const p = offset + 4 * w;
+    s[w] ^= data[p] | (data[p + 1] << 8) | (data[p + 2] << 16) | (data[p + 3] << 24);
+  }
+  keccakF1600(s);
+}
+
+/** keccak256 of a Uint8Array into `out` (32 bytes at `outOffset`); returns `out`. */
+export function keccak256Into(data, out, outOffset = 0) {
+  const s = STATE;
+  s.fill(0);
+  const length = data.length;
+  let offset = 0;
+  for (; length - offset >= RATE; offset += RATE) absorbBlock(s, data, offset);
+  const last = LAST_BLOCK;
+  last.fill(0);
+  last.set(data.subarray(offset, length));
+  last[length - offset] ^= 0x01;
+  last[RATE - 1] ^= 0x80;
+  absorbBlock(s, last, 0);
+  for (let w = 0; w < 8; w++) {
+    const v = s[w];
+    const p = outOffset + 4 * w;
+    out[p] = v;
+    out[p + 1] = v >>> 8;
+    out[p + 2] = v >>> 16;
+    out[p + 3] = v >>> 24;
+  }
+  return out;
+}
+
+/** keccak256 of a Uint8Array or a string (hashed as UTF-8); returns 32 bytes. */
+export function keccak256(data) {
+  const bytes = typeof data === "string" ? utf8(data) : data;
+  return keccak256Into(bytes, new Uint8Array(32), 0);
+}
+
+const SELF_TEST_VECTORS = [
+  ["", "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"],
+  ["abc", "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"],
+  // 315 bytes: three blocks.
+  ["The quick brown fox jumps over the lazy dog. ".repeat(7), "1b00495e94c6548f5f42763149d6713e525a0f7a2f257cf08944e3b6c565ad80"],
+  // 136 zero bytes: exactly one block, so the padding takes a block of its own.
+  [new Uint8Array(136), "3a5912a7c5faa06ee4fe906253e339467a9ce87d533c65be3c15cb231cdb25f9"],
+];
+
+/** Runs the known-answer vectors; returns the number of vectors on success, or a description of the first failure. */
+export function keccakSelfTest() {
+  for (const [input, expected] of SELF_TEST_VECTORS) {
+    const got = toHex(keccak256(input)).slice(2);
+    if (got !== expected) {
+      const label = typeof input === "string" ? `${input.length}-byte text` : `${input.length} zero bytes`;
+      return { ok: false, message: `keccak256 of ${label} gave ${got}, expected ${expected}` };
+    }
+  }
+  return { ok: true, count: SELF_TEST_VECTORS.length };
+}
+
+// ---------------------------------------------------------------------------------------------- bytes and hex
+
+const ENCODER = new TextEncoder();
+function utf8(text) {
+  return ENCODER.encode(text);
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_VALUE[48 + i] = i;
+for (let i = 0; i < 6; i++) {
+  HEX_VALUE[65 + i] = 10 + i;
+  HEX_VALUE[97 + i] = 10 + i;
+}
+
+export function toHex(bytes, start = 0, end = bytes.length) {
+  let out = "0x";
+  for (let i = start; i < end; i++) out += HEX_BYTE[bytes[i]];
+  return out;
+}
+
+/** Decodes the 64 hex digits of a 0x-prefixed bytes32 string into out[offset..offset+32); false if not hex. */
+function hex32Into(text, out, offset) {
+  if (typeof text !== "string" || text.length !== 66 || text.charCodeAt(0) !== 48 || (text.charCodeAt(1) | 32) !== 120) {
+    return false;
+  }
+  for (let i = 0; i < 32; i++) {
+    const a = text.charCodeAt(2 + 2 * i);
+    const b = text.charCodeAt(3 + 2 * i);
+    const hi = a < 128 ? HEX_VALUE[a] : -1;
+    const lo = b < 128 ? HEX_VALUE[b] : -1;
+    if (hi < 0 || lo < 0) return false;
+    out[offset + i] = (hi << 4) | lo;
+  }
+  return true;
+}
+
+/** Writes a non-negative safe integer as a big-endian uint256 word at out[offset..offset+32). */
+function writeUint(out, offset, value) {
+  out.fill(0, offset, offset + 24);
+  const hi = Math.floor(value / 4294967296);
+  const lo = value >>> 0;
+  out[offset + 24] = hi >>> 24;
+  out[offset + 25] = hi >>> 16;
+  out[offset + 26] = hi >>> 8;
+  out[offset + 27] = hi;
+  out[offset + 28] = lo >>> 24;
+  out[offset + 29] = lo >>> 16;
+  out[offset + 30] = lo >>> 8;
+  out[offset + 31] = lo;
+}
+
+function bigFromBytes(bytes, offset = 0) {
+  return BigInt(toHex(bytes, offset, offset + 32));
+}
+
+function word(value) {
+  return BigInt(value).toString(16).padStart(64, "0");
+}
+
+/** The 32-byte form of a short ASCII id (campaign id, table id, selection tag): its bytes right-padded with zeros. */
+export function idToBytes32(text) {
+  const bytes = utf8(text);
+  if (bytes.length === 0 || bytes.length > 32) return null;
+  const out = new Uint8Array(32);
+  out.set(bytes);
+  return out;
+}
+
+function formatInt(n) {
+  return Number(n).toLocaleString("en-US");
+}
+
+function formatCents(cents) {
+  const dollars = Math.floor(cents / 100);
+  const rest = cents % 100;
+  return `$${dollars.toLocaleString("en-US")}${rest ? "." + String(rest).padStart(2, "0") : ""}`;
+}
+
+function short(hex) {
+  return typeof hex === "string" && hex.length > 18 ? `${hex.slice(0, 10)}…${hex.slice(-6)}` : String(hex);
+}
+
+// ---------------------------------------------------------------------------------------------- input errors
+
+/** The proof, the command line or the RPC cannot be used: reported on one line, exit code 2. */
+export class InputError extends Error {}
+
+function describe(value) {
+  if (value === undefined) return "missing";
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = String(value);
+  }
+  if (text === undefined) text = String(value);
+  if (text.length > 40) text = text.slice(0, 37) + "...";
+  return `got ${text}`;
+}
+
+function bad(path, expectation, value) {
+  throw new InputError(`proof field ${path} must be ${expectation} (${describe(value)})`);
+}
+
+function object(value, path) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) bad(path, "an object", value);
+  return value;
+}
+
+function array(value, path) {
+  if (!Array.isArray(value)) bad(path, "an array", value);
+  return value;
+}
+
+function string(value, path) {
+  if (typeof value !== "string") bad(path, "a string", value);
+  return value;
+}
+
+function uint(value, path) {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) bad(path, "a whole number 0 or above", value);
+  return value;
+}
+
+function hex32(value, path) {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) bad(path, "a 0x-prefixed 32-byte hex string", value);
+  return value.toLowerCase();
+}
+
+function address(value, path) {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) bad(path, "a 0x-prefixed 20-byte address", value);
+  return value.toLowerCase();
+}
+
+function optionalString(value, path) {
+  if (value !== undefined && value !== null && typeof value !== "string") bad(path, "a string or null", value);
+  return value ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------- proof parsing
+
+/**
+ * Checks the proof's shape and types (not its values: those are the checks) and returns a normalized copy.
+ * Throws InputError naming the first field that is missing, of the wrong type, or not hex.
+ */
+export function parseProof(raw) {
+  object(raw, "(top level)");
+  const version = raw.proofVersion;
+  if (version === undefined) bad("proofVersion", `${PROOF_VERSION}`, version);
+  if (version !== PROOF_VERSION) {
+    throw new InputError(
+      `proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format version ${PROOF_VERSION} only`,
+    );
+  }
+
+  const campaign = object(raw.campaign, "campaign");
+  const campaignId = string(campaign.id, "campaign.id");
+  const campaignIdBytes = idToBytes32(campaignId);
+  if (!campaignIdBytes) bad("campaign.id", "1 to 32 bytes (the contract's campaign id)", campaignId);
+  const slug = optionalString(campaign.slug, "campaign.slug");
+  const name = optionalString(campaign.name, "campaign.name");
+
+  const drawing = object(raw.drawing, "drawing");
+  const number = uint(drawing.number, "drawing.number");
+  const drawingId = optionalString(drawing.id, "drawing.id");
+
+  const winnerList = object(raw.winnerList, "winnerList");
+  const winners = array(winnerList.winners, "winnerList.winners");
+  winners.forEach((w, i) => string(w, `winnerList.winners[${i}]`));
+  const winnersCommitment = hex32(winnerList.commitment, "winnerList.commitment");
+
+  const entropy = object(raw.entropy, "entropy");
+  const provider = string(entropy.provider, "entropy.provider");
+  if (provider !== "mock") address(provider, "entropy.provider (\"mock\" or an address)");
+  let requestId = entropy.requestId;
+  if (requestId !== undefined && requestId !== null) {
+    if (typeof requestId === "number") requestId = String(uint(requestId, "entropy.requestId"));
+    else if (typeof requestId !== "string" || !/^[0-9]+$/.test(requestId)) bad("entropy.requestId", "a whole number or a string of digits", requestId);
+  } else {
+    requestId = null;
+  }
+  const entropyValue = hex32(entropy.value, "entropy.value");
+
+  const table = object(raw.prizeTable, "prizeTable");
+  const tableId = optionalString(table.id, "prizeTable.id");
+  const tableVersion = uint(table.version, "prizeTable.version");
+  const denominator = uint(table.denominator, "prizeTable.denominator");
+  const tiers = array(table.tiers, "prizeTable.tiers").map((tier, i) => {
+    const path = `prizeTable.tiers[${i}]`;
+    object(tier, path);
+    return {
+      amountCents: uint(tier.amountCents, `${path}.amountCents`),
+      weight: uint(tier.weight, `${path}.weight`),
+      threshold: uint(tier.threshold, `${path}.threshold`),
+    };
+  });
+
+  const results = array(raw.results, "results").map((result, i) => {
+    const path = `results[${i}]`;
+    object(result, path);
+    return {
+      position: uint(result.position, `${path}.position`),
+      winner: string(result.winner, `${path}.winner`),
+      randomValue: hex32(result.randomValue, `${path}.randomValue`),
+      roll: uint(result.roll, `${path}.roll`),
+      amountCents: uint(result.amountCents, `${path}.amountCents`),
+    };
+  });
+
+  let entrants = null;
+  if (raw.entrants !== null && raw.entrants !== undefined) {
+    const e = object(raw.entrants, "entrants");
+    const count = uint(e.count, "entrants.count");
+    const totalWeight = uint(e.totalWeight, "entrants.totalWeight");
+    const commitment = hex32(e.commitment, "entrants.commitment");
+    const selection = string(e.selection, "entrants.selection");
+    const list = array(e.list, "entrants.list");
+    const n = list.length;
+    // The abi.encode(bytes32[] hashes, uint256[] weights) buffer is filled while the list is read.
+    const encoded = new Uint8Array(128 + 64 * n);
+    writeUint(encoded, 0, 64);
+    writeUint(encoded, 32, 96 + 32 * n);
+    writeUint(encoded, 64, n);
+    writeUint(encoded, 96 + 32 * n, n);
+    const hashOffset = 96;
+    const weightOffset = 128 + 32 * n;
+    const weights = new Float64Array(n);
+    const hashes = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const item = list[i];
+      if (item === null || typeof item !== "object") bad(`entrants.list[${i}]`, "an object", item);
+      if (!hex32Into(item.hash, encoded, hashOffset + 32 * i)) hex32(item.hash, `entrants.list[${i}].hash`);
+      const weight = item.weight;
+      if (typeof weight !== "number" || !Number.isSafeInteger(weight) || weight < 0) uint(weight, `entrants.list[${i}].weight`);
+      weights[i] = weight;
+      writeUint(encoded, weightOffset + 32 * i, weight);
+      hashes[i] = item.hash.toLowerCase();
+    }
+    entrants = { count, totalWeight, commitment, selection, size: n, hashes, weights, encoded, hashOffset };
+  }
+
+  let chain = null;
+  if (raw.chain !== null && raw.chain !== undefined) chain = object(raw.chain, "chain");
+
+  return {
+    campaign: { id: campaignId, slug, name, idBytes: campaignIdBytes },
+    drawing: { id: drawingId, number },
+    winners,
+    winnersCommitment,
+    entropy: { provider, requestId, value: entropyValue },
+    table: { id: tableId, version: tableVersion, denominator, tiers },
+    results,
+    entrants,
+    chain,
+  };
+}
+
+/** The proof's chain object, checked for --rpc. */
+function parseChain(chain) {
+  if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
+  let chainId = chain.chainId;
+  if (typeof chainId === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(chainId)) chainId = Number(chainId);
+  return {
+    chainId: uint(chainId, "chain.chainId"),
+    contract: address(chain.contract, "chain.contract"),
+    commitTx: hex32(chain.commitTx, "chain.commitTx"),
+    revealTx: hex32(chain.revealTx, "chain.revealTx"),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- the draw math
+
+/** keccak256(abi.encode(bytes32[] of keccak256(utf8 id))): the fingerprint of a winner list. */
+export function fingerprint(ids) {
+  const n = ids.length;
+  const encoded = new Uint8Array(64 + 32 * n);
+  writeUint(encoded, 0, 32);
+  writeUint(encoded, 32, n);
+  const hashes = new Array(n);
+  for (let i = 0; i < n; i++) {
+    keccak256Into(utf8(ids[i]), encoded, 64 + 32 * i);
+    hashes[i] = toHex(encoded, 64 + 32 * i, 96 + 32 * i);
+  }
+  return { commitment: toHex(keccak256(encoded)), hashes };
+}
+
+/** 2^256 mod m: random values below it are discarded. */
+function rejectionFloor(m) {
+  return TWO_256 % BigInt(m);
+}
+
+/**
+ * The accepted random value and roll of every position 0..count-1 with the top-prize-once rule applied.
+ * Returns [{ randomValue (hex), roll, tier, amountCents, retries }].
+ */
+export function computePrizes({ entropy, campaignIdBytes, number, denominator, tiers, count }) {
+  const input = new Uint8Array(160); // entropy | campaignId | uint64 number | uint256 position | uint256 k
+  if (!hex32Into(entropy, input, 0)) throw new InputError("entropy value is not a 32-byte hex string");
+  input.set(campaignIdBytes, 32);
+  writeUint(input, 64, number);
+  const m = BigInt(denominator);
+  const floor = rejectionFloor(denominator);
+  const digest = new Uint8Array(32);
+  const out = new Array(count);
+  let topAwarded = false;
+  for (let position = 0; position < count; position++) {
+    writeUint(input, 96, position);
+    let k = 0;
+    let value;
+    for (;;) {
+      writeUint(input, 128, k);
+      keccak256Into(input, digest, 0);
+      value = bigFromBytes(digest);
+      if (value >= floor) break;
+      k++;
+    }
+    const roll = Number(value % m);
+    let tier = tiers.findIndex((t) => roll < t.threshold);
+    if (tier < 0) tier = tiers.length - 1;
+    if (tier === 0) {
+      if (topAwarded && tiers.length > 1) tier = 1;
+      else topAwarded = true;
+    }
+    out[position] = { randomValue: toHex(digest), roll, tier, amountCents: tiers[tier].amountCents, retries: k };
+  }
+  return out;
+}
+
+/**
+ * Sequential weighted selection (sequential-weighted-v1) of `count` winners from entrants with `weights`
+ * (position order). A Fenwick tree over the weights finds each winner in O(log n). Returns entrant positions.
+ */
+export function selectEntrants({ entropy, campaignIdBytes, number, weights, count }) {
+  const n = weights.length;
+  const tree = new Float64Array(n + 1); // sums stay below 2^53: at most 100,000 weights below 2^32
+  let total = 0;
+  for (let i = 1; i <= n; i++) {
+    tree[i] += weights[i - 1];
+    total += weights[i - 1];
+    const parent = i + (i & -i);
+    if (parent <= n) tree[parent] += tree[i];
+  }
+  let topStep = 1;
+  while (topStep * 2 <= n) topStep *= 2;
+
+  const input = new Uint8Array(192); // entropy | campaignId | uint64 number | bytes32 "entrants" | uint256 j | uint256 k
+  if (!hex32Into(entropy, input, 0)) throw new InputError("entropy value is not a 32-byte hex string");
+  input.set(campaignIdBytes, 32);
+  writeUint(input, 64, number);
+  input.set(idToBytes32("entrants"), 96);
+  const digest = new Uint8Array(32);
+  const selected = [];
+  for (let j = 0; j < count; j++) {
+    if (total <= 0) break;
+    const T = BigInt(total);
+    const floor = rejectionFloor(total);
+    writeUint(input, 128, j);
+    let k = 0;
+    let v;
+    for (;;) {
+      writeUint(input, 160, k);
+      keccak256Into(input, digest, 0);
+      v = bigFromBytes(digest);
+      if (v >= floor) break;
+      k++;
+    }
+    let u = Number(v % T);
+    // Largest prefix (1-based index `pos`) whose sum is <= u; the winner is the next entrant, 0-based `pos`.
+    let pos = 0;
+    for (let step = topStep; step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next <= n && tree[next] <= u) {
+        pos = next;
+        u -= tree[next];
+      }
+    }
+    const weight = weights[pos];
+    selected.push(pos);
+    total -= weight;
+    for (let i = pos + 1; i <= n; i += i & -i) tree[i] -= weight;
+  }
+  return selected;
+}
+
+// ---------------------------------------------------------------------------------------------- checks
+
+class Report {
+  constructor() {
+    this.checks = [];
+  }
+  add(id, status, message, details) {
+    const check = { id, status, message };
+    if (details && details.length) {
+      const extra = details.length - MAX_DETAIL_LINES;
+      check.details = extra > 0 ? [...details.slice(0, MAX_DETAIL_LINES), `... and ${extra} more`] : details;
+    }
+    this.checks.push(check);
+    return check;
+  }
+  pass(id, message) {
+    return this.add(id, "pass", message);
+  }
+  fail(id, message, details) {
+    return this.add(id, "fail", message, details);
+  }
+  info(id, message) {
+    return this.add(id, "info", message);
+  }
+  check(id, problems, passMessage, failMessage) {
+    return problems.length === 0 ? this.pass(id, passMessage) : this.fail(id, failMessage ?? problems[0], failMessage ? problems : problems.slice(1));
+  }
+}
+
+function checkTable(report, proof) {
+  const { tiers, denominator } = proof.table;
+  const label = `prize table${proof.table.id ? ` ${proof.table.id}` : ""} v${proof.table.version}`;
+  report.check(
+    "table.tiers",
+    tiers.length >= 2 ? [] : [`${label} has ${tiers.length} tier${tiers.length === 1 ? "" : "s"}; at least 2 are required`],
+    `${label}: ${tiers.length} tiers, top prize first`,
+  );
+
+  const weightProblems = [];
+  let sum = 0;
+  tiers.forEach((tier, i) => {
+    if (tier.weight <= 0) weightProblems.push(`tier ${i}: weight ${tier.weight} is not above 0`);
+    sum += tier.weight;
+  });
+  if (sum !== denominator) weightProblems.push(`tier weights add up to ${formatInt(sum)}, the denominator is ${formatInt(denominator)}`);
+  if (denominator > MAX_DENOMINATOR) weightProblems.push(`denominator ${formatInt(denominator)} is above ${formatInt(MAX_DENOMINATOR)}`);
+  report.check(
+    "table.weights",
+    weightProblems,
+    `tier weights are whole numbers above 0 adding up to the denominator ${formatInt(denominator)}`,
+  );
+
+  const amountProblems = [];
+  tiers.forEach((tier, i) => {
+    if (tier.amountCents > MAX_PRIZE_CENTS) amountProblems.push(`tier ${i}: amountCents ${formatInt(tier.amountCents)} is above ${formatInt(MAX_PRIZE_CENTS)}`);
+  });
+  report.check("table.amounts", amountProblems, `prizes are whole cents from 0 to ${formatInt(MAX_PRIZE_CENTS)} (${tiers.map((t) => formatCents(t.amountCents)).join(", ")})`);
+
+  const thresholdProblems = [];
+  let cumulative = 0;
+  tiers.forEach((tier, i) => {
+    cumulative += tier.weight;
+    if (tier.threshold !== cumulative) thresholdProblems.push(`tier ${i}: threshold ${formatInt(tier.threshold)} in proof, cumulative weight is ${formatInt(cumulative)}`);
+  });
+  report.check("table.thresholds", thresholdProblems, "each tier's threshold is its cumulative weight (rolls start at 0)");
+}
+
+function checkFingerprint(report, proof) {
+  const { commitment, hashes } = fingerprint(proof.winners);
+  const count = proof.winners.length;
+  if (commitment === proof.winnersCommitment) {
+    report.pass("fingerprint", `fingerprint of the ${formatInt(count)} winner${count === 1 ? "" : "s"} in list order matches winnerList.commitment ${short(commitment)}`);
+  } else {
+    report.fail("fingerprint", `fingerprint of the ${formatInt(count)} winners is ${commitment}, winnerList.commitment is ${proof.winnersCommitment}`);
+  }
+  return hashes;
+}
+
+function checkEntrants(report, proof, winnerHashes) {
+  const e = proof.entrants;
+  const countProblems = [];
+  if (e.count !== e.size) countProblems.push(`entrants.count is ${formatInt(e.count)}, the list holds ${formatInt(e.size)}`);
+  if (e.size > MAX_ENTRANTS) countProblems.push(`the list holds ${formatInt(e.size)} entrants, above the limit of ${formatInt(MAX_ENTRANTS)}`);
+  if (e.size === 0) countProblems.push("the entrant list is empty");
+  report.check("entrants.count", countProblems, `entrant count ${formatInt(e.count)} matches the list`);
+
+  const weightProblems = [];
+  let total = 0;
+  for (let i = 0; i < e.size; i++) {
+    const w = e.weights[i];
+    total += w;
+    if (w < 1 || w > MAX_WEIGHT) weightProblems.push(`entrant ${i}: weight ${formatInt(w)} is outside 1 to ${formatInt(MAX_WEIGHT)}`);
+  }
+  if (total !== e.totalWeight) weightProblems.unshift(`entrant weights add up to ${formatInt(total)}, entrants.totalWeight is ${formatInt(e.totalWeight)}`);
+  report.check("entrants.weights", weightProblems, `entrant weights are whole numbers from 1 to ${formatInt(MAX_WEIGHT)}; total ${formatInt(total)} matches entrants.totalWeight`);
+
+  const commitment = toHex(keccak256(e.encoded));
+  if (commitment === e.commitment) report.pass("entrants.commitment", `entrant list commitment (hashes and weights in arrival order) matches entrants.commitment ${short(commitment)}`);
+  else report.fail("entrants.commitment", `entrant list commitment is ${commitment}, entrants.commitment is ${e.commitment}`);
+
+  const seen = new Map();
+  const duplicates = [];
+  for (let i = 0; i < e.size; i++) {
+    const h = e.hashes[i];
+    if (seen.has(h)) duplicates.push(`entrant ${i} repeats entrant ${seen.get(h)} (${short(h)})`);
+    else seen.set(h, i);
+  }
+  report.check("entrants.unique", duplicates, "entrant hashes are all distinct", `${duplicates.length} entrant hash${duplicates.length === 1 ? " is" : "es are"} repeated`);
+
+  // Selection.
+  const problems = [];
+  const n = proof.winners.length;
+  if (e.selection !== SELECTION_METHOD) {
+    report.fail("entrants.selection", `entrants.selection is ${JSON.stringify(e.selection)}; this verifier checks ${SELECTION_METHOD}`);
+    return;
+  }
+  if (n > e.size) {
+    report.fail("entrants.selection", `the proof lists ${formatInt(n)} winners, more than the ${formatInt(e.size)} entrants`);
+    return;
+  }
+  const selected = selectEntrants({
+    entropy: proof.entropy.value,
+    campaignIdBytes: proof.campaign.idBytes,
+    number: proof.drawing.number,
+    weights: e.weights,
+    count: n,
+  });
+  for (let j = 0; j < n; j++) {
+    const pos = selected[j];
+    if (pos === undefined) {
+      problems.push(`winner ${j}: no entrant weight left to draw from`);
+      continue;
+    }
+    if (e.hashes[pos] !== winnerHashes[j]) {
+      problems.push(`winner ${j}: ${JSON.stringify(proof.winners[j])} (hash ${short(winnerHashes[j])}) in proof, the draw selects entrant ${pos} (hash ${short(e.hashes[pos])})`);
+    }
+  }
+  report.check(
+    "entrants.selection",
+    problems,
+    `the ${formatInt(n)} winners are the entrants the random value selects, in order (${SELECTION_METHOD})`,
+    `${problems.length} of ${formatInt(n)} winners are not the entrants the random value selects`,
+  );
+}
+
+function checkResults(report, proof) {
+  const { winners, results, table } = proof;
+  const listProblems = [];
+  if (winners.length === 0) listProblems.push("the proof lists no winners");
+  if (results.length !== winners.length) listProblems.push(`${formatInt(results.length)} results for ${formatInt(winners.length)} winners`);
+  results.forEach((r, i) => {
+    if (r.position !== i) listProblems.push(`results[${i}]: position ${r.position} in proof, expected ${i}`);
+    if (i < winners.length && r.winner !== winners[i]) {
+      listProblems.push(`position ${i}: winner ${JSON.stringify(r.winner)} in results, ${JSON.stringify(winners[i])} in the winner list`);
+    }
+  });
+  report.check(
+    "results.list",
+    listProblems,
+    `${formatInt(results.length)} results, one per winner, positions 0 to ${results.length - 1} in list order`,
+    listProblems.length === 1 ? undefined : `results do not follow the winner list (${listProblems.length} problems)`,
+  );
+
+  if (table.denominator === 0 || table.tiers.length === 0) {
+    report.fail("results.prizes", "cannot recompute prizes: the prize table has no rolls");
+    return null;
+  }
+  const computed = computePrizes({
+    entropy: proof.entropy.value,
+    campaignIdBytes: proof.campaign.idBytes,
+    number: proof.drawing.number,
+    denominator: table.denominator,
+    tiers: table.tiers,
+    count: results.length,
+  });
+  const problems = [];
+  let mismatched = 0;
+  results.forEach((r, i) => {
+    const c = computed[i];
+    const before = problems.length;
+    if (r.randomValue !== c.randomValue) problems.push(`position ${i}: randomValue ${short(r.randomValue)} in proof, ${short(c.randomValue)} recomputed`);
+    if (r.roll !== c.roll) problems.push(`position ${i}: roll ${r.roll} in proof, ${c.roll} recomputed`);
+    if (r.amountCents !== c.amountCents) problems.push(`position ${i}: amountCents ${r.amountCents} in proof, ${c.amountCents} recomputed (tier ${c.tier})`);
+    if (problems.length > before) mismatched++;
+  });
+  const retries = computed.reduce((sum, c) => sum + c.retries, 0);
+  const totalCents = computed.reduce((sum, c) => sum + c.amountCents, 0);
+  report.check(
+    "results.prizes",
+    problems,
+    `every random value, roll and prize recomputes (${formatInt(results.length)} positions, ${formatCents(totalCents)} in total${retries ? `, ${retries} rejected value${retries === 1 ? "" : "s"} redrawn` : ""})`,
+    `${mismatched} of ${formatInt(results.length)} positions do not recompute`,
+  );
+  return computed;
+}
+
+function checkTopPrizeOnce(report, proof, computed) {
+  const { tiers } = proof.table;
+  if (tiers.length < 2 || !computed) return;
+  const top = tiers[0].amountCents;
+  const awarded = computed.findIndex((c) => c.tier === 0);
+  let topRolls = 0;
+  for (const c of computed) if (c.roll < tiers[0].threshold) topRolls++;
+  const inProof = proof.results.filter((r) => r.amountCents === top).length;
+  if (top !== tiers[1].amountCents && inProof > 1) {
+    report.fail("top-prize-once", `the top prize ${formatCents(top)} appears ${inProof} times in the results; it is won at most once per draw`);
+  } else if (awarded < 0) {
+    report.pass("top-prize-once", "top prize won at most once: no roll fell in the top tier");
+  } else {
+    const later = topRolls - 1;
+    report.pass(
+      "top-prize-once",
+      `top prize won at most once: at position ${awarded}${later > 0 ? `; ${later} later top-tier roll${later === 1 ? "" : "s"} paid the second tier` : ""}`,
+    );
+  }
+}
+
+/** Runs every offline check on a parsed proof; returns the Report. */
+export function verifyProof(proof) {
+  const report = new Report();
+  checkTable(report, proof);
+  const winnerHashes = checkFingerprint(report, proof);
+  if (proof.entrants) checkEntrants(report, proof, winnerHashes);
+  const computed = checkResults(report, proof);
+  checkTopPrizeOnce(report, proof, computed);
+  return report;
+}
+
+function originInfo(report, proof) {
+  if (proof.entropy.provider === "mock") {
+    report.info("entropy.origin", "test randomness (mock provider): cannot be checked independently; never used by real campaigns");
+  } else {
+    report.info("entropy.origin", `random value from provider ${proof.entropy.provider}; run with --rpc to check it against the chain`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- --rpc
+
+const EVENT_SIGNATURES = {
+  committed: "DrawingCommitted(bytes32,uint64,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64)",
+  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256)",
+  revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
+  winnersRecorded: "WinnersRecorded(bytes32,uint64,bytes32,uint256)",
+  prizeAwarded: "PrizeAwarded(bytes32,uint64,uint256,bytes32,uint256,uint256,uint256,bool)",
+};
+const GET_PRIZE_TABLE = "getPrizeTable(bytes32,uint32)";
+
+export function eventTopic(signature) {
+  return toHex(keccak256(signature));
+}
+
+class Rpc {
+  constructor(url) {
+    this.url = url;
+    this.id = 0;
+  }
+  /** Returns { result } or { error }; throws InputError when the endpoint cannot be reached or answers nonsense. */
+  async call(method, params) {
+    let response;
+    try {
+      response = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new InputError(`cannot reach the RPC ${this.url}: ${networkReason(error)}`);
+    }
+    if (response.status !== 200) throw new InputError(`the RPC ${this.url} answered HTTP ${response.status} to ${method}`);
+    let body;
+    try {
+      body = JSON.parse(await response.text());
+    } catch {
+      throw new InputError(`the RPC ${this.url} answered ${method} with something that is not JSON`);
+    }
+    if (body && body.error) return { error: body.error };
+    if (!body || !("result" in body)) throw new InputError(`the RPC ${this.url} answered ${method} without a result`);
+    return { result: body.result };
+  }
+  async get(method, params) {
+    const { result, error } = await this.call(method, params);
+    if (error) throw new InputError(`the RPC ${this.url} refused ${method}: ${error.message ?? JSON.stringify(error)}`);
+    return result;
+  }
+}
+
+function dataWords(data) {
+  const hex = typeof data === "string" ? data.replace(/^0x/, "") : "";
+  const words = [];
+  for (let i = 0; i + 64 <= hex.length; i += 64) words.push(BigInt("0x" + hex.slice(i, i + 64)));
+  return words;
+}
+
+function wordHex(value) {
+  return "0x" + value.toString(16).padStart(64, "0");
+}
+
+function wordAddress(value) {
+  return "0x" + value.toString(16).padStart(40, "0");
+}
+
+function logMatches(log, contract, topic0, campaignTopic, numberTopic) {
+  const topics = (log && log.topics) || [];
+  return (
+    typeof log.address === "string" &&
+    log.address.toLowerCase() === contract &&
+    topics.length >= 3 &&
+    String(topics[0]).toLowerCase() === topic0 &&
+    String(topics[1]).toLowerCase() === campaignTopic &&
+    String(topics[2]).toLowerCase() === numberTopic
+  );
+}
+
+/** Logs of one event of this drawing, from `fromBlock` to the latest block; falls back to block windows. */
+async function drawingLogs(rpc, contract, topics, fromBlock) {
+  const filter = { address: contract, topics, fromBlock: "0x" + fromBlock.toString(16), toBlock: "latest" };
+  const first = await rpc.call("eth_getLogs", [filter]);
+  if (!first.error) return first.result || [];
+  // Some public endpoints limit the block range of eth_getLogs: scan forward in windows instead.
+  const latest = BigInt(await rpc.get("eth_blockNumber", []));
+  const logs = [];
+  const WINDOW = 500n;
+  for (let start = fromBlock, windows = 0; start <= latest && windows < 40; start += WINDOW, windows++) {
+    const end = start + WINDOW - 1n < latest ? start + WINDOW - 1n : latest;
+    const part = await rpc.get("eth_getLogs", [{ ...filter, fromBlock: "0x" + start.toString(16), toBlock: "0x" + end.toString(16) }]);
+    logs.push(...(part || []));
+  }
+  return logs;
+}
+
+function blockOf(receipt) {
+  return { block: BigInt(receipt.blockNumber), index: BigInt(receipt.transactionIndex ?? 0) };
+}
+
+async function checkChain(report, proof, rpcUrl) {
+  const chain = parseChain(proof.chain);
+  const rpc = new Rpc(rpcUrl);
+  const campaignTopic = toHex(proof.campaign.idBytes);
+  const numberTopic = wordHex(BigInt(proof.drawing.number));
+  const topic = Object.fromEntries(Object.entries(EVENT_SIGNATURES).map(([k, sig]) => [k, eventTopic(sig)]));
+  const isEntries = proof.entrants !== null;
+  const where = `contract ${chain.contract}`;
+
+  const chainId = BigInt(await rpc.get("eth_chainId", []));
+  if (chainId === BigInt(chain.chainId)) report.pass("rpc.chain", `the RPC serves chain ${chain.chainId}, the proof's chain`);
+  else {
+    report.fail("rpc.chain", `the RPC serves chain ${chainId}, the proof says chain ${chain.chainId}; use an RPC of chain ${chain.chainId}`);
+    return;
+  }
+
+  // The commitment and the request: one transaction.
+  const commitReceipt = await rpc.get("eth_getTransactionReceipt", [chain.commitTx]);
+  if (!commitReceipt) {
+    report.fail("rpc.commit", `commit transaction ${chain.commitTx} not found on chain ${chain.chainId}`);
+    return;
+  }
+  if (commitReceipt.status !== undefined && BigInt(commitReceipt.status) !== 1n) {
+    report.fail("rpc.commit", `commit transaction ${chain.commitTx} reverted`);
+    return;
+  }
+  const commitLogs = commitReceipt.logs || [];
+  const committed = commitLogs.find((l) => logMatches(l, chain.contract, topic.committed, campaignTopic, numberTopic));
+  if (!committed) {
+    report.fail("rpc.commit", `no DrawingCommitted event of ${proof.campaign.id} #${proof.drawing.number} from ${where} in transaction ${chain.commitTx}`);
+    return;
+  }
+  const commitBlock = BigInt(commitReceipt.blockNumber);
+  const [kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId, tableVersion, largePrizeThreshold] = dataWords(committed.data);
+  const expectedList = isEntries ? proof.entrants.commitment : proof.winnersCommitment;
+  const listName = isEntries ? "entrants.commitment" : "winnerList.commitment";
+  if (listCommitment !== undefined && wordHex(listCommitment) === expectedList) {
+    report.pass("rpc.commit", `${listName} was committed onchain in transaction ${short(chain.commitTx)} (block ${commitBlock})`);
+  } else {
+    report.fail("rpc.commit", `onchain list commitment is ${listCommitment === undefined ? "missing" : wordHex(listCommitment)}, ${listName} is ${expectedList}`);
+  }
+
+  const countProblems = [];
+  const n = proof.winners.length;
+  if (kind !== (isEntries ? 1n : 0n)) countProblems.push(`onchain kind is ${kind === 1n ? "entrants" : kind === 0n ? "winners" : String(kind)}, the proof is a ${isEntries ? "entrants" : "winners"} draw`);
+  if (isEntries) {
+    if (entrantCount !== BigInt(proof.entrants.count)) countProblems.push(`onchain entrant count ${entrantCount}, entrants.count ${proof.entrants.count}`);
+    if (totalWeight !== BigInt(proof.entrants.totalWeight)) countProblems.push(`onchain total weight ${totalWeight}, entrants.totalWeight ${proof.entrants.totalWeight}`);
+    const expected = winnersExpected < entrantCount ? winnersExpected : entrantCount;
+    if (BigInt(n) !== expected) countProblems.push(`the proof lists ${n} winners; the draw takes min(${winnersExpected} expected, ${entrantCount} entrants) = ${expected}`);
+  } else if (winnersExpected !== BigInt(n)) {
+    countProblems.push(`onchain winner count ${winnersExpected}, the proof lists ${n}`);
+  }
+  report.check(
+    "rpc.commit.counts",
+    countProblems,
+    isEntries
+      ? `onchain: ${entrantCount} entrants, total weight ${totalWeight}, ${winnersExpected} winners expected; the proof agrees`
+      : `onchain: ${winnersExpected} winners expected; the proof lists ${n}`,
+  );
+
+  const tableProblems = [];
+  const tableIdBytes = proof.table.id === null ? null : idToBytes32(proof.table.id);
+  if (!tableIdBytes) tableProblems.push(`the proof's prizeTable.id ${JSON.stringify(proof.table.id)} is not a 1-32 byte id`);
+  else if (wordHex(tableId) !== toHex(tableIdBytes)) tableProblems.push(`onchain table id ${wordHex(tableId)}, the proof's is ${JSON.stringify(proof.table.id)} (${toHex(tableIdBytes)})`);
+  if (tableVersion !== BigInt(proof.table.version)) tableProblems.push(`onchain table version ${tableVersion}, the proof's is ${proof.table.version}`);
+  report.check("rpc.commit.table", tableProblems, `the drawing committed prize table ${proof.table.id} v${proof.table.version}`);
+
+  const requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
+  let provider = null;
+  let sequence = null;
+  if (!requested) {
+    report.fail("rpc.request", `no EntropyRequested event of this drawing in the commit transaction ${chain.commitTx}`);
+  } else {
+    const [providerWord, sequenceWord] = dataWords(requested.data);
+    provider = wordAddress(providerWord);
+    sequence = sequenceWord;
+    const problems = [];
+    if (BigInt(requested.logIndex) <= BigInt(committed.logIndex)) problems.push("the random value was requested before the list was committed");
+    if (proof.entropy.requestId === null) problems.push(`the proof has no entropy.requestId; onchain it is ${sequence}`);
+    else if (sequence !== BigInt(proof.entropy.requestId)) problems.push(`onchain request id ${sequence}, entropy.requestId ${proof.entropy.requestId}`);
+    if (proof.entropy.provider !== "mock" && provider !== proof.entropy.provider) problems.push(`onchain provider ${provider}, entropy.provider ${proof.entropy.provider}`);
+    report.check("rpc.request", problems, `random value requested after the list was committed, in the same transaction (request ${sequence} to provider ${provider})`);
+  }
+
+  // The reveal.
+  const revealReceipt = await rpc.get("eth_getTransactionReceipt", [chain.revealTx]);
+  let revealBlock = commitBlock;
+  if (!revealReceipt) {
+    report.fail("rpc.reveal", `reveal transaction ${chain.revealTx} not found on chain ${chain.chainId}`);
+  } else {
+    revealBlock = BigInt(revealReceipt.blockNumber);
+    const revealed = (revealReceipt.logs || []).find((l) => logMatches(l, chain.contract, topic.revealed, campaignTopic, numberTopic));
+    if (!revealed) {
+      report.fail("rpc.reveal", `no EntropyRevealed event of this drawing in the reveal transaction ${chain.revealTx}`);
+    } else {
+      const [providerWord, sequenceWord, valueWord] = dataWords(revealed.data);
+      const problems = [];
+      if (wordHex(valueWord) !== proof.entropy.value) problems.push(`onchain random value ${wordHex(valueWord)}, entropy.value ${proof.entropy.value}`);
+      if (sequence !== null && sequenceWord !== sequence) problems.push(`revealed for request ${sequenceWord}, the drawing requested ${sequence}`);
+      if (provider !== null && wordAddress(providerWord) !== provider) problems.push(`revealed by provider ${wordAddress(providerWord)}, requested from ${provider}`);
+      const c = blockOf(commitReceipt);
+      const r = blockOf(revealReceipt);
+      if (r.block < c.block || (r.block === c.block && r.index <= c.index)) problems.push("the reveal transaction is not after the commit transaction");
+      report.check("rpc.reveal", problems, `entropy.value was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
+    }
+  }
+
+  if (isEntries) {
+    const logs = await drawingLogs(rpc, chain.contract, [topic.winnersRecorded, campaignTopic, numberTopic], commitBlock);
+    const recorded = logs.find((l) => logMatches(l, chain.contract, topic.winnersRecorded, campaignTopic, numberTopic));
+    if (!recorded) report.fail("rpc.winners", "no WinnersRecorded event of this drawing onchain");
+    else {
+      const [commitmentWord, countWord] = dataWords(recorded.data);
+      const problems = [];
+      if (wordHex(commitmentWord) !== proof.winnersCommitment) problems.push(`onchain winners commitment ${wordHex(commitmentWord)}, winnerList.commitment ${proof.winnersCommitment}`);
+      if (countWord !== BigInt(n)) problems.push(`onchain winner count ${countWord}, the proof lists ${n}`);
+      report.check("rpc.winners", problems, `winnerList.commitment was recorded onchain (WinnersRecorded, block ${BigInt(recorded.blockNumber)})`);
+    }
+  }
+
+  // The table as published onchain.
+  if (tableIdBytes) {
+    const selector = toHex(keccak256(GET_PRIZE_TABLE), 0, 4);
+    const data = selector + toHex(tableIdBytes).slice(2) + word(proof.table.version);
+    const { result, error } = await rpc.call("eth_call", [{ to: chain.contract, data }, "latest"]);
+    if (error || typeof result !== "string" || result.length < 2 + 64 * 4) {
+      report.fail("rpc.table", `getPrizeTable(${proof.table.id}, ${proof.table.version}) failed onchain${error ? `: ${error.message ?? ""}` : ""}`);
+    } else {
+      const words = dataWords(result);
+      const readArray = (headIndex) => {
+        const start = Number(words[headIndex] / 32n);
+        const length = Number(words[start] ?? 0n);
+        return words.slice(start + 1, start + 1 + length).map(Number);
+      };
+      const denominator = Number(words[0]);
+      const amounts = readArray(1);
+      const weights = readArray(2);
+      const thresholds = readArray(3);
+      const problems = [];
+      if (denominator !== proof.table.denominator) problems.push(`onchain denominator ${denominator}, the proof's ${proof.table.denominator}`);
+      if (amounts.length !== proof.table.tiers.length) problems.push(`onchain table has ${amounts.length} tiers, the proof's ${proof.table.tiers.length}`);
+      proof.table.tiers.forEach((tier, i) => {
+        if (i >= amounts.length) return;
+        if (amounts[i] !== tier.amountCents) problems.push(`tier ${i}: onchain amountCents ${amounts[i]}, the proof's ${tier.amountCents}`);
+        if (weights[i] !== tier.weight) problems.push(`tier ${i}: onchain weight ${weights[i]}, the proof's ${tier.weight}`);
+        if (thresholds[i] !== tier.threshold) problems.push(`tier ${i}: onchain threshold ${thresholds[i]}, the proof's ${tier.threshold}`);
+      });
+      report.check("rpc.table", problems, `prize table ${proof.table.id} v${proof.table.version} equals the one published onchain`);
+    }
+  }
+
+  // The prizes the contract awarded.
+  const awardedLogs = await drawingLogs(rpc, chain.contract, [topic.prizeAwarded, campaignTopic, numberTopic], revealBlock);
+  const awarded = new Map();
+  for (const log of awardedLogs) {
+    if (!logMatches(log, chain.contract, topic.prizeAwarded, campaignTopic, numberTopic)) continue;
+    const [position, value, roll, , amount] = dataWords(log.data);
+    awarded.set(Number(position), { randomValue: wordHex(value), roll: Number(roll), amountCents: Number(amount) });
+  }
+  const prizeProblems = [];
+  if (awarded.size !== proof.results.length) prizeProblems.push(`${awarded.size} PrizeAwarded events onchain, ${proof.results.length} results in the proof`);
+  proof.results.forEach((r, i) => {
+    const a = awarded.get(i);
+    if (!a) return;
+    if (a.randomValue !== r.randomValue) prizeProblems.push(`position ${i}: randomValue ${short(r.randomValue)} in proof, ${short(a.randomValue)} onchain`);
+    if (a.roll !== r.roll) prizeProblems.push(`position ${i}: roll ${r.roll} in proof, ${a.roll} onchain`);
+    if (a.amountCents !== r.amountCents) prizeProblems.push(`position ${i}: amountCents ${r.amountCents} in proof, ${a.amountCents} onchain`);
+  });
+  report.check(
+    "rpc.prizes",
+    prizeProblems,
+    `the contract's ${awarded.size} PrizeAwarded events match the results (large-prize threshold ${formatCents(Number(largePrizeThreshold ?? 0n))})`,
+    `the contract's PrizeAwarded events differ from the results (${prizeProblems.length} problems)`,
+  );
+
+  if (proof.entropy.provider === "mock") {
+    report.info("entropy.origin", "test randomness (mock provider): the chain confirms the value, but the test service revealed it itself; never used by real campaigns");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- loading
+
+function networkReason(error) {
+  const cause = error && error.cause;
+  if (error && (error.name === "TimeoutError" || error.name === "AbortError")) return `no answer within ${FETCH_TIMEOUT_MS / 1000} s`;
+  if (cause && cause.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` (${cause.message})` : ""}`;
+  if (cause && cause.message) return cause.message;
+  return (error && error.message) || String(error);
+}
+
+/** Reads the proof from an http(s) URL or a file path; returns the parsed JSON. */
+export async function loadProof(source) {
+  let text;
+  if (/^https?:\/\//i.test(source)) {
+    let response;
+    try {
+      response = await fetch(source, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    } catch (error) {
+      throw new InputError(`cannot fetch the proof from ${source}: ${networkReason(error)}`);
+    }
+    if (response.status !== 200) {
+      throw new InputError(`the proof URL ${source} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${response.status === 404 ? " (unknown campaign or drawing, or the draw is not drawn yet)" : ""}`);
+    }
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new InputError(`cannot read the proof from ${source}: ${networkReason(error)}`);
+    }
+  } else {
+    const path = /^file:/i.test(source) ? fileURLToPath(source) : source;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      const reason = error && error.code === "ENOENT" ? "no such file" : error && error.code === "EISDIR" ? "it is a directory" : (error && error.code) || String(error);
+      throw new InputError(`cannot read the proof file ${path}: ${reason}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`the proof is not valid JSON: ${String(error && error.message).split("\n")[0]}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- command line
+
+const USAGE = "usage: node verify-draw.mjs <proof URL or file> [--json] [--rpc URL]";
+const MARK = { pass: "✔", fail: "✘", info: "ℹ" };
+
+function parseArgs(argv) {
+  const options = { source: null, json: false, rpc: null, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--json") options.json = true;
+    else if (arg === "--help" || arg === "-h") options.help = true;
+    else if (arg === "--rpc" || arg.startsWith("--rpc=")) {
+      const value = arg === "--rpc" ? argv[++i] : arg.slice(6);
+      if (!value || !/^https?:\/\//i.test(value)) throw new InputError(`--rpc needs an http(s) JSON-RPC URL. ${USAGE}`);
+      options.rpc = value;
+    } else if (arg.startsWith("-") && arg !== "-") throw new InputError(`unknown option ${arg}. ${USAGE}`);
+    else if (options.source === null) options.source = arg;
+    else throw new InputError(`more than one proof given. ${USAGE}`);
+  }
+  if (!options.source && !options.help) throw new InputError(`no proof given. ${USAGE}`);
+  return options;
+}
+
+function summarize(checks) {
+  const passed = checks.filter((c) => c.status === "pass").length;
+  const failed = checks.filter((c) => c.status === "fail");
+  const info = checks.length - passed - failed.length;
+  const infoText = `${info} informational`;
+  if (failed.length === 0) return { ok: true, line: `PASS: ${passed} checks passed, ${infoText}`, passed, failed: 0, info };
+  return {
+    ok: false,
+    line: `FAIL: ${failed.length} of ${passed + failed.length} checks failed (${failed.map((c) => c.id).join(", ")}); ${passed} passed, ${infoText}`,
+    passed,
+    failed: failed.length,
+    info,
+  };
+}
+
+function printCheck(check) {
+  process.stdout.write(`${MARK[check.status]} ${check.message}\n`);
+  for (const line of check.details || []) process.stdout.write(`    - ${line}\n`);
+}
+
+/** Runs the verifier; returns the exit code (0 all passed, 1 a check failed, 2 unusable input). */
+export async function main(argv = process.argv.slice(2)) {
+  let options = { json: argv.includes("--json"), source: null };
+  const checks = [];
+  const emit = (check) => {
+    checks.push(check);
+    if (!options.json) printCheck(check);
+  };
+  try {
+    options = parseArgs(argv);
+    if (options.help) {
+      process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format version ${PROOF_VERSION}). Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
+      return 0;
+    }
+    const self = keccakSelfTest();
+    const selfCheck = self.ok
+      ? { id: "keccak", status: "pass", message: `keccak256 self-test (${self.count} known vectors, multi-block included)` }
+      : { id: "keccak", status: "fail", message: `keccak256 self-test failed: ${self.message}; nothing else can be trusted` };
+    emit(selfCheck);
+    if (!self.ok) return finish(options, checks, null, 1);
+
+    const proof = parseProof(await loadProof(options.source));
+    if (!options.json) {
+      const kind = proof.entrants ? `${formatInt(proof.entrants.size)} entrants, ${formatInt(proof.winners.length)} winners` : `${formatInt(proof.winners.length)} winners`;
+      process.stdout.write(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}\n`);
+    }
+    const report = verifyProof(proof);
+    for (const check of report.checks) emit(check);
+    if (options.rpc) {
+      const chainReport = new Report();
+      await checkChain(chainReport, proof, options.rpc);
+      for (const check of chainReport.checks) emit(check);
+    } else {
+      const originReport = new Report();
+      originInfo(originReport, proof);
+      for (const check of originReport.checks) emit(check);
+    }
+    const summary = summarize(checks);
+    return finish(options, checks, null, summary.ok ? 0 : 1);
+  } catch (error) {
+    const message = error instanceof InputError ? error.message : `internal error: ${(error && error.message) || String(error)}`;
+    return finish(options, checks, message, 2);
+  }
+}
+
+function finish(options, checks, errorMessage, code) {
+  const summary = summarize(checks);
+  if (options.json) {
+    const out = { ok: code === 0, proof: options.source, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info } };
+    if (errorMessage) out.error = errorMessage;
+    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else if (errorMessage) {
+    process.stderr.write(`✘ error: ${errorMessage}\n`);
+  } else {
+    process.stdout.write(`${summary.line}\n`);
+  }
+  return code;
+}
+
+function isMainModule() {
+  try {
+    return Boolean(process.argv[1]) && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  const fatal = (error) => {
+    process.stderr.write(`✘ error: internal error: ${(error && error.message) || String(error)}\n`);
+    process.exit(2);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    fatal,
+  );
+}

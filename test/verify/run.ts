@@ -1,0 +1,67 @@
+// Helpers to run the verifier as a child process, the way strangers run it.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { VERIFIER } from "./fixtures.js";
+
+export type Run = { code: number | null; stdout: string; stderr: string; output: string; ms: number };
+
+/** Runs `node verify-draw.mjs ...args` asynchronously (so in-process HTTP servers keep answering). */
+export function runVerifier(args: string[], timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [VERIFIER, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, output: stdout + stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+export class TempDir {
+  readonly dir = mkdtempSync(path.join(os.tmpdir(), "verify-draw-test-"));
+  private n = 0;
+  write(value: unknown, name = `proof-${++this.n}.json`): string {
+    const file = path.join(this.dir, name);
+    writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
+    return file;
+  }
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Serves a request handler on 127.0.0.1 at a free port. */
+export async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; close: () => Promise<void>; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A port nothing listens on: bound, then released. */
+export async function closedPort(): Promise<number> {
+  const s = await serve((_req, res) => res.end());
+  const port = Number(new URL(s.url).port);
+  await s.close();
+  return port;
+}
+
+/** The output holds no stack trace. */
+export function hasStackTrace(text: string): boolean {
+  return /^\s{4}at /m.test(text) || /\n\s+at .+:\d+:\d+\)?$/m.test(text);
+}
