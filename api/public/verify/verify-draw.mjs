@@ -281,8 +281,13 @@ function hex32Into(text, out, offset) {
   return true;
 }
 
-/** Writes a non-negative safe integer as a big-endian uint256 word at out[offset..offset+32). */
+/** Writes a non-negative safe integer (or a BigInt below 2^256) as a big-endian uint256 word at out[offset..offset+32). */
 function writeUint(out, offset, value) {
+  if (typeof value === "bigint") {
+    const hex = value.toString(16).padStart(64, "0");
+    for (let i = 0; i < 32; i++) out[offset + i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    return;
+  }
   out.fill(0, offset, offset + 24);
   const hi = Math.floor(value / 4294967296);
   const lo = value >>> 0;
@@ -369,6 +374,15 @@ function uint(value, path) {
   return value;
 }
 
+/** A uint64 given as a safe integer or as a decimal string (for values above 2^53); returned as a BigInt. */
+function uint64(value, path) {
+  let big = null;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) big = BigInt(value);
+  else if (typeof value === "string" && /^[0-9]{1,20}$/.test(value)) big = BigInt(value);
+  if (big === null || big >= 1n << 64n) bad(path, "a whole number from 0 to 2^64-1 (a decimal string above 2^53)", value);
+  return big;
+}
+
 function hex32(value, path) {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) bad(path, "a 0x-prefixed 32-byte hex string", value);
   return value.toLowerCase();
@@ -408,7 +422,7 @@ export function parseProof(raw) {
   const name = optionalString(campaign.name, "campaign.name");
 
   const drawing = object(raw.drawing, "drawing");
-  const number = uint(drawing.number, "drawing.number");
+  const number = uint64(drawing.number, "drawing.number");
   const drawingId = optionalString(drawing.id, "drawing.id");
 
   const winnerList = object(raw.winnerList, "winnerList");
@@ -770,7 +784,7 @@ function checkEntrants(report, proof, winnerHashes) {
     "entrants.selection",
     problems,
     `the ${formatInt(n)} winners are the entrants the random value selects, in order (${SELECTION_METHOD})`,
-    `${problems.length} of ${formatInt(n)} winners are not the entrants the random value selects`,
+    `${problems.length} of ${formatInt(n)} winners ${problems.length === 1 ? "is not the entrant" : "are not the entrants"} the random value selects`,
   );
 }
 
@@ -820,7 +834,7 @@ function checkResults(report, proof) {
     "results.prizes",
     problems,
     `every random value, roll and prize recomputes (${formatInt(results.length)} positions, ${formatCents(totalCents)} in total${retries ? `, ${retries} rejected value${retries === 1 ? "" : "s"} redrawn` : ""})`,
-    `${mismatched} of ${formatInt(results.length)} positions do not recompute`,
+    `${mismatched} of ${formatInt(results.length)} positions ${mismatched === 1 ? "does" : "do"} not recompute`,
   );
   return computed;
 }
@@ -968,7 +982,7 @@ async function checkChain(report, proof, rpcUrl) {
   const chain = parseChain(proof.chain);
   const rpc = new Rpc(rpcUrl);
   const campaignTopic = toHex(proof.campaign.idBytes);
-  const numberTopic = wordHex(BigInt(proof.drawing.number));
+  const numberTopic = wordHex(proof.drawing.number);
   const topic = Object.fromEntries(Object.entries(EVENT_SIGNATURES).map(([k, sig]) => [k, eventTopic(sig)]));
   const isEntries = proof.entrants !== null;
   const where = `contract ${chain.contract}`;

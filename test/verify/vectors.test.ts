@@ -1,0 +1,95 @@
+// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version-2 proofs: the verifier
+// must pass each one, and fail it once a value is changed. This keeps the verifier equal to the other two
+// implementations of the draw math (contract and service) without importing either.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT, fingerprint, keccakHex } from "./fixtures.js";
+import { TempDir, runVerifier } from "./run.js";
+
+const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
+
+type VectorCase = {
+  name: string;
+  inputs: {
+    entropy: string;
+    slug: string;
+    number: string;
+    table: { id: string; version: number; denominator: number; amountsCents: number[]; weights: number[]; thresholds: number[] };
+  };
+  winners: { ids: string[]; winnerHashes: string[]; fingerprint: string };
+  entrants: null | {
+    ids: string[];
+    idHashes: string[];
+    weights: number[];
+    count: number;
+    totalWeight: number | string;
+    entrantsCommitment: string;
+    selection: string;
+    selectedPositions: number[];
+  };
+  expected: { prizeCount: number; results: { position: number; randomValue: string; roll: number; amountCents: number }[] };
+};
+
+const cases: VectorCase[] = existsSync(VECTORS) ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[] }).cases : [];
+const tmp = new TempDir();
+afterAll(() => tmp.remove());
+
+function proofOf(c: VectorCase) {
+  const t = c.inputs.table;
+  const number = BigInt(c.inputs.number) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(c.inputs.number) : c.inputs.number;
+  return {
+    proofVersion: 2,
+    campaign: { id: c.inputs.slug, slug: c.inputs.slug, name: c.name },
+    drawing: { id: `drw_${c.name}`, number, drawAt: "2026-01-01T00:00:00.000Z" },
+    winnerList: { winners: c.winners.ids, commitment: c.winners.fingerprint, lockedAt: "2026-01-01T00:00:00.000Z" },
+    entropy: { provider: "mock", requestId: "1", value: c.inputs.entropy, revealedAt: "2026-01-01T00:00:00.000Z" },
+    prizeTable: {
+      id: t.id,
+      version: t.version,
+      denominator: t.denominator,
+      tiers: t.amountsCents.map((amountCents, i) => ({ amountCents, weight: t.weights[i], threshold: t.thresholds[i] })),
+    },
+    results: c.expected.results.map((r) => ({
+      position: r.position,
+      winner: c.winners.ids[r.position],
+      displayName: null,
+      randomValue: r.randomValue,
+      roll: r.roll,
+      amountCents: r.amountCents,
+    })),
+    entrants: c.entrants && {
+      count: c.entrants.count,
+      totalWeight: Number(c.entrants.totalWeight),
+      commitment: c.entrants.entrantsCommitment,
+      selection: c.entrants.selection,
+      list: c.entrants.idHashes.map((hash, i) => ({ hash, weight: c.entrants!.weights[i] })),
+    },
+    chain: null,
+  };
+}
+
+describe.skipIf(cases.length === 0)("shared draw vectors", () => {
+  it("the vectors agree with this suite's own generator on hashes and fingerprints", () => {
+    for (const c of cases) {
+      expect(c.winners.winnerHashes).toEqual(c.winners.ids.map((id) => keccakHex(id)));
+      expect(fingerprint(c.winners.ids)).toBe(c.winners.fingerprint);
+      if (c.entrants) expect(c.winners.ids).toEqual(c.entrants.selectedPositions.map((p) => c.entrants!.ids[p]));
+    }
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's proof", async (_name, c) => {
+    const run = await runVerifier([tmp.write(proofOf(c))]);
+    expect(run.code, run.output).toBe(0);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier fails it with the last roll changed", async (_name, c) => {
+    const proof = proofOf(c);
+    const last = proof.results[proof.results.length - 1]!;
+    last.roll = (last.roll + 1) % proof.prizeTable.denominator;
+    const run = await runVerifier([tmp.write(proof)]);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`position ${last.position}: roll ${last.roll} in proof`));
+  });
+});
