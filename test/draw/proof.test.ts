@@ -1,0 +1,164 @@
+import { keccak256, stringToBytes, type Hex } from "viem";
+import { describe, expect, it } from "vitest";
+import {
+  buildProof,
+  computePrizes,
+  DEFAULT_PRIZE_TABLE,
+  entrantsCommitment,
+  fingerprint,
+  ProofMismatchError,
+  selectWinners,
+  toCampaignId,
+  winnerHash,
+  type ProofInput,
+} from "../../api/src/draw/index.js";
+
+const entropy = keccak256(stringToBytes("proof-entropy"));
+const campaignId = toCampaignId("summer-daily");
+const winners = [
+  { winner: "w-1", displayName: "Ada" },
+  { winner: "w-2", displayName: null },
+  { winner: "w-3", displayName: "Grace" },
+];
+const prizes = computePrizes({ entropy, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 });
+const upper = (h: string): Hex => `0x${h.slice(2).toUpperCase()}` as Hex;
+
+function winnersInput(): ProofInput {
+  return {
+    campaign: { slug: "summer-daily", name: "Summer Daily" },
+    drawing: { id: "drw_1", number: 7, drawAt: "2026-11-25T20:00:00.000Z" },
+    winners,
+    commitment: fingerprint(winners.map((w) => w.winner)),
+    lockedAt: "2026-11-25T19:55:00.000Z",
+    entropy: { provider: "mock", requestId: "12", value: entropy, revealedAt: "2026-11-25T20:00:03.000Z" },
+    table: DEFAULT_PRIZE_TABLE,
+    // Indexed order is not guaranteed; the builder sorts by position.
+    results: [...prizes].reverse().map(({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents })),
+    entrants: null,
+    chain: {
+      chainId: 31337,
+      contract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      commitTx: upper(keccak256(stringToBytes("commit"))),
+      revealTx: keccak256(stringToBytes("reveal")),
+    },
+  };
+}
+
+function entrantsInput(): ProofInput {
+  const ids = Array.from({ length: 8 }, (_, i) => `entrant-${i}`);
+  const weights = [3, 1, 1, 7, 2, 1, 4_294_967_295, 5];
+  const list = ids.map((id, i) => ({ hash: winnerHash(id), weight: weights[i] as number }));
+  const selected = selectWinners({ entropy, campaignId, number: 7n, weights: weights.map(BigInt), count: 3 });
+  const chosen = selected.map((p) => ({ winner: ids[p] as string, displayName: null }));
+  return {
+    ...winnersInput(),
+    winners: chosen,
+    commitment: fingerprint(chosen.map((w) => w.winner)),
+    entrants: {
+      count: 8,
+      totalWeight: weights.reduce((a, b) => a + b, 0),
+      commitment: entrantsCommitment(list.map((e) => ({ idHash: e.hash, weight: BigInt(e.weight) }))),
+      list,
+    },
+  };
+}
+
+function mismatch(input: ProofInput): ProofMismatchError {
+  try {
+    buildProof(input);
+  } catch (e) {
+    if (e instanceof ProofMismatchError) return e;
+    throw e;
+  }
+  throw new Error("expected a ProofMismatchError");
+}
+
+describe("buildProof", () => {
+  it("lays out proof format version 2 with DESIGN.md's key order", () => {
+    const proof = buildProof(winnersInput());
+    expect(Object.keys(proof)).toEqual([
+      "proofVersion",
+      "campaign",
+      "drawing",
+      "winnerList",
+      "entropy",
+      "prizeTable",
+      "results",
+      "entrants",
+      "chain",
+    ]);
+    expect(Object.keys(proof.campaign)).toEqual(["id", "slug", "name"]);
+    expect(Object.keys(proof.drawing)).toEqual(["id", "number", "drawAt"]);
+    expect(Object.keys(proof.winnerList)).toEqual(["winners", "commitment", "lockedAt"]);
+    expect(Object.keys(proof.entropy)).toEqual(["provider", "requestId", "value", "revealedAt"]);
+    expect(Object.keys(proof.prizeTable)).toEqual(["id", "version", "denominator", "tiers"]);
+    expect(Object.keys(proof.prizeTable.tiers[0] ?? {})).toEqual(["amountCents", "weight", "threshold"]);
+    expect(Object.keys(proof.results[0] ?? {})).toEqual(["position", "winner", "displayName", "randomValue", "roll", "amountCents"]);
+    expect(Object.keys(proof.chain)).toEqual(["chainId", "contract", "commitTx", "revealTx"]);
+    // The serialized form keeps the order too.
+    expect(JSON.stringify(proof).startsWith('{"proofVersion":2,"campaign":{"id":"summer-daily","slug":"summer-daily","name":"Summer Daily"}')).toBe(true);
+  });
+
+  it("joins winners to results by position and lowercases hex", () => {
+    const proof = buildProof(winnersInput());
+    expect(proof.proofVersion).toBe(2);
+    expect(proof.campaign.id).toBe("summer-daily");
+    expect(proof.winnerList.winners).toEqual(["w-1", "w-2", "w-3"]);
+    expect(proof.results.map((r) => [r.position, r.winner, r.displayName])).toEqual([
+      [0, "w-1", "Ada"],
+      [1, "w-2", null],
+      [2, "w-3", "Grace"],
+    ]);
+    expect(proof.results.map((r) => r.randomValue)).toEqual(prizes.map((p) => p.randomValue));
+    expect(proof.results.map((r) => r.amountCents)).toEqual(prizes.map((p) => p.amountCents));
+    expect(proof.prizeTable.tiers).toHaveLength(6);
+    expect(proof.prizeTable.tiers[5]).toEqual({ amountCents: 500, weight: 45_589, threshold: 100_000 });
+    expect(proof.chain.contract).toBe("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+    expect(proof.chain.commitTx).toBe(keccak256(stringToBytes("commit")));
+    expect(proof.entrants).toBeNull();
+    const provider = buildProof({ ...winnersInput(), entropy: { ...winnersInput().entropy, provider: "0x6CC14824Ea2918f5De5C2f75A9Da968ad4BD6344" } });
+    expect(provider.entropy.provider).toBe("0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344");
+  });
+
+  it("includes the entrant list for entrant draws", () => {
+    const input = entrantsInput();
+    const proof = buildProof(input);
+    expect(proof.entrants).not.toBeNull();
+    expect(Object.keys(proof.entrants ?? {})).toEqual(["count", "totalWeight", "commitment", "selection", "list"]);
+    expect(proof.entrants?.selection).toBe("sequential-weighted-v1");
+    expect(proof.entrants?.list).toEqual(input.entrants?.list);
+    expect(proof.entrants?.totalWeight).toBe(4_294_967_315);
+  });
+
+  it("refuses winner ids that do not hash to the commitment", () => {
+    const input = winnersInput();
+    const reordered = { ...input, winners: [winners[1], winners[0], winners[2]] as ProofInput["winners"] };
+    const error = mismatch(reordered);
+    expect(error.code).toBe("commitment_mismatch");
+    expect(error.kind).toBe("winners_commitment");
+    expect(mismatch({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
+  });
+
+  it("refuses an entrant list that does not hash to the entrant commitment, or wrong totals", () => {
+    const input = entrantsInput();
+    const entrants = input.entrants;
+    if (entrants === null) throw new Error("entrants");
+    const heavier = entrants.list.map((e, i) => (i === 2 ? { ...e, weight: e.weight + 1 } : e));
+    const error = mismatch({ ...input, entrants: { ...entrants, list: heavier, totalWeight: entrants.totalWeight + 1 } });
+    expect(error.code).toBe("commitment_mismatch");
+    expect(error.kind).toBe("entrants_commitment");
+    expect(mismatch({ ...input, entrants: { ...entrants, count: 9 } }).kind).toBe("entrants_totals");
+    expect(mismatch({ ...input, entrants: { ...entrants, totalWeight: 1 } }).kind).toBe("entrants_totals");
+  });
+
+  it("refuses results that do not line up with the winners", () => {
+    const input = winnersInput();
+    const fewer = mismatch({ ...input, results: input.results.slice(1) });
+    expect(fewer.code).toBe("commitment_mismatch");
+    expect(fewer.kind).toBe("results");
+    const repeated = input.results.map((r) => ({ ...r, position: 0 }));
+    expect(mismatch({ ...input, results: repeated }).kind).toBe("results");
+    const outOfRange = input.results.map((r, i) => ({ ...r, position: i + 1 }));
+    expect(mismatch({ ...input, results: outOfRange }).kind).toBe("results");
+  });
+});
