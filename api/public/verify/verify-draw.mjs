@@ -1155,7 +1155,7 @@ async function checkChain(report, proof, rpcUrl) {
   );
 
   if (proof.entropy.provider === "mock") {
-    report.info("entropy.origin", "test randomness (mock provider): the chain confirms the value, but the test service revealed it itself; never used by real campaigns");
+    report.info("entropy.origin", "test randomness (mock provider): revealed onchain by the test service itself, so its origin cannot be checked independently; never used by real campaigns");
   }
 }
 

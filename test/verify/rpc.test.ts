@@ -1,0 +1,129 @@
+// verify-draw.mjs --rpc against a fake JSON-RPC endpoint serving the drawing's contract events.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
+import { FakeChain, type ChainKnobs } from "./fake-chain.js";
+import { TempDir, closedPort, hasStackTrace, runVerifier, serve } from "./run.js";
+
+const tmp = new TempDir();
+afterAll(() => tmp.remove());
+
+const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
+
+async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}, ...flags: string[]) {
+  const chain = new FakeChain(proof, knobs);
+  const server = await serve(chain.handler);
+  try {
+    const run = await runVerifier([tmp.write(proof), "--rpc", server.url, ...flags]);
+    return { ...run, calls: chain.calls };
+  } finally {
+    await server.close();
+  }
+}
+
+const winnersProof = () => makeWinnersProof({ winners: 6, seed: "rpc-winners", provider: PROVIDER });
+const entriesProof = () => makeEntriesProof({ seed: "rpc-entries", winnersExpected: 8, provider: PROVIDER }).proof;
+
+describe("--rpc", () => {
+  it("winners draw: the chain confirms commitment, request, reveal, table and prizes", async () => {
+    const run = await verifyWithChain(winnersProof());
+    expect(run.code, run.output).toBe(0);
+    for (const line of [
+      /^✔ the RPC serves chain 31337, the proof's chain$/m,
+      /^✔ winnerList\.commitment was committed onchain in transaction 0x[0-9a-f]{8}…[0-9a-f]{6} \(block 100\)$/m,
+      /^✔ onchain: 6 winners expected; the proof lists 6$/m,
+      /^✔ the drawing committed prize table default v1$/m,
+      /^✔ random value requested after the list was committed, in the same transaction \(request 12 to provider 0x52deaa1c84233f7bb8c8a45baede41091c616506\)$/m,
+      /^✔ entropy\.value was revealed onchain by provider 0x52deaa1c84233f7bb8c8a45baede41091c616506/m,
+      /^✔ prize table default v1 equals the one published onchain$/m,
+      /^✔ the contract's 6 PrizeAwarded events match the results/m,
+      /^PASS: \d+ checks passed, 0 informational$/m,
+    ]) {
+      expect(run.stdout).toMatch(line);
+    }
+    expect(run.stdout).not.toMatch(/run with --rpc/);
+  });
+
+  it("entries draw: also the recorded winners and the entrant counts", async () => {
+    const run = await verifyWithChain(entriesProof());
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ entrants\.commitment was committed onchain/m);
+    expect(run.stdout).toMatch(/^✔ onchain: 60 entrants, total weight \d+, 8 winners expected; the proof agrees$/m);
+    expect(run.stdout).toMatch(/^✔ winnerList\.commitment was recorded onchain \(WinnersRecorded, block 103\)$/m);
+  });
+
+  it("mock provider: the chain checks still run, and the mock stays informational", async () => {
+    const run = await verifyWithChain(makeWinnersProof({ seed: "rpc-mock" }));
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^ℹ test randomness \(mock provider\): revealed onchain by the test service itself, so its origin cannot be checked independently; never used by real campaigns$/m);
+    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
+  });
+
+  it("falls back to block windows when eth_getLogs refuses a long range", async () => {
+    const run = await verifyWithChain(entriesProof(), { getLogsRangeLimit: 1000 });
+    expect(run.code, run.output).toBe(0);
+    expect(run.calls.filter((c) => c === "eth_getLogs").length).toBeGreaterThan(2);
+  });
+
+  const failures: [string, () => Proof, ChainKnobs, RegExp][] = [
+    ["another chain", winnersProof, { chainId: 1 }, /^✘ the RPC serves chain 1, the proof says chain 31337; use an RPC of chain 31337$/m],
+    ["another list commitment onchain", winnersProof, { listCommitment: keccakHex("other list") }, /^✘ onchain list commitment is 0x[0-9a-f]{64}, winnerList\.commitment is 0x[0-9a-f]{64}$/m],
+    ["another random value onchain", winnersProof, { randomValue: keccakHex("other value") }, /^✘ onchain random value 0x[0-9a-f]{64}, entropy\.value 0x[0-9a-f]{64}$/m],
+    ["randomness requested before the commitment", winnersProof, { requestBeforeCommit: true }, /^✘ the random value was requested before the list was committed$/m],
+    ["another request id", winnersProof, { sequence: 13n }, /onchain request id 13, entropy\.requestId 12/],
+    ["another provider", winnersProof, { provider: "0x1111111111111111111111111111111111111111" }, /onchain provider 0x1111111111111111111111111111111111111111, entropy\.provider 0x52deaa1c/],
+    ["another winner count", winnersProof, { winnersExpected: 7 }, /^✘ onchain winner count 7, the proof lists 6$/m],
+    ["another table version", winnersProof, { tableVersion: 2 }, /^✘ onchain table version 2, the proof's is 1$/m],
+    ["another table id", winnersProof, { tableId: "promo" }, /onchain table id 0x70726f6d6f0{54}, the proof's is "default"/],
+    ["another onchain table", winnersProof, { tableWeights: [1, 10, 401, 3999, 50000, 45589] }, /tier 2: onchain weight 401, the proof's 400/],
+    ["no such table onchain", winnersProof, { tableMissing: true }, /^✘ getPrizeTable\(default, 1\) failed onchain: execution reverted: PrizeTableNotFound$/m],
+    ["another prize onchain", winnersProof, { prizeAmounts: { 2: 1 } }, /position 2: amountCents \d+ in proof, 1 onchain/],
+    ["prizes missing onchain", winnersProof, { missingPrizes: 2 }, /4 PrizeAwarded events onchain, 6 results in the proof/],
+    ["the reveal before the commit", winnersProof, { revealBlock: 99 }, /the reveal transaction is not after the commit transaction/],
+    ["no commit receipt", winnersProof, { commitReceiptMissing: true }, /^✘ commit transaction 0x[0-9a-f]{64} not found on chain 31337$/m],
+    ["a reverted commit", winnersProof, { commitReverted: true }, /^✘ commit transaction 0x[0-9a-f]{64} reverted$/m],
+    ["another entrant count", entriesProof, { entrantCount: 61 }, /onchain entrant count 61, entrants\.count 60/],
+    ["fewer winners than the drawing takes", entriesProof, { winnersExpected: 9 }, /the proof lists 8 winners; the draw takes min\(9 expected, 60 entrants\) = 9/],
+    ["other winners recorded", entriesProof, { winnersCommitment: keccakHex("other winners") }, /onchain winners commitment 0x[0-9a-f]{64}, winnerList\.commitment 0x[0-9a-f]{64}/],
+    ["no winners recorded", entriesProof, { winnersCommitment: null }, /^✘ no WinnersRecorded event of this drawing onchain$/m],
+  ];
+
+  it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
+    const run = await verifyWithChain(make(), knobs);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(expected);
+    expect(run.stdout).toMatch(/^FAIL: /m);
+  });
+
+  it("--json carries the rpc checks", async () => {
+    const run = await verifyWithChain(winnersProof(), { randomValue: keccakHex("x") }, "--json");
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { ok: boolean; checks: { id: string; status: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c) => c.id === "rpc.reveal")?.status).toBe("fail");
+    expect(report.checks.find((c) => c.id === "rpc.commit")?.status).toBe("pass");
+  });
+
+  it("an unreachable RPC exits 2 with one line", async () => {
+    const port = await closedPort();
+    const run = await runVerifier([tmp.write(winnersProof()), "--rpc", `http://127.0.0.1:${port}`]);
+    expect(run.code, run.output).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^✘ error: cannot reach the RPC http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(hasStackTrace(run.output)).toBe(false);
+  });
+
+  it("a proof without chain data cannot be checked with --rpc (exit 2)", async () => {
+    const proof = winnersProof() as unknown as Record<string, unknown>;
+    proof.chain = null;
+    const run = await runVerifier([tmp.write(proof), "--rpc", "http://127.0.0.1:1"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/proof field chain must be an object \(needed by --rpc\)/);
+  });
+
+  it("--rpc without a URL is a usage error", async () => {
+    const run = await runVerifier([tmp.write(winnersProof()), "--rpc"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--rpc needs an http\(s\) JSON-RPC URL/);
+  });
+});
