@@ -55,15 +55,6 @@ export function wordToBigInt(bytes: Uint8Array): bigint {
   return BigInt(bytesToHex(bytes));
 }
 
-/** abi.encode(bytes32[] values): offset, length, elements. */
-export function encodeBytes32Array(values: readonly Hex[], what: string): Uint8Array {
-  const buf = new Uint8Array(64 + 32 * values.length);
-  writeSafeUint(buf, 0, 32);
-  writeSafeUint(buf, 32, values.length);
-  values.forEach((value, i) => writeBytes32(buf, 64 + 32 * i, assertBytes32(value, `${what}[${i}]`)));
-  return buf;
-}
-
 /**
  * abi.encode(bytes32[] a, uint256[] b) with a.length === b.length: two offsets, then each array as length
  * and elements.

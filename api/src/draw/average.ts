@@ -12,9 +12,10 @@
  * n = 100,000; about 60 ms to compute and divide). So q is first enclosed in a 192-bit fixed-point interval
  * with directed rounding (floor for the lower bound, ceiling for the upper), which gives a rigorous interval for
  * avg. Rounding half up is monotone, so when both ends round to the same cent that cent is the exact answer.
- * Otherwise (a half-cent boundary lies within ~2^-150 of avg, or on it) the full rational is computed. No floats.
+ * Otherwise (a half-cent boundary lies within about 2^-160 cent of avg, or exactly on it) the full rational is
+ * computed. No floats in the result.
  */
-import { DrawInputError } from "./errors.js";
+import { DrawInputError, PrizeTableError } from "./errors.js";
 import type { PrizeTable, PrizeTier } from "./prizeTable.js";
 
 /** Fixed-point fraction bits of the interval for q; far more than the rounding needs. */
@@ -29,7 +30,7 @@ function terms(table: PrizeTable, winners: number): Terms {
     throw new DrawInputError("bad_count", `winners must be a positive integer, got ${String(winners)}`);
   }
   const [top, second] = table.tiers as [PrizeTier, PrizeTier | undefined];
-  if (second === undefined) throw new DrawInputError("bad_count", "a prize table has at least 2 tiers");
+  if (second === undefined) throw new PrizeTableError("too_few_tiers", "A prize table needs at least 2 tiers");
   let S = 0n;
   for (const tier of table.tiers) S += BigInt(tier.amountCents) * BigInt(tier.weight);
   return {
@@ -98,6 +99,7 @@ export function averagePrizeCentsBounded(table: PrizeTable, winners: number, bit
 
 /** Average prize per winner for `winners` winners per draw, top-prize-once applied; exact, in cents. */
 export function averagePrizeCents(table: PrizeTable, winners: number): number {
+  // A float only picks the strategy; both strategies give the exact answer.
   const bitsOfDn = winners * Math.log2(table.denominator);
   if (bitsOfDn <= EXACT_BELOW_BITS) return averagePrizeCentsExact(table, winners);
   return averagePrizeCentsBounded(table, winners, INTERVAL_BITS) ?? averagePrizeCentsExact(table, winners);

@@ -1,6 +1,6 @@
 /** Identity hashes of the spec's "Draw computation": winner hashes, the list fingerprint, campaign ids. */
 import { bytesToHex, keccak256, stringToBytes, type Hex } from "viem";
-import { encodeBytes32Array } from "./abi.js";
+import { writeSafeUint } from "./abi.js";
 import { InvalidCampaignIdError } from "./errors.js";
 
 /** keccak256 of the UTF-8 bytes of a winner (or entrant) id. */
@@ -13,7 +13,12 @@ export function winnerHash(id: string): Hex {
  * changes the fingerprint, and a repeated id stays repeated.
  */
 export function fingerprint(ids: readonly string[]): Hex {
-  return keccak256(encodeBytes32Array(ids.map(winnerHash), "winnerHashes"));
+  // Hashes straight into the encoding (offset, length, elements): no hex round trip per id.
+  const buf = new Uint8Array(64 + 32 * ids.length);
+  writeSafeUint(buf, 0, 32);
+  writeSafeUint(buf, 32, ids.length);
+  ids.forEach((id, i) => buf.set(keccak256(stringToBytes(id), "bytes"), 64 + 32 * i));
+  return keccak256(buf);
 }
 
 /**
