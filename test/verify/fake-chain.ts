@@ -83,7 +83,7 @@ export class FakeChain {
       const event = PRIZE_DRAW_ABI.find((x) => x.type === "event" && x.name === eventName)!;
       if (event.type !== "event") throw new Error("not an event");
       const topics = encodeEventTopics({ abi: PRIZE_DRAW_ABI, eventName: eventName as "PrizeAwarded", args: { campaignId, number } }) as Hex[];
-      const inputs = event.inputs.filter((i) => !i.indexed);
+      const inputs = (event.inputs as readonly { name?: string; type: string; indexed?: boolean }[]).filter((i) => !i.indexed);
       const data = encodeAbiParameters(inputs, inputs.map((i) => args[i.name!]) as never);
       return { address: contract, topics, data, blockNumber: hex(block), transactionHash: tx, transactionIndex: "0x0", logIndex: hex(logIndex) };
     };

@@ -7,8 +7,9 @@
 import { keccak_256 } from "@noble/hashes/sha3";
 import { encodeAbiParameters, bytesToHex, hexToBigInt, stringToHex, type Hex } from "viem";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-export const REPO_ROOT = path.resolve(__dirname, "../..");
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const VERIFIER = path.join(REPO_ROOT, "api/public/verify/verify-draw.mjs");
 
 export type Tier = { amountCents: number; weight: number };
