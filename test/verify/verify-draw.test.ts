@@ -3,6 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak_256 } from "@noble/hashes/sha3";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import {
@@ -75,6 +76,23 @@ describe("keccak256", () => {
     expect(verifier.toHex(verifier.keccak256(text))).toBe(keccakHex(new TextEncoder().encode(text)));
     expect(verifier.toHex(verifier.keccak256(""))).toBe("0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
     expect(verifier.toHex(verifier.keccak256(""))).not.toBe("0xa7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a");
+  });
+
+  it("a broken keccak256 fails its self-test: one fail line, exit 1, nothing else checked", async () => {
+    // A copy of the verifier with one round constant changed.
+    const source = readFileSync(VERIFIER, "utf8");
+    expect(source).toContain("0x00008082, 0x00000000");
+    const broken = tmp.write(source.replace("0x00008082, 0x00000000", "0x00008083, 0x00000000"), "broken-verify-draw.mjs");
+    const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [broken, tmp.write(makeWinnersProof())], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      child.on("close", (code) => resolve({ code, out }));
+    });
+    expect(run.code, run.out).toBe(1);
+    expect(run.out).toMatch(/^✘ keccak256 self-test failed: keccak256 of 0-byte text gave [0-9a-f]{64}, expected c5d246/m);
+    expect(run.out).not.toMatch(/✔/);
   });
 
   it("agrees with noble on large inputs (1 MiB)", () => {

@@ -47,6 +47,7 @@ const TWO_256 = 1n << 256n;
 // 32-bit words: state[2i] its low half, state[2i + 1] its high half. The permutation is unrolled (theta, rho and
 // pi, chi, iota) so that every intermediate lane lives in a local variable.
 
+// Round constants of iota, as (low word, high word) per round.
 const RC = new Uint32Array([
   0x00000001, 0x00000000, 0x00008082, 0x00000000, 0x0000808a, 0x80000000, 0x80008000, 0x80000000,
   0x0000808b, 0x00000000, 0x80000001, 0x00000000, 0x80008081, 0x80000000, 0x00008009, 0x80000000,
@@ -55,6 +56,10 @@ const RC = new Uint32Array([
   0x00008002, 0x80000000, 0x00000080, 0x80000000, 0x0000800a, 0x00000000, 0x8000000a, 0x80000000,
   0x80008081, 0x80000000, 0x00008080, 0x80000000, 0x80000001, 0x00000000, 0x80008008, 0x80000000,
 ]);
+// Lane x + 5y of the state is s[2(x + 5y)] (low) and s[2(x + 5y) + 1] (high). Per round:
+//   theta:       c_x = xor of column x; d_x = c_(x-1) ^ rot(c_(x+1), 1); t_i = lane_i ^ d_x
+//   rho and pi:  b at (y, 2x + 3y) = rot(t at (x, y), r[x][y]) with the standard offsets r
+//   chi:         lane (x, y) = b(x, y) ^ (~b(x + 1, y) & b(x + 2, y));  iota: lane 0 ^= RC[round]
 function keccakF1600(s) {
   for (let round = 0; round < 48; round += 2) {
     const c0l = s[0] ^ s[10] ^ s[20] ^ s[30] ^ s[40];
