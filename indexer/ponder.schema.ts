@@ -1,0 +1,166 @@
+import { index, onchainTable } from "ponder";
+
+// Mirrors PrizeDraw's events closely enough that a draw's proof can be built from these rows alone.
+// Conventions: hex columns are stored lowercase; uint64+ values and sums are bigint; values bounded by the
+// contract below 2^31 (counts, positions, tiers, kinds) are integer. Block numbers and timestamps are bigint.
+
+/** A registered campaign (CampaignRegistered, PayoutWalletChanged, LargePrizeThresholdChanged, DrawingCommitted). */
+export const campaign = onchainTable("campaign", (t) => ({
+  /** bytes32: the campaign slug as ASCII, right-padded. */
+  id: t.hex().primaryKey(),
+  /** Zero address while the campaign is a draft without a wallet. */
+  payoutWallet: t.hex().notNull(),
+  largePrizeThresholdCents: t.bigint().notNull(),
+  /** Number of the last committed drawing; 0 before the first. */
+  lastNumber: t.bigint().notNull(),
+  registeredBlock: t.bigint().notNull(),
+  registeredTx: t.hex().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** A published prize table (PrizeTablePublished); never changes once published. */
+export const prizeTable = onchainTable("prize_table", (t) => ({
+  /** `${tableId}:${version}` */
+  id: t.text().primaryKey(),
+  tableId: t.hex().notNull(),
+  /** uint32 onchain, so bigint here (it may exceed int32). */
+  version: t.bigint().notNull(),
+  denominator: t.integer().notNull(),
+  /** Top prize first. The contract bounds amounts to 1e8 and weights/thresholds to 2^31-1, so int32 fits. */
+  amountsCents: t.integer().array().notNull(),
+  weights: t.integer().array().notNull(),
+  /** Cumulative weights: tier i covers rolls below thresholds[i]. */
+  thresholds: t.integer().array().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+  txHash: t.hex().notNull(),
+}));
+
+/** One drawing of a campaign, from its commitment to its payout. */
+export const drawing = onchainTable(
+  "drawing",
+  (t) => ({
+    /** `${campaignId}:${number}` */
+    id: t.text().primaryKey(),
+    campaignId: t.hex().notNull(),
+    number: t.bigint().notNull(),
+    /** 0 winners, 1 entrants. */
+    kind: t.integer().notNull(),
+    listCommitment: t.hex().notNull(),
+    /** = listCommitment for winner draws; from WinnersRecorded for entrant draws (null until then). */
+    winnersCommitment: t.hex(),
+    winnersExpected: t.integer().notNull(),
+    entrantCount: t.integer().notNull(),
+    totalWeight: t.bigint().notNull(),
+    tableId: t.hex().notNull(),
+    tableVersion: t.bigint().notNull(),
+    largePrizeThresholdCents: t.bigint().notNull(),
+    /** Prizes the drawing computes: winnersExpected, or min(winnersExpected, entrantCount) for entrant draws. */
+    prizeCount: t.integer().notNull(),
+    // EntropyRequested (same transaction as DrawingCommitted, right after it)
+    provider: t.hex(),
+    sequence: t.bigint(),
+    fee: t.bigint(),
+    commitBlock: t.bigint().notNull(),
+    commitTimestamp: t.bigint().notNull(),
+    commitTx: t.hex().notNull(),
+    // EntropyRevealed
+    randomValue: t.hex(),
+    revealBlock: t.bigint(),
+    revealTimestamp: t.bigint(),
+    revealTx: t.hex(),
+    /** "requested" | "revealed" | "settled" | "paid" */
+    status: t.text().notNull(),
+    /** Positions settled so far (PrizeAwarded rows). */
+    settledCount: t.integer().notNull(),
+    // DrawingSettled
+    settleBlock: t.bigint(),
+    settleTimestamp: t.bigint(),
+    settleTx: t.hex(),
+    payoutCents: t.bigint(),
+    heldCount: t.integer(),
+    heldCents: t.bigint(),
+    // WinnersRecorded (entrant draws)
+    winnerCount: t.integer(),
+    winnersRecordedBlock: t.bigint(),
+    winnersRecordedTx: t.hex(),
+    // DrawingPaid
+    payoutWallet: t.hex(),
+    payoutTokenAmount: t.bigint(),
+    paidBlock: t.bigint(),
+    paidTimestamp: t.bigint(),
+    payoutTx: t.hex(),
+  }),
+  (table) => ({
+    campaignNumberIdx: index().on(table.campaignId, table.number),
+    providerSequenceIdx: index().on(table.provider, table.sequence),
+  }),
+);
+
+/** One position's prize (PrizeAwarded); held prizes are paid one by one (HeldPrizePaid). */
+export const prize = onchainTable(
+  "prize",
+  (t) => ({
+    /** `${campaignId}:${number}:${position}` */
+    id: t.text().primaryKey(),
+    campaignId: t.hex().notNull(),
+    number: t.bigint().notNull(),
+    position: t.integer().notNull(),
+    /** The accepted random value of this position (after rejection sampling). */
+    randomValue: t.hex().notNull(),
+    roll: t.bigint().notNull(),
+    /** 0 is the top prize. */
+    tier: t.integer().notNull(),
+    amountCents: t.bigint().notNull(),
+    held: t.boolean().notNull(),
+    heldPaid: t.boolean().notNull().default(false),
+    heldPaidTx: t.hex(),
+    blockNumber: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+  }),
+  (table) => ({
+    campaignNumberIdx: index().on(table.campaignId, table.number),
+  }),
+);
+
+/** Every token transfer the contract made: a drawing's payout, a held prize, a guarantee. */
+export const payout = onchainTable(
+  "payout",
+  (t) => ({
+    /** `${txHash}:${logIndex}` */
+    id: t.text().primaryKey(),
+    /** "drawing" | "held" | "guarantee" */
+    kind: t.text().notNull(),
+    campaignId: t.hex().notNull(),
+    /** Drawing number (kinds "drawing" and "held"). */
+    number: t.bigint(),
+    /** Held prize position (kind "held"). */
+    position: t.integer(),
+    /** Kind "guarantee". */
+    guaranteeId: t.hex(),
+    /** Kind "guarantee": keccak256 of the winner's id. */
+    winnerHash: t.hex(),
+    wallet: t.hex().notNull(),
+    amountCents: t.bigint().notNull(),
+    tokenAmount: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+  }),
+  (table) => ({
+    campaignBlockIdx: index().on(table.campaignId, table.blockNumber),
+  }),
+);
+
+/** A randomness callback that matched no pending request (EntropyCallbackIgnored). */
+export const ignoredCallback = onchainTable("ignored_callback", (t) => ({
+  /** `${txHash}:${logIndex}` */
+  id: t.text().primaryKey(),
+  provider: t.hex().notNull(),
+  sequence: t.bigint().notNull(),
+  randomValue: t.hex().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+  txHash: t.hex().notNull(),
+}));

@@ -1,0 +1,719 @@
+// The Ponder indexer for real: anvil, the contracts deployed by deployLocal, `ponder start` on a fresh data dir.
+// Drives a full cycle (table, campaign, winner draw with a settle batch, payout, guarantee, entrant draw with
+// recordWinners, held prize, an ignored callback) and checks that every event is readable through the indexer's
+// HTTP routes within 5 s of its receipt, equal to what the contract says. Then restarts Ponder on the same data.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createClient } from "@ponder/client";
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  keccak256,
+  parseEventLogs,
+  toHex,
+  type Abi,
+  type Address,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployLocal } from "../../api/src/chain/deploy.js";
+import { MockEntropyAbi } from "../../indexer/abis/MockEntropyAbi.js";
+import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
+import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
+import * as ponderSchema from "../../indexer/ponder.schema.js";
+import { freePort, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+
+// Anvil's well-known development keys (public; valid only on a local chain).
+const OPERATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"; // account 1
+const STRANGER_KEY: Hex = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6"; // account 3
+
+const VISIBLE_WITHIN_MS = 5_000;
+const TABLE_ID = toHex("default", { size: 32 });
+const AMOUNTS = [10_000_000n, 100_000n, 10_000n, 2_000n, 1_000n, 500n];
+const WEIGHTS = [1n, 10n, 400n, 4_000n, 50_000n, 45_589n];
+const STATUS = ["none", "requested", "revealed", "settled", "paid"] as const;
+
+/** ASCII right-padded to 32 bytes, like bytes32("summer-daily"). */
+function bytes32Ascii(text: string): Hex {
+  return `0x${Buffer.from(text, "ascii").toString("hex").padEnd(64, "0")}`;
+}
+
+// ------------------------------------------------------------------ JSON shapes served by indexer/src/api
+
+type DrawingJson = {
+  id: string;
+  campaignId: Hex;
+  number: string;
+  kind: number;
+  listCommitment: Hex;
+  winnersCommitment: Hex | null;
+  winnersExpected: number;
+  entrantCount: number;
+  totalWeight: string;
+  tableId: Hex;
+  tableVersion: string;
+  largePrizeThresholdCents: string;
+  prizeCount: number;
+  provider: Hex | null;
+  sequence: string | null;
+  fee: string | null;
+  commitBlock: string;
+  commitTimestamp: string;
+  commitTx: Hex;
+  randomValue: Hex | null;
+  revealBlock: string | null;
+  revealTimestamp: string | null;
+  revealTx: Hex | null;
+  status: "requested" | "revealed" | "settled" | "paid";
+  settledCount: number;
+  settleBlock: string | null;
+  settleTimestamp: string | null;
+  settleTx: Hex | null;
+  payoutCents: string | null;
+  heldCount: number | null;
+  heldCents: string | null;
+  winnerCount: number | null;
+  winnersRecordedBlock: string | null;
+  winnersRecordedTx: Hex | null;
+  payoutWallet: Hex | null;
+  payoutTokenAmount: string | null;
+  paidBlock: string | null;
+  paidTimestamp: string | null;
+  payoutTx: Hex | null;
+};
+type PrizeJson = {
+  id: string;
+  campaignId: Hex;
+  number: string;
+  position: number;
+  randomValue: Hex;
+  roll: string;
+  tier: number;
+  amountCents: string;
+  held: boolean;
+  heldPaid: boolean;
+  heldPaidTx: Hex | null;
+  blockNumber: string;
+  txHash: Hex;
+};
+type CampaignJson = {
+  id: Hex;
+  payoutWallet: Hex;
+  largePrizeThresholdCents: string;
+  lastNumber: string;
+  registeredBlock: string;
+  registeredTx: Hex;
+  updatedBlock: string;
+};
+type PrizeTableJson = {
+  id: string;
+  tableId: Hex;
+  version: string;
+  denominator: number;
+  amountsCents: number[];
+  weights: number[];
+  thresholds: number[];
+  blockNumber: string;
+  timestamp: string;
+  txHash: Hex;
+};
+type PayoutJson = {
+  id: string;
+  kind: "drawing" | "held" | "guarantee";
+  campaignId: Hex;
+  number: string | null;
+  position: number | null;
+  guaranteeId: Hex | null;
+  winnerHash: Hex | null;
+  wallet: Hex;
+  amountCents: string;
+  tokenAmount: string;
+  blockNumber: string;
+  logIndex: number;
+  timestamp: string;
+  txHash: Hex;
+};
+type HeadJson = { chainId: number | null; blockNumber: string | null; blockTimestamp: string | null; ready: boolean };
+
+// ------------------------------------------------------------------ state
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "prizedraw-indexer-test-"));
+const schemaName = `t_${process.pid}_${Date.now().toString(36)}`;
+let anvil: Proc | undefined;
+let ponder: Proc | undefined;
+let ponderPort = 0;
+let rpcUrl = "";
+let prizeDraw: Address;
+let entropy: Address;
+let token: Address;
+let provider: Address;
+let ponderEnv: Record<string, string> = {};
+let ponderRuns = 0;
+
+const operator = privateKeyToAccount(OPERATOR_KEY);
+const stranger = privateKeyToAccount(STRANGER_KEY);
+const payoutWallet1: Address = "0x00000000000000000000000000000000000a11ce";
+const payoutWallet2: Address = "0x000000000000000000000000000000000000b0b0";
+const CAMPAIGN = bytes32Ascii("summer-daily");
+
+let pub: ReturnType<typeof createPublicClient>;
+let opWallet: ReturnType<typeof createWalletClient>;
+let strangerWallet: ReturnType<typeof createWalletClient>;
+
+const latencies: { label: string; ms: number }[] = [];
+
+// ------------------------------------------------------------------ helpers
+
+function baseUrl(): string {
+  return `http://127.0.0.1:${ponderPort}`;
+}
+
+async function get<T>(route: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${baseUrl()}${route}`);
+  const text = await res.text();
+  return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as T };
+}
+
+async function launchPonder(env: Record<string, string>): Promise<void> {
+  ponderRuns += 1;
+  ponder = startPonder({ port: ponderPort, schema: schemaName, env, log: path.join(tmp, `ponder-${ponderRuns}.log`) });
+  const p = ponder;
+  await until("Ponder /ready", async () => ((await fetch(`${baseUrl()}/ready`).catch(() => undefined))?.status === 200 ? true : undefined), 120_000, 100, p);
+}
+
+type Receipt = TransactionReceipt & { seenAt: number };
+
+/** Sends a transaction and polls for its receipt every 5 ms; `seenAt` is when the receipt was first readable. */
+async function send<
+  const abi extends Abi,
+  name extends ContractFunctionName<abi, "nonpayable" | "payable">,
+  args extends ContractFunctionArgs<abi, "nonpayable" | "payable", name>,
+>(wallet: ReturnType<typeof createWalletClient>, to: Address, abi: abi, functionName: name, args: args, gas?: bigint): Promise<Receipt> {
+  const account = wallet.account;
+  if (account === undefined) throw new Error("wallet without account");
+  const { request } = await pub.simulateContract({ account, address: to, abi, functionName, args, gas } as never);
+  const hash = await wallet.writeContract({ ...(request as object), gas } as never);
+  const receipt = await until(`receipt of ${functionName}`, () => pub.getTransactionReceipt({ hash }).catch(() => undefined), 10_000, 5);
+  const seenAt = performance.now();
+  if (receipt.status !== "success") throw new Error(`${functionName} reverted`);
+  return { ...receipt, seenAt };
+}
+
+const op = <name extends ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">>(
+  functionName: name,
+  args: ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", name>,
+) => send(opWallet, prizeDraw, PrizeDrawAbi, functionName, args);
+
+/** Polls `route` until `ready(body)` holds (at most 5 s after the receipt) and records the latency. */
+async function visible<T>(label: string, receipt: Receipt, route: string, ready: (body: T) => boolean): Promise<T> {
+  const body = await until(
+    `${label} via ${route}`,
+    async () => {
+      const res = await get<T>(route);
+      return res.status === 200 && ready(res.body) ? res.body : undefined;
+    },
+    VISIBLE_WITHIN_MS,
+    10,
+    ponder,
+  );
+  const ms = performance.now() - receipt.seenAt;
+  latencies.push({ label, ms });
+  expect(ms).toBeLessThan(VISIBLE_WITHIN_MS);
+  return body;
+}
+
+function prizeDrawLogs(receipt: TransactionReceipt) {
+  return parseEventLogs({ abi: PrizeDrawAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === prizeDraw.toLowerCase()) });
+}
+
+const drawingRoute = (number: bigint) => `/drawings/${CAMPAIGN}/${number}`;
+
+/** The indexed drawing equals PrizeDraw.getDrawing field by field. */
+async function expectDrawingMatchesContract(d: DrawingJson): Promise<void> {
+  const v = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [d.campaignId, BigInt(d.number)] });
+  expect(d.status).toBe(STATUS[v.status]);
+  expect(d.kind).toBe(v.kind);
+  expect(d.listCommitment).toBe(v.listCommitment.toLowerCase());
+  const zero = `0x${"0".repeat(64)}`;
+  expect(d.winnersCommitment ?? zero).toBe(v.winnersCommitment.toLowerCase());
+  expect(d.winnersExpected).toBe(v.winnersExpected);
+  expect(d.entrantCount).toBe(v.entrantCount);
+  expect(d.totalWeight).toBe(v.totalWeight.toString());
+  expect(d.tableId).toBe(v.tableId.toLowerCase());
+  expect(d.tableVersion).toBe(String(v.tableVersion));
+  expect(d.largePrizeThresholdCents).toBe(v.largePrizeThresholdCents.toString());
+  expect(d.provider).toBe(v.provider.toLowerCase());
+  expect(d.sequence).toBe(v.sequence.toString());
+  expect(d.randomValue ?? zero).toBe(v.randomValue.toLowerCase());
+  expect(d.revealTimestamp ?? "0").toBe(String(v.revealedAt));
+  expect(d.prizeCount).toBe(v.prizeCount);
+  expect(d.settledCount).toBe(v.settledCount);
+  if (d.status === "settled" || d.status === "paid") {
+    expect(d.payoutCents).toBe(v.payoutCents.toString());
+    expect(d.heldCents).toBe(v.heldCents.toString());
+    expect(d.heldCount).toBe(v.heldCount);
+  }
+}
+
+/** Every PrizeAwarded log of `receipts` has its row, equal field by field, and matches PrizeDraw.prizeAt. */
+async function expectPrizesMatchLogs(prizes: PrizeJson[], receipts: TransactionReceipt[]): Promise<void> {
+  const awarded = receipts.flatMap((r) =>
+    prizeDrawLogs(r)
+      .filter((l) => l.eventName === "PrizeAwarded")
+      .map((l) => ({ log: l, receipt: r })),
+  );
+  expect(prizes.length).toBe(awarded.length);
+  for (const { log, receipt } of awarded) {
+    if (log.eventName !== "PrizeAwarded") continue;
+    const a = log.args;
+    const row = prizes[Number(a.position)];
+    expect(row).toBeDefined();
+    if (row === undefined) continue;
+    expect(row).toMatchObject({
+      id: `${a.campaignId.toLowerCase()}:${a.number}:${a.position}`,
+      campaignId: a.campaignId.toLowerCase(),
+      number: a.number.toString(),
+      position: Number(a.position),
+      randomValue: a.randomValue.toLowerCase(),
+      roll: a.roll.toString(),
+      tier: Number(a.tier),
+      amountCents: a.amountCents.toString(),
+      held: a.held,
+      blockNumber: receipt.blockNumber.toString(),
+      txHash: receipt.transactionHash.toLowerCase(),
+    });
+  }
+  // Spot-check a few positions against the contract's own recomputation.
+  for (const row of [prizes[0], prizes[prizes.length - 1]]) {
+    if (row === undefined) continue;
+    const [randomValue, roll, tier, amountCents, held] = await pub.readContract({
+      address: prizeDraw,
+      abi: PrizeDrawAbi,
+      functionName: "prizeAt",
+      args: [row.campaignId, BigInt(row.number), BigInt(row.position)],
+    });
+    expect([row.randomValue, row.roll, row.tier, row.amountCents, row.held]).toEqual([
+      randomValue.toLowerCase(),
+      roll.toString(),
+      Number(tier),
+      amountCents.toString(),
+      held,
+    ]);
+  }
+}
+
+async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entrantCount = 0, totalWeight = 0n) {
+  const listCommitment = keccak256(toHex(`list-${number}`));
+  const receipt = await op("commitAndRequest", [
+    { campaignId: CAMPAIGN, number, kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId: TABLE_ID, tableVersion: 1 },
+  ]);
+  const logs = prizeDrawLogs(receipt);
+  expect(logs.map((l) => l.eventName)).toEqual(["DrawingCommitted", "EntropyRequested"]);
+  const requested = logs[1];
+  if (requested?.eventName !== "EntropyRequested") throw new Error("no EntropyRequested");
+  const d = await visible<{ drawing: DrawingJson }>(`commit #${number}`, receipt, drawingRoute(number), (b) => b.drawing.sequence !== null);
+  expect(d.drawing).toMatchObject({
+    id: `${CAMPAIGN}:${number}`,
+    status: "requested",
+    kind,
+    listCommitment,
+    winnersCommitment: kind === 0 ? listCommitment : null,
+    provider: requested.args.provider.toLowerCase(),
+    sequence: requested.args.sequence.toString(),
+    fee: requested.args.fee.toString(),
+    commitBlock: receipt.blockNumber.toString(),
+    commitTx: receipt.transactionHash,
+    randomValue: null,
+    settledCount: 0,
+  });
+  const block = await pub.getBlock({ blockNumber: receipt.blockNumber });
+  expect(d.drawing.commitTimestamp).toBe(block.timestamp.toString());
+  await expectDrawingMatchesContract(d.drawing);
+  return { sequence: requested.args.sequence, provider: requested.args.provider, listCommitment };
+}
+
+/** Reveals through MockEntropy (from a stranger's account), finishes with settle() if the callback ran out of budget. */
+async function revealAndSettle(number: bigint, sequence: bigint, randomValue: Hex): Promise<{ drawing: DrawingJson; prizes: PrizeJson[]; receipts: Receipt[] }> {
+  // Explicit gas: the callback and settle() stop early instead of reverting when gas runs short, so an
+  // estimated gas limit would settle (almost) nothing.
+  const reveal = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, sequence, randomValue], 3_000_000n);
+  const revealLogs = prizeDrawLogs(reveal);
+  expect(revealLogs[0]?.eventName).toBe("EntropyRevealed");
+  const view = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [CAMPAIGN, number] });
+  const revealed = await visible<{ drawing: DrawingJson; prizes: PrizeJson[] }>(
+    `reveal #${number}`,
+    reveal,
+    drawingRoute(number),
+    (b) => b.drawing.randomValue !== null && b.drawing.settledCount === view.settledCount,
+  );
+  expect(revealed.drawing).toMatchObject({
+    randomValue: randomValue.toLowerCase(),
+    revealBlock: reveal.blockNumber.toString(),
+    revealTx: reveal.transactionHash,
+    status: STATUS[view.status],
+  });
+  await expectDrawingMatchesContract(revealed.drawing);
+  const receipts: Receipt[] = [reveal];
+  if (STATUS[view.status] === "revealed") {
+    // The callback's gas budget did not cover every position: anyone may finish with settle().
+    const settle = await send(strangerWallet, prizeDraw, PrizeDrawAbi, "settle", [CAMPAIGN, number, 100_000n], 10_000_000n);
+    receipts.push(settle);
+    const settled = await visible<{ drawing: DrawingJson }>(`settle #${number}`, settle, drawingRoute(number), (b) => b.drawing.status === "settled");
+    expect(settled.drawing.settleTx).toBe(settle.transactionHash);
+  } else {
+    expect(revealed.drawing.settleTx).toBe(reveal.transactionHash);
+  }
+  const final = await get<{ drawing: DrawingJson; prizes: PrizeJson[] }>(drawingRoute(number));
+  expect(final.body.drawing.status).toBe("settled");
+  await expectDrawingMatchesContract(final.body.drawing);
+  await expectPrizesMatchLogs(final.body.prizes, receipts);
+  const settledLog = receipts.flatMap(prizeDrawLogs).find((l) => l.eventName === "DrawingSettled");
+  if (settledLog?.eventName !== "DrawingSettled") throw new Error("no DrawingSettled");
+  expect(final.body.drawing).toMatchObject({
+    payoutCents: settledLog.args.payoutCents.toString(),
+    heldCents: settledLog.args.heldCents.toString(),
+    heldCount: Number(settledLog.args.heldCount),
+    prizeCount: Number(settledLog.args.prizeCount),
+  });
+  return { drawing: final.body.drawing, prizes: final.body.prizes, receipts };
+}
+
+async function expectPayoutRow(receipt: Receipt, kind: PayoutJson["kind"]): Promise<PayoutJson> {
+  const log = prizeDrawLogs(receipt).find((l) => l.eventName === "DrawingPaid" || l.eventName === "HeldPrizePaid" || l.eventName === "GuaranteePaid");
+  if (log === undefined || log.logIndex === null) throw new Error("no payout log");
+  const id = `${receipt.transactionHash}:${log.logIndex}`;
+  const body = await visible<{ payouts: PayoutJson[] }>(`${kind} payout`, receipt, `/payouts?campaignId=${CAMPAIGN}`, (b) => b.payouts.some((p) => p.id === id));
+  const row = body.payouts.find((p) => p.id === id);
+  if (row === undefined) throw new Error("unreachable");
+  const a = log.args as { wallet: Address; amountCents: bigint; tokenAmount: bigint };
+  const block = await pub.getBlock({ blockNumber: receipt.blockNumber });
+  expect(row).toMatchObject({
+    kind,
+    campaignId: CAMPAIGN,
+    wallet: a.wallet.toLowerCase(),
+    amountCents: a.amountCents.toString(),
+    tokenAmount: a.tokenAmount.toString(),
+    blockNumber: receipt.blockNumber.toString(),
+    logIndex: log.logIndex,
+    timestamp: block.timestamp.toString(),
+    txHash: receipt.transactionHash,
+  });
+  // tokens really moved: the token amount is cents x 10^(6-2)
+  expect(BigInt(row.tokenAmount)).toBe(BigInt(row.amountCents) * 10_000n);
+  return row;
+}
+
+// ------------------------------------------------------------------ lifecycle
+
+beforeAll(async () => {
+  const anvilPort = await freePort();
+  ponderPort = await freePort();
+  rpcUrl = `http://127.0.0.1:${anvilPort}`;
+  anvil = startAnvil(anvilPort, path.join(tmp, "anvil-state.json"), path.join(tmp, "anvil.log"));
+  const transport = http(rpcUrl);
+  pub = createPublicClient({ chain: foundry, transport, pollingInterval: 20 });
+  opWallet = createWalletClient({ chain: foundry, transport, account: operator, pollingInterval: 20 });
+  strangerWallet = createWalletClient({ chain: foundry, transport, account: stranger, pollingInterval: 20 });
+  const a = anvil;
+  await until("anvil", () => pub.getBlockNumber().then(() => true), 20_000, 50, a);
+
+  const record = await deployLocal({ rpcUrl, dataDir: tmp });
+  prizeDraw = record.prizeDraw;
+  entropy = record.entropy;
+  token = record.token;
+  provider = record.entropyProvider;
+
+  ponderEnv = {
+    PRIZEDRAW_DATA_DIR: tmp,
+    PRIZEDRAW_RPC_URL: rpcUrl,
+    PRIZEDRAW_CHAIN_ID: String(record.chainId),
+    PRIZEDRAW_ADDRESS: record.prizeDraw,
+    PRIZEDRAW_START_BLOCK: String(record.deployBlock),
+  };
+  await launchPonder(ponderEnv);
+}, 180_000);
+
+afterAll(async () => {
+  await stop(ponder);
+  await stop(anvil);
+  if (process.env.KEEP_INDEXER_TEST_DIR === undefined) rmSync(tmp, { recursive: true, force: true });
+  else console.log(`indexer test data kept in ${tmp}`);
+}, 60_000);
+
+// ------------------------------------------------------------------ the cycle
+
+describe("Ponder indexer over a full PrizeDraw cycle", () => {
+  let drawing1: { drawing: DrawingJson; prizes: PrizeJson[] } | undefined;
+
+  it("answers /health, /ready, /status, /head, and 400/404 on bad or unknown input", async () => {
+    expect((await fetch(`${baseUrl()}/health`)).status).toBe(200);
+    expect((await fetch(`${baseUrl()}/ready`)).status).toBe(200);
+    const status = await get<Record<string, { id: number; block: { number: number } }>>("/status");
+    expect(status.body.chain?.id).toBe(31337);
+    const head = await until(
+      "head near the chain's",
+      async () => {
+        const h = (await get<HeadJson>("/head")).body;
+        const chainHead = await pub.getBlockNumber();
+        return h.blockNumber !== null && BigInt(h.blockNumber) >= chainHead - 1n ? h : undefined;
+      },
+      5_000,
+    );
+    expect(head).toMatchObject({ chainId: 31337, ready: true });
+    const headBlock = await pub.getBlock({ blockNumber: BigInt(head.blockNumber ?? "0") });
+    expect(head.blockTimestamp).toBe(headBlock.timestamp.toString());
+
+    for (const route of [
+      "/drawings/0x1234/1",
+      `/drawings/${CAMPAIGN}/abc`,
+      `/drawings/${CAMPAIGN}/-1`,
+      `/drawings/${CAMPAIGN}/1.5`,
+      `/drawings/${CAMPAIGN}/18446744073709551616`,
+      "/campaigns/summer-daily",
+      `/campaigns/${CAMPAIGN}zz/drawings`,
+      `/prize-tables/${TABLE_ID}/4294967296`,
+      `/prize-tables/nope/1`,
+      "/payouts?campaignId=0x12",
+    ]) {
+      const res = await get<{ error: string; detail: string }>(route);
+      expect({ route, status: res.status, error: res.body.error }).toEqual({ route, status: 400, error: "bad_request" });
+      expect(res.body.detail).toEqual(expect.any(String));
+    }
+    for (const route of [drawingRoute(1n), `/campaigns/${CAMPAIGN}`, `/prize-tables/${TABLE_ID}/1`]) {
+      const res = await get<{ error: string }>(route);
+      expect({ route, status: res.status, body: res.body }).toEqual({ route, status: 404, body: { error: "not_found" } });
+    }
+    expect((await get<{ drawings: unknown[] }>(`/campaigns/${CAMPAIGN}/drawings`)).body).toEqual({ drawings: [] });
+    expect((await get<{ payouts: unknown[] }>("/payouts")).body).toEqual({ payouts: [] });
+  });
+
+  it("indexes a published prize table", async () => {
+    const receipt = await op("publishPrizeTable", [TABLE_ID, 1, AMOUNTS, WEIGHTS]);
+    const row = await visible<PrizeTableJson>("publishPrizeTable", receipt, `/prize-tables/${TABLE_ID}/1`, () => true);
+    const [denominator, amounts, weights, thresholds] = await pub.readContract({
+      address: prizeDraw,
+      abi: PrizeDrawAbi,
+      functionName: "getPrizeTable",
+      args: [TABLE_ID, 1],
+    });
+    expect(row).toEqual({
+      id: `${TABLE_ID}:1`,
+      tableId: TABLE_ID,
+      version: "1",
+      denominator: Number(denominator),
+      amountsCents: amounts.map(Number),
+      weights: weights.map(Number),
+      thresholds: thresholds.map(Number),
+      blockNumber: receipt.blockNumber.toString(),
+      timestamp: (await pub.getBlock({ blockNumber: receipt.blockNumber })).timestamp.toString(),
+      txHash: receipt.transactionHash,
+    });
+    expect(row.denominator).toBe(100_000);
+    expect(row.thresholds.at(-1)).toBe(100_000);
+  });
+
+  it("indexes a campaign, its wallet change and threshold change", async () => {
+    const registered = await op("registerCampaign", [CAMPAIGN, payoutWallet1, 100_000_000n]);
+    let row = await visible<CampaignJson>("registerCampaign", registered, `/campaigns/${CAMPAIGN}`, () => true);
+    expect(row).toEqual({
+      id: CAMPAIGN,
+      payoutWallet: payoutWallet1,
+      largePrizeThresholdCents: "100000000",
+      lastNumber: "0",
+      registeredBlock: registered.blockNumber.toString(),
+      registeredTx: registered.transactionHash,
+      updatedBlock: registered.blockNumber.toString(),
+    });
+    const changed = await op("setPayoutWallet", [CAMPAIGN, payoutWallet2]);
+    row = await visible<CampaignJson>("setPayoutWallet", changed, `/campaigns/${CAMPAIGN}`, (b) => b.payoutWallet === payoutWallet2);
+    expect(row.updatedBlock).toBe(changed.blockNumber.toString());
+    const threshold = await op("setLargePrizeThreshold", [CAMPAIGN, 5_000_000n]);
+    row = await visible<CampaignJson>("setLargePrizeThreshold", threshold, `/campaigns/${CAMPAIGN}`, (b) => b.largePrizeThresholdCents === "5000000");
+    const [registeredFlag, wallet, lastNumber, cents] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [CAMPAIGN] });
+    expect(registeredFlag).toBe(true);
+    expect([row.payoutWallet, row.lastNumber, row.largePrizeThresholdCents]).toEqual([wallet.toLowerCase(), lastNumber.toString(), cents.toString()]);
+  });
+
+  it("indexes a winner draw from commit to payout, settle batch included", async () => {
+    // 120 positions do not fit the callback's budget: the reveal settles part, settle() the rest.
+    const { sequence } = await commit(1n, 0, 120);
+    const campaign = (await get<CampaignJson>(`/campaigns/${CAMPAIGN}`)).body;
+    expect(campaign.lastNumber).toBe("1");
+    drawing1 = await revealAndSettle(1n, sequence, keccak256(toHex("random-1")));
+    expect(drawing1.prizes.map((p) => p.position)).toEqual([...Array(120).keys()]);
+
+    const paid = await op("payout", [CAMPAIGN, 1n]);
+    const row = await expectPayoutRow(paid, "drawing");
+    expect(row).toMatchObject({ number: "1", position: null, guaranteeId: null, winnerHash: null, wallet: payoutWallet2, amountCents: drawing1.drawing.payoutCents });
+    const d = await visible<{ drawing: DrawingJson }>("payout drawing row", paid, drawingRoute(1n), (b) => b.drawing.status === "paid");
+    expect(d.drawing).toMatchObject({ payoutWallet: payoutWallet2, payoutTokenAmount: row.tokenAmount, paidBlock: paid.blockNumber.toString(), payoutTx: paid.transactionHash, paidTimestamp: row.timestamp });
+    await expectDrawingMatchesContract(d.drawing);
+  });
+
+  it("indexes guarantee payouts", async () => {
+    for (let i = 1; i <= 4; i++) {
+      const guaranteeId = keccak256(toHex(`guarantee-${i}`));
+      const winnerHash = keccak256(toHex(`winner-${i}`));
+      const receipt = await op("payGuarantee", [CAMPAIGN, guaranteeId, winnerHash, 2_500n + BigInt(i)]);
+      const row = await expectPayoutRow(receipt, "guarantee");
+      expect(row).toMatchObject({ guaranteeId, winnerHash, number: null, position: null, amountCents: String(2_500 + i) });
+    }
+  });
+
+  it("indexes an entrant draw with recorded winners", async () => {
+    const { sequence } = await commit(2n, 1, 5, 3, 10n);
+    const before = (await get<{ drawing: DrawingJson }>(drawingRoute(2n))).body.drawing;
+    expect(before).toMatchObject({ winnersCommitment: null, entrantCount: 3, totalWeight: "10", prizeCount: 3 });
+    const { drawing, prizes } = await revealAndSettle(2n, sequence, keccak256(toHex("random-2")));
+    expect(prizes).toHaveLength(3);
+    expect(drawing.winnersCommitment).toBeNull();
+
+    const winnersCommitment = keccak256(toHex("winners-2"));
+    const recorded = await op("recordWinners", [CAMPAIGN, 2n, winnersCommitment]);
+    const d = await visible<{ drawing: DrawingJson }>("recordWinners", recorded, drawingRoute(2n), (b) => b.drawing.winnersCommitment !== null);
+    expect(d.drawing).toMatchObject({ winnersCommitment, winnerCount: 3, winnersRecordedBlock: recorded.blockNumber.toString(), winnersRecordedTx: recorded.transactionHash });
+    await expectDrawingMatchesContract(d.drawing);
+
+    const paid = await op("payout", [CAMPAIGN, 2n]);
+    await expectPayoutRow(paid, "drawing");
+    await visible<{ drawing: DrawingJson }>("payout #2", paid, drawingRoute(2n), (b) => b.drawing.status === "paid");
+  });
+
+  it("indexes held prizes and their one-by-one payment", async () => {
+    const lowered = await op("setLargePrizeThreshold", [CAMPAIGN, 500n]);
+    await visible<CampaignJson>("setLargePrizeThreshold low", lowered, `/campaigns/${CAMPAIGN}`, (b) => b.largePrizeThresholdCents === "500");
+    const { sequence } = await commit(3n, 0, 3);
+    const { drawing, prizes } = await revealAndSettle(3n, sequence, keccak256(toHex("random-3")));
+    expect(drawing.largePrizeThresholdCents).toBe("500");
+    expect(prizes.every((p) => p.held && !p.heldPaid)).toBe(true);
+    expect(drawing).toMatchObject({ heldCount: 3, payoutCents: "0" });
+
+    const paid = await op("payout", [CAMPAIGN, 3n]);
+    const zeroPayout = await expectPayoutRow(paid, "drawing");
+    expect(zeroPayout.amountCents).toBe("0");
+
+    for (const position of [0, 2]) {
+      const receipt = await op("payHeldPrize", [CAMPAIGN, 3n, BigInt(position)]);
+      const row = await expectPayoutRow(receipt, "held");
+      expect(row).toMatchObject({ number: "3", position, amountCents: prizes[position]?.amountCents });
+      const d = await visible<{ prizes: PrizeJson[] }>(`held prize ${position}`, receipt, drawingRoute(3n), (b) => b.prizes[position]?.heldPaid === true);
+      expect(d.prizes[position]?.heldPaidTx).toBe(receipt.transactionHash);
+      const [, paidFlag] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrize", args: [CAMPAIGN, 3n, BigInt(position)] });
+      expect(paidFlag).toBe(true);
+    }
+    const after = (await get<{ prizes: PrizeJson[] }>(drawingRoute(3n))).body.prizes;
+    expect(after.map((p) => p.heldPaid)).toEqual([true, false, true]);
+  });
+
+  it("indexes an ignored randomness callback, readable over /sql", async () => {
+    // Only the Entropy contract may call back: impersonate it (anvil) and call back for an unknown sequence.
+    await pub.request({ method: "anvil_impersonateAccount" as never, params: [entropy] as never });
+    await pub.request({ method: "anvil_setBalance" as never, params: [entropy, "0xde0b6b3a7640000"] as never });
+    const randomValue = keccak256(toHex("stray"));
+    const impersonated = createWalletClient({ chain: foundry, transport: http(rpcUrl), account: entropy, pollingInterval: 20 });
+    const hash = await impersonated.writeContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "_entropyCallback", args: [999_999n, provider, randomValue] });
+    await pub.request({ method: "anvil_stopImpersonatingAccount" as never, params: [entropy] as never });
+    const receipt = await until("ignored callback receipt", () => pub.getTransactionReceipt({ hash }).catch(() => undefined), 10_000, 5);
+    const seenAt = performance.now();
+    expect(prizeDrawLogs(receipt).map((l) => l.eventName)).toEqual(["EntropyCallbackIgnored"]);
+
+    const sql = createClient(`${baseUrl()}/sql`, { schema: ponderSchema });
+    const rows = await until(
+      "ignored_callback row over /sql",
+      async () => {
+        const r = await sql.db.select().from(ponderSchema.ignoredCallback);
+        return r.length > 0 ? r : undefined;
+      },
+      VISIBLE_WITHIN_MS,
+    );
+    latencies.push({ label: "EntropyCallbackIgnored (/sql)", ms: performance.now() - seenAt });
+    expect(rows).toEqual([
+      {
+        id: `${hash}:${receipt.logs[0]?.logIndex}`,
+        provider: provider.toLowerCase(),
+        sequence: 999_999n,
+        randomValue,
+        blockNumber: receipt.blockNumber,
+        timestamp: (await pub.getBlock({ blockNumber: receipt.blockNumber })).timestamp,
+        txHash: hash,
+      },
+    ]);
+    // The typed client reads the other tables too.
+    const prizes = await sql.db.select().from(ponderSchema.prize);
+    expect(prizes).toHaveLength(120 + 3 + 3);
+  });
+
+  it("lists a campaign's drawings newest first and its payouts in chain order", async () => {
+    const list = (await get<{ drawings: DrawingJson[] }>(`/campaigns/${CAMPAIGN}/drawings`)).body.drawings;
+    expect(list.map((d) => [d.number, d.status])).toEqual([
+      ["3", "paid"],
+      ["2", "paid"],
+      ["1", "paid"],
+    ]);
+    const payouts = (await get<{ payouts: PayoutJson[] }>(`/payouts?campaignId=${CAMPAIGN}`)).body.payouts;
+    expect(payouts.map((p) => p.kind)).toEqual(["drawing", "guarantee", "guarantee", "guarantee", "guarantee", "drawing", "drawing", "held", "held"]);
+    const blocks = payouts.map((p) => BigInt(p.blockNumber));
+    expect([...blocks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(blocks);
+    expect((await get<{ payouts: PayoutJson[] }>(`/payouts?campaignId=${bytes32Ascii("other")}`)).body.payouts).toEqual([]);
+    expect((await get<{ payouts: PayoutJson[] }>("/payouts")).body.payouts).toEqual(payouts);
+    const balance = await pub.readContract({ address: token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [payoutWallet2] });
+    expect(balance).toBe(payouts.reduce((sum, p) => sum + BigInt(p.tokenAmount), 0n));
+  });
+
+  it("reports the receipt-to-route latency", () => {
+    const sorted = latencies.map((l) => l.ms).sort((a, b) => a - b);
+    const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+    const summary = {
+      metric: "indexer_receipt_to_route_ms",
+      samples: sorted.length,
+      median: Math.round(pick(0.5)),
+      p95: Math.round(pick(0.95)),
+      max: Math.round(sorted.at(-1) ?? NaN),
+      min: Math.round(sorted[0] ?? NaN),
+    };
+    console.log(JSON.stringify(summary));
+    expect(sorted.length).toBeGreaterThanOrEqual(20);
+    expect(summary.median).toBeLessThan(500);
+  });
+
+  it("keeps its data across a restart on the same data dir, and goes on indexing", async () => {
+    const snapshot = async () => ({
+      drawings: (await get<{ drawings: DrawingJson[] }>(`/campaigns/${CAMPAIGN}/drawings`)).body,
+      d1: (await get<unknown>(drawingRoute(1n))).body,
+      d3: (await get<unknown>(drawingRoute(3n))).body,
+      campaign: (await get<unknown>(`/campaigns/${CAMPAIGN}`)).body,
+      table: (await get<unknown>(`/prize-tables/${TABLE_ID}/1`)).body,
+      payouts: (await get<unknown>("/payouts")).body,
+    });
+    const before = await snapshot();
+    expect((before.d1 as { prizes: PrizeJson[] }).prizes).toEqual(drawing1?.prizes);
+
+    const code = await stop(ponder);
+    expect(code).toBe(0);
+    const chainHead = await pub.getBlockNumber();
+    // This time only the data dir: the RPC URL, chain id, address and start block come from deployment.json.
+    const restartedAt = performance.now();
+    await launchPonder({ PRIZEDRAW_DATA_DIR: tmp });
+    // A clean stop released the schema's lock: no 25 s wait for a stale lock.
+    expect(ponder?.output()).not.toContain("Schema is locked");
+    // /ready means the backfill reached the finalized block; the blocks after it (Ponder reverts them on restart,
+    // as after a crash) are indexed live right after. /head says when the indexer has caught up.
+    await until("/head at the chain's head again", async () => {
+      const h = (await get<HeadJson>("/head")).body;
+      return h.blockNumber !== null && BigInt(h.blockNumber) >= chainHead ? true : undefined;
+    }, 30_000, 50, ponder);
+    console.log(JSON.stringify({ metric: "indexer_restart_to_head_ms", ms: Math.round(performance.now() - restartedAt) }));
+    expect(await snapshot()).toEqual(before);
+
+    const receipt = await op("setPayoutWallet", [CAMPAIGN, payoutWallet1]);
+    await visible<CampaignJson>("setPayoutWallet after restart", receipt, `/campaigns/${CAMPAIGN}`, (b) => b.payoutWallet === payoutWallet1);
+  });
+});
