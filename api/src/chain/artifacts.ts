@@ -1,0 +1,30 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Hex } from "viem";
+
+/** The repository root (api/src/chain -> ../../..). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+const ARTIFACTS = {
+  PrizeDraw: "artifacts/contracts/PrizeDraw.sol/PrizeDraw.json",
+  MockEntropy: "artifacts/@pythnetwork/entropy-sdk-solidity/MockEntropy.sol/MockEntropy.json",
+  TestStablecoin: "artifacts/contracts/test/TestStablecoin.sol/TestStablecoin.json",
+} as const;
+
+export type ContractName = keyof typeof ARTIFACTS;
+
+export class ArtifactMissingError extends Error {
+  readonly code = "artifact_missing";
+  override name = "ArtifactMissingError";
+}
+
+/** Creation bytecode from Hardhat's artifacts (`npx hardhat compile`). */
+export function bytecodeOf(name: ContractName): Hex {
+  const path = join(REPO_ROOT, ARTIFACTS[name]);
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { bytecode: Hex }).bytecode;
+  } catch {
+    throw new ArtifactMissingError(`${path} is missing: run npx hardhat compile`);
+  }
+}

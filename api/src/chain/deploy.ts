@@ -1,0 +1,125 @@
+import { createPublicClient, createWalletClient, http, type Account, type Address, type Hex, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { ANVIL_KEYS } from "../config.js";
+import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "./abis.js";
+import { bytecodeOf } from "./artifacts.js";
+import { writeDeployment, type DeploymentRecord } from "./deployment.js";
+
+/** Gas requested for (and budgeted by) the randomness callback; README's gas figures show what it covers. */
+export const DEFAULT_CALLBACK_GAS_LIMIT = 2_000_000;
+/** The local prize pool: 1,000,000 dollars of the 6-decimal test stablecoin. */
+const LOCAL_POOL_UNITS = 1_000_000n * 100n * 10_000n;
+
+export type DeployLocalOptions = { rpcUrl: string; dataDir: string };
+
+/** A real network's deployment inputs (`npm run deploy -- --network NAME`). */
+export type DeployRemoteOptions = {
+  rpcUrl: string;
+  dataDir: string;
+  deployer: Account;
+  entropy: Address;
+  token: Address;
+  admin: Address;
+  operator: Address;
+  callbackGasLimit: number;
+};
+
+function clientsFor(rpcUrl: string, chainId: number, account: Account) {
+  const transport = http(rpcUrl);
+  const chain = { id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } };
+  return { publicClient: createPublicClient({ chain, transport }) as PublicClient, wallet: createWalletClient({ account, chain, transport }) };
+}
+
+/** Deploys PrizeDraw against Pyth Entropy and a real stablecoin, and writes the deployment record. */
+export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRecord> {
+  const chainId = await createPublicClient({ transport: http(o.rpcUrl) }).getChainId();
+  const { publicClient, wallet } = clientsFor(o.rpcUrl, chainId, o.deployer);
+  const [provider, decimals, genesis] = await Promise.all([
+    publicClient.readContract({ address: o.entropy, abi: MockEntropyAbi, functionName: "getDefaultProvider" }),
+    publicClient.readContract({ address: o.token, abi: TestStablecoinAbi, functionName: "decimals" }),
+    publicClient.getBlock({ blockNumber: 0n }),
+  ]);
+  const prizeDraw = await deployed(
+    publicClient,
+    await wallet.deployContract({
+      abi: PrizeDrawAbi,
+      bytecode: bytecodeOf("PrizeDraw"),
+      args: [o.entropy, o.token, o.admin, o.operator, o.callbackGasLimit],
+    }),
+  );
+  const record: DeploymentRecord = {
+    chainId,
+    rpcUrl: o.rpcUrl,
+    genesisHash: genesis.hash,
+    prizeDraw: prizeDraw.address,
+    entropy: o.entropy,
+    entropyProvider: provider,
+    mockEntropy: false,
+    token: o.token,
+    tokenDecimals: decimals,
+    admin: o.admin,
+    operator: o.operator,
+    deployBlock: Number(prizeDraw.blockNumber),
+    deployedAt: new Date().toISOString(),
+  };
+  writeDeployment(o.dataDir, record);
+  return record;
+}
+
+async function deployed(client: PublicClient, hash: Hex): Promise<{ address: Address; blockNumber: bigint }> {
+  const receipt = await client.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deployment ${hash} failed`);
+  return { address: receipt.contractAddress, blockNumber: receipt.blockNumber };
+}
+
+/**
+ * Deploys the test environment on a local chain: the 6-decimal test stablecoin, the SDK's MockEntropy and
+ * PrizeDraw (admin = anvil account 0, operator = account 1), funds the prize pool, and writes the
+ * deployment record into `dataDir`.
+ */
+export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Promise<DeploymentRecord> {
+  const admin = privateKeyToAccount(ANVIL_KEYS.admin);
+  const operator = privateKeyToAccount(ANVIL_KEYS.operator);
+  const provider = privateKeyToAccount(ANVIL_KEYS.provider);
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  const { publicClient, wallet } = clientsFor(rpcUrl, chainId, admin);
+  const genesis = await publicClient.getBlock({ blockNumber: 0n });
+
+  const token = await deployed(
+    publicClient,
+    await wallet.deployContract({ abi: TestStablecoinAbi, bytecode: bytecodeOf("TestStablecoin") }),
+  );
+  const entropy = await deployed(
+    publicClient,
+    await wallet.deployContract({ abi: MockEntropyAbi, bytecode: bytecodeOf("MockEntropy"), args: [provider.address] }),
+  );
+  const prizeDraw = await deployed(
+    publicClient,
+    await wallet.deployContract({
+      abi: PrizeDrawAbi,
+      bytecode: bytecodeOf("PrizeDraw"),
+      args: [entropy.address, token.address, admin.address, operator.address, DEFAULT_CALLBACK_GAS_LIMIT],
+    }),
+  );
+  await publicClient.waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: token.address, abi: TestStablecoinAbi, functionName: "mint", args: [prizeDraw.address, LOCAL_POOL_UNITS] }),
+  });
+
+  const record: DeploymentRecord = {
+    chainId,
+    rpcUrl,
+    genesisHash: genesis.hash,
+    prizeDraw: prizeDraw.address,
+    entropy: entropy.address,
+    entropyProvider: provider.address,
+    mockEntropy: true,
+    token: token.address,
+    tokenDecimals: 6,
+    admin: admin.address,
+    operator: operator.address,
+    deployBlock: Number(token.blockNumber),
+    deployedAt: new Date().toISOString(),
+  };
+  writeDeployment(dataDir, record);
+  return record;
+}

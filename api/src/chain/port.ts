@@ -1,0 +1,221 @@
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  http,
+  nonceManager,
+  parseEventLogs,
+  type Account,
+  type Chain,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+  type WalletClient,
+  type Transport,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
+import type { DeploymentRecord } from "./deployment.js";
+
+type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">;
+type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
+
+/** The contract refused a call; `errorName` is its custom error (e.g. "NumberOutOfSequence"). */
+export class ChainRevertError extends Error {
+  readonly code = "chain_revert";
+  override name = "ChainRevertError";
+  constructor(
+    readonly functionName: string,
+    readonly errorName: string,
+    readonly errorArgs: readonly unknown[],
+  ) {
+    super(`${functionName} reverted with ${errorName}`);
+  }
+}
+
+/** The chain could not be reached or did not answer as expected. */
+export class ChainUnavailableError extends Error {
+  readonly code = "chain_unavailable";
+  override name = "ChainUnavailableError";
+}
+
+/** A PrizeDraw `Commit` (see the contract): what commitAndRequest locks onchain. */
+export type CommitInput = {
+  campaignId: Hex;
+  number: bigint;
+  kind: 0 | 1;
+  listCommitment: Hex;
+  winnersExpected: number;
+  entrantCount: number;
+  totalWeight: bigint;
+  tableId: Hex;
+  tableVersion: number;
+};
+
+export type ChainPortOptions = { rpcUrl: string; deployment: DeploymentRecord; operatorKey: Hex };
+
+/**
+ * The service's port to the chain: sends the operator's transactions one at a time (viem's nonce manager
+ * keeps nonces; the queue keeps a failed send from leaving a gap), waits for receipts, and turns reverts
+ * into ChainRevertError with the contract's custom error name.
+ */
+export class ChainPort {
+  readonly publicClient: PublicClient;
+  readonly deployment: DeploymentRecord;
+  private readonly wallet: WalletClient<Transport, Chain, Account>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor({ rpcUrl, deployment, operatorKey }: ChainPortOptions) {
+    const chain: Chain = {
+      id: deployment.chainId,
+      name: `chain-${deployment.chainId}`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    };
+    const transport = http(rpcUrl, { retryCount: 2, timeout: 10_000 });
+    this.deployment = deployment;
+    this.publicClient = createPublicClient({ chain, transport, pollingInterval: 250 }) as PublicClient;
+    this.wallet = createWalletClient({ account: privateKeyToAccount(operatorKey, { nonceManager }), chain, transport });
+  }
+
+  get operatorAddress(): Hex {
+    return this.wallet.account.address;
+  }
+
+  /** Simulates (to surface a named revert without spending gas), sends, and waits for the receipt. */
+  send<N extends WriteName>(functionName: N, args: WriteArgs<N>, value?: bigint): Promise<TransactionReceipt> {
+    const run = async (): Promise<TransactionReceipt> => {
+      try {
+        const { request } = await this.publicClient.simulateContract({
+          address: this.deployment.prizeDraw,
+          abi: PrizeDrawAbi,
+          functionName,
+          args,
+          account: this.wallet.account,
+          ...(value === undefined ? {} : { value }),
+        } as Parameters<PublicClient["simulateContract"]>[0]);
+        const hash = await this.wallet.writeContract(request as Parameters<typeof this.wallet.writeContract>[0]);
+        const receipt = await this.publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
+        return receipt;
+      } catch (error) {
+        throw toChainError(functionName, error);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  publishPrizeTable(tableId: Hex, version: number, amountsCents: readonly bigint[], weights: readonly bigint[]) {
+    return this.send("publishPrizeTable", [tableId, version, amountsCents, weights]);
+  }
+
+  registerCampaign(campaignId: Hex, payoutWallet: Hex, largePrizeThresholdCents: bigint) {
+    return this.send("registerCampaign", [campaignId, payoutWallet, largePrizeThresholdCents]);
+  }
+
+  setPayoutWallet(campaignId: Hex, wallet: Hex) {
+    return this.send("setPayoutWallet", [campaignId, wallet]);
+  }
+
+  setLargePrizeThreshold(campaignId: Hex, cents: bigint) {
+    return this.send("setLargePrizeThreshold", [campaignId, cents]);
+  }
+
+  /** Locks a list and requests its random value; the fee is quoted from the provider first. */
+  async commitAndRequest(commit: CommitInput) {
+    const fee = await this.entropyFee();
+    return this.send("commitAndRequest", [commit], fee);
+  }
+
+  settle(campaignId: Hex, number: bigint, maxPositions: bigint) {
+    return this.send("settle", [campaignId, number, maxPositions]);
+  }
+
+  recordWinners(campaignId: Hex, number: bigint, winnersCommitment: Hex) {
+    return this.send("recordWinners", [campaignId, number, winnersCommitment]);
+  }
+
+  payout(campaignId: Hex, number: bigint) {
+    return this.send("payout", [campaignId, number]);
+  }
+
+  payHeldPrize(campaignId: Hex, number: bigint, position: bigint) {
+    return this.send("payHeldPrize", [campaignId, number, position]);
+  }
+
+  payGuarantee(campaignId: Hex, guaranteeId: Hex, winnerHash: Hex, amountCents: bigint) {
+    return this.send("payGuarantee", [campaignId, guaranteeId, winnerHash, amountCents]);
+  }
+
+  /**
+   * Test environment: reveals a MockEntropy request with `randomValue` (the service draws it with a
+   * cryptographically secure generator). Sent through the same queue as the operator's other transactions.
+   */
+  revealMock(sequence: bigint, randomValue: Hex): Promise<TransactionReceipt> {
+    if (!this.deployment.mockEntropy) throw new ChainRevertError("mockReveal", "NotMockEntropy", []);
+    const run = async (): Promise<TransactionReceipt> => {
+      try {
+        const hash = await this.wallet.writeContract({
+          address: this.deployment.entropy,
+          abi: MockEntropyAbi,
+          functionName: "mockReveal",
+          args: [this.deployment.entropyProvider, sequence, randomValue],
+        });
+        return await this.publicClient.waitForTransactionReceipt({ hash });
+      } catch (error) {
+        throw toChainError("mockReveal", error);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async entropyFee(): Promise<bigint> {
+    const limit = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
+    return this.publicClient.readContract({
+      address: this.deployment.entropy,
+      abi: MockEntropyAbi,
+      functionName: "getFeeV2",
+      args: [this.deployment.entropyProvider, limit],
+    });
+  }
+
+  getDrawing(campaignId: Hex, number: bigint) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, number] });
+  }
+
+  getCampaign(campaignId: Hex) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [campaignId] });
+  }
+
+  /** PrizeDraw events of a receipt, decoded (reads the keeper needs before the indexer catches up). */
+  events(receipt: TransactionReceipt) {
+    return parseEventLogs({ abi: PrizeDrawAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === this.deployment.prizeDraw.toLowerCase()) });
+  }
+
+  async blockNumber(): Promise<bigint> {
+    try {
+      return await this.publicClient.getBlockNumber({ cacheTime: 0 });
+    } catch (error) {
+      throw toChainError("eth_blockNumber", error);
+    }
+  }
+}
+
+function toChainError(functionName: string, error: unknown): Error {
+  if (error instanceof ChainRevertError || error instanceof ChainUnavailableError) return error;
+  if (error instanceof BaseError) {
+    const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (revert instanceof ContractFunctionRevertedError) {
+      return new ChainRevertError(functionName, revert.data?.errorName ?? revert.reason ?? "UnknownRevert", revert.data?.args ?? []);
+    }
+    return new ChainUnavailableError(`${functionName}: ${error.shortMessage}`);
+  }
+  return new ChainUnavailableError(`${functionName}: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,0 +1,96 @@
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import type { Hex } from "viem";
+
+/** One deployment of the service is one environment (DESIGN.md section 3). */
+export type Environment = "test" | "production";
+
+/** The service's configuration, from the variables of DESIGN.md section 10; every one has a working default. */
+export type Config = {
+  env: Environment;
+  /** Absolute path: SQLite file, anvil state, Ponder's PGlite, deployment record. */
+  dataDir: string;
+  port: number;
+  publicBaseUrl: string;
+  chainPort: number;
+  /** The chain's RPC; the local anvil unless RPC_URL is set. */
+  rpcUrl: string;
+  /** True when the service runs its own anvil (RPC_URL unset). */
+  localChain: boolean;
+  indexerPort: number;
+  indexerUrl: string;
+  databaseUrl: string | undefined;
+  keeperIntervalSeconds: number;
+  pullAllowHttpLoopback: boolean;
+  /** The operator's key; in the test environment anvil's well-known account 1 by default. */
+  operatorPrivateKey: Hex | undefined;
+};
+
+/** A configuration the service refuses to start with; `message` says what to fix. */
+export class ConfigError extends Error {
+  readonly code = "config_invalid";
+  override name = "ConfigError";
+}
+
+/** Anvil's well-known development keys: public knowledge, valid only on a local test chain. */
+export const ANVIL_KEYS = {
+  admin: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  operator: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  /** Account 2: MockEntropy's default provider address. */
+  provider: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+} as const satisfies Record<string, Hex>;
+
+const port = z.coerce.number().int().min(1).max(65_535);
+const bool = z.enum(["true", "false"]).transform((v) => v === "true");
+
+const schema = z.object({
+  PRIZEDRAW_ENV: z.enum(["test", "production"]).default("test"),
+  PRIZEDRAW_DATA_DIR: z.string().min(1).default("./.data"),
+  PORT: port.default(8787),
+  PUBLIC_BASE_URL: z.url().optional(),
+  CHAIN_PORT: port.default(8545),
+  RPC_URL: z.url().optional(),
+  INDEXER_PORT: port.default(42069),
+  INDEXER_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  KEEPER_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
+  PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: bool.default(false),
+  OPERATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
+    .optional(),
+});
+
+/** Reads and checks the configuration; throws ConfigError naming the variable at fault. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${String(issue?.path[0] ?? "configuration")}: ${issue?.message ?? "invalid"}`);
+  }
+  const v = parsed.data;
+  const production = v.PRIZEDRAW_ENV === "production";
+  if (production && v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK) {
+    throw new ConfigError("PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK=true is for the test environment only; unset it in production");
+  }
+  if (production && !v.RPC_URL) throw new ConfigError("RPC_URL: production needs a real network (set RPC_URL)");
+  if (production && !v.OPERATOR_PRIVATE_KEY) throw new ConfigError("OPERATOR_PRIVATE_KEY: production needs the operator's key");
+
+  const dataDir = isAbsolute(v.PRIZEDRAW_DATA_DIR) ? v.PRIZEDRAW_DATA_DIR : resolve(cwd, v.PRIZEDRAW_DATA_DIR);
+  return {
+    env: v.PRIZEDRAW_ENV,
+    dataDir,
+    port: v.PORT,
+    publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://127.0.0.1:${v.PORT}`).replace(/\/+$/, ""),
+    chainPort: v.CHAIN_PORT,
+    rpcUrl: v.RPC_URL ?? `http://127.0.0.1:${v.CHAIN_PORT}`,
+    localChain: v.RPC_URL === undefined,
+    indexerPort: v.INDEXER_PORT,
+    indexerUrl: (v.INDEXER_URL ?? `http://127.0.0.1:${v.INDEXER_PORT}`).replace(/\/+$/, ""),
+    databaseUrl: v.DATABASE_URL,
+    keeperIntervalSeconds: v.KEEPER_INTERVAL_SECONDS ?? (production ? 300 : 10),
+    pullAllowHttpLoopback: v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK,
+    operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * `npm run deploy -- --network NAME`: deploys PrizeDraw to a real network and writes the deployment record
+ * into PRIZEDRAW_DATA_DIR (then run the service with RPC_URL, PRIZEDRAW_ENV=production, OPERATOR_PRIVATE_KEY).
+ *
+ * Configuration (environment): DEPLOY_RPC_URL (or RPC_URL), DEPLOYER_PRIVATE_KEY, OPERATOR_ADDRESS (the
+ * service's key's address), ADMIN_ADDRESS (default: the deployer), PAYOUT_TOKEN_ADDRESS and
+ * PYTH_ENTROPY_ADDRESS (defaults: the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
+ * `--network local` deploys the test environment on a local chain instead (what npm start does).
+ */
+import { privateKeyToAccount } from "viem/accounts";
+import { isAddress, type Address, type Hex } from "viem";
+import { loadConfig } from "../api/src/config.js";
+import { deployLocal, deployRemote } from "../api/src/chain/deploy.js";
+
+/** Pyth Entropy as published at docs.pyth.network/entropy/contract-addresses; USDC as published by Circle. */
+const NETWORKS: Record<string, { chainId: number; entropy: Address; usdc: Address }> = {
+  "base-sepolia": { chainId: 84532, entropy: "0x41c9e39574F40Ad34c79f1C99B66A45eFB830d4c", usdc: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" },
+  base: { chainId: 8453, entropy: "0x6E7D74FA7d5c90FEF9F0512987605a6d546181Bb", usdc: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
+};
+
+function fail(line: string): never {
+  console.error(`[deploy] ${line}`);
+  process.exit(1);
+}
+
+function address(name: string, fallback?: Address): Address {
+  const value = process.env[name] ?? fallback;
+  if (!value) fail(`${name} is not set`);
+  if (!isAddress(value)) fail(`${name}=${value} is not an address`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf("--network");
+  const name = at >= 0 ? process.argv[at + 1] : undefined;
+  if (!name) fail(`usage: npm run deploy -- --network ${[...Object.keys(NETWORKS), "local"].join("|")}`);
+  const config = loadConfig({ ...process.env, PRIZEDRAW_ENV: "test", RPC_URL: undefined, OPERATOR_PRIVATE_KEY: undefined });
+  if (name === "local") {
+    const record = await deployLocal({ rpcUrl: process.env.RPC_URL ?? config.rpcUrl, dataDir: config.dataDir });
+    console.log(JSON.stringify(record, null, 2));
+    return;
+  }
+  const network = NETWORKS[name] ?? fail(`unknown network ${name}: use one of ${Object.keys(NETWORKS).join(", ")}, local`);
+  const rpcUrl = process.env.DEPLOY_RPC_URL ?? process.env.RPC_URL ?? fail("DEPLOY_RPC_URL (or RPC_URL) is not set");
+  const key = process.env.DEPLOYER_PRIVATE_KEY;
+  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) fail("DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits");
+  const deployer = privateKeyToAccount(key as Hex);
+  const record = await deployRemote({
+    rpcUrl,
+    dataDir: config.dataDir,
+    deployer,
+    entropy: address("PYTH_ENTROPY_ADDRESS", network.entropy),
+    token: address("PAYOUT_TOKEN_ADDRESS", network.usdc),
+    admin: address("ADMIN_ADDRESS", deployer.address),
+    operator: address("OPERATOR_ADDRESS"),
+    callbackGasLimit: Number(process.env.CALLBACK_GAS_LIMIT ?? 500_000),
+  });
+  if (record.chainId !== network.chainId) console.error(`[deploy] warning: ${name} is chain ${network.chainId}, the RPC answered ${record.chainId}`);
+  console.log(JSON.stringify(record, null, 2));
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message.split("\n")[0]! : String(error)));

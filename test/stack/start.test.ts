@@ -1,0 +1,141 @@
+// `npm start` for real: anvil, the contracts, Ponder and the service on free ports in a temporary data folder.
+// Fresh start, warm restart reusing everything, a reset chain detected and rebuilt, and start-up errors that
+// end with one clear line. Prints the measured start-up times as JSON lines.
+
+import { mkdtempSync, rmSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
+
+type Ports = { PORT: string; CHAIN_PORT: string; INDEXER_PORT: string };
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-start-test-"));
+let ports: Ports;
+let running: Proc | undefined;
+
+function startStack(extraEnv: Record<string, string> = {}): Proc {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("VITEST") || key === "NODE_OPTIONS" || key.startsWith("PRIZEDRAW_") || key === "RPC_URL" || key === "DATABASE_URL") continue;
+    env[key] = value;
+  }
+  return spawnProcess("start", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts/start.mts")], {
+    env: { ...env, ...ports, PRIZEDRAW_DATA_DIR: dataDir, PONDER_SCHEMA: "start_test", ...extraEnv },
+    cwd: REPO_ROOT,
+    log: path.join(dataDir, "start.log"),
+  });
+}
+
+/** Starts the stack and waits for its "ready in" line; returns the seconds the script reports. */
+async function startAndWait(): Promise<{ proc: Proc; seconds: number }> {
+  const started = performance.now();
+  const proc = startStack();
+  await until("the stack's ready line", async () => (/ready in [\d.]+ s/.test(proc.output()) ? true : undefined), 150_000, 100, proc);
+  return { proc, seconds: (performance.now() - started) / 1000 };
+}
+
+async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  ports = { PORT: String(await freePort()), CHAIN_PORT: String(await freePort()), INDEXER_PORT: String(await freePort()) };
+});
+
+afterAll(async () => {
+  await stop(running, 20_000);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("starts everything on a fresh data folder, answers /health and /ready, and stops cleanly", async () => {
+    const { proc, seconds } = await startAndWait();
+    running = proc;
+    console.log(JSON.stringify({ name: "start.fresh", value: Number(seconds.toFixed(2)), unit: "s" }));
+    expect(proc.output()).toContain("deployed PrizeDraw at");
+    expect(proc.output()).toContain(`http://127.0.0.1:${ports.PORT}`);
+    expect((await getJson(`http://127.0.0.1:${ports.PORT}/health`)).body).toEqual({ ok: true });
+    const ready = await getJson(`http://127.0.0.1:${ports.PORT}/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ready: true, store: true, chain: { ok: true }, indexer: { ok: true } });
+    const record = JSON.parse(readFileSync(path.join(dataDir, "deployment.json"), "utf8")) as { prizeDraw: string; mockEntropy: boolean };
+    expect(record.mockEntropy).toBe(true);
+    expect(await stop(proc, 20_000)).toBe(0);
+    running = undefined;
+    // Every child is gone: the ports are free again.
+    for (const port of Object.values(ports)) await expect(canListen(Number(port))).resolves.toBe(true);
+  });
+
+  it("reuses the deployment and the indexer's data on a warm restart", async () => {
+    const before = readFileSync(path.join(dataDir, "deployment.json"), "utf8");
+    const { proc, seconds } = await startAndWait();
+    running = proc;
+    console.log(JSON.stringify({ name: "start.warm", value: Number(seconds.toFixed(2)), unit: "s" }));
+    expect(proc.output()).toContain("reusing the deployment");
+    expect(proc.output()).not.toContain("deployed PrizeDraw at");
+    expect(readFileSync(path.join(dataDir, "deployment.json"), "utf8")).toBe(before);
+    expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
+    expect(await stop(proc, 20_000)).toBe(0);
+    running = undefined;
+  });
+
+  it("detects a reset chain, says so, redeploys and rebuilds the index", async () => {
+    rmSync(path.join(dataDir, "anvil-state.json"));
+    const { proc } = await startAndWait();
+    running = proc;
+    expect(proc.output()).toMatch(/the chain was reset \(genesis .* differs from the record's/);
+    expect(proc.output()).toContain("deployed PrizeDraw at");
+    expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
+    expect(await stop(proc, 20_000)).toBe(0);
+    running = undefined;
+  });
+
+  it("ends with one clear line when a port is in use", async () => {
+    const blocker = await listen(Number(ports.INDEXER_PORT));
+    try {
+      const proc = startStack();
+      expect(await proc.exited).toBe(1);
+      const lines = proc.output().split("\n").filter((l) => l.startsWith("[start]"));
+      expect(lines).toEqual([
+        `[start] port ${ports.INDEXER_PORT} (INDEXER_PORT) is in use: stop what is using it or set INDEXER_PORT to a free port`,
+      ]);
+      expect(proc.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+  });
+
+  it("ends with one clear line when RPC_URL cannot be reached or the configuration is wrong", async () => {
+    const dead = await freePort();
+    const unreachable = startStack({ RPC_URL: `http://127.0.0.1:${dead}` });
+    expect(await unreachable.exited).toBe(1);
+    expect(unreachable.output()).toContain(`[start] cannot reach RPC_URL=http://127.0.0.1:${dead}: check the URL and that the node is up`);
+    expect(unreachable.output()).not.toMatch(/\n\s+at /);
+
+    const badPort = startStack({ PORT: "not-a-port" });
+    expect(await badPort.exited).toBe(1);
+    expect(badPort.output()).toMatch(/\[start\] PORT: /);
+    expect(badPort.output()).not.toMatch(/\n\s+at /);
+  });
+});
+
+function listen(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+async function canListen(port: number): Promise<boolean> {
+  try {
+    const server = await listen(port);
+    await new Promise((r) => server.close(r));
+    return true;
+  } catch {
+    return false;
+  }
+}

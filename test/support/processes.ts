@@ -1,0 +1,122 @@
+// Child processes for the tests that run real parts (anvil, Ponder, the stack): each spawned as the innermost
+// process (the binary itself, never through npx), so the PID held here is the one to signal.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const ANVIL_BIN = path.join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
+export const PONDER_BIN = path.join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
+export const INDEXER_ROOT = path.join(REPO_ROOT, "indexer");
+
+/** A free TCP port on 127.0.0.1: bound to port 0, then released. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (address === null || typeof address === "string") return reject(new Error("no port"));
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export type Proc = {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  log: string;
+  exited: Promise<number | null>;
+  output: () => string;
+};
+
+/** Spawns `command`, appending its output to `log` and keeping its last 20,000 characters for assertions. */
+export function spawnProcess(name: string, command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string; log: string }): Proc {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid === undefined) throw new Error(`${name} did not start`);
+  const stream: WriteStream = createWriteStream(options.log, { flags: "a" });
+  let tail = "";
+  const onData = (d: Buffer) => {
+    stream.write(d);
+    tail = (tail + d.toString("utf8")).slice(-20_000);
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code, signal) => {
+      stream.end();
+      resolve(code ?? (signal ? -1 : null));
+    });
+  });
+  return { name, child, pid: child.pid, log: options.log, exited, output: () => tail };
+}
+
+/** Stops a process by its PID: SIGTERM, then SIGKILL after `graceMs`. Returns its exit code. */
+export async function stop(proc: Proc | undefined, graceMs = 10_000): Promise<number | null | "killed"> {
+  if (proc === undefined || proc.child.exitCode !== null || proc.child.signalCode !== null) return null;
+  process.kill(proc.pid, "SIGTERM");
+  const result = await Promise.race([proc.exited, sleep(graceMs).then(() => "timeout" as const)]);
+  if (result !== "timeout") return result;
+  try {
+    process.kill(proc.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+  await proc.exited;
+  return "killed";
+}
+
+export function startAnvil(port: number, stateFile: string, log: string): Proc {
+  return spawnProcess(
+    "anvil",
+    ANVIL_BIN,
+    ["--host", "127.0.0.1", "--port", String(port), "--block-time", "1", "--mixed-mining", "--silent", "--state", stateFile, "--state-interval", "1"],
+    { env: process.env, cwd: REPO_ROOT, log },
+  );
+}
+
+/** The environment Ponder gets: the test's, without the test runner's and database variables, plus `extra`. */
+function ponderEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("VITEST") || key === "NODE_ENV" || key === "NODE_OPTIONS" || key.startsWith("DATABASE_") || key.startsWith("PRIZEDRAW_")) continue;
+    env[key] = value;
+  }
+  return { ...env, PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: "1", ...extra };
+}
+
+export function startPonder(options: { port: number; schema: string; env: Record<string, string>; log: string }): Proc {
+  return spawnProcess(
+    "ponder",
+    process.execPath,
+    [PONDER_BIN, "start", "--schema", options.schema, "-H", "127.0.0.1", "-p", String(options.port)],
+    { env: ponderEnv(options.env), cwd: INDEXER_ROOT, log: options.log },
+  );
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function until<T>(label: string, check: () => Promise<T | undefined>, timeoutMs: number, everyMs = 10, proc?: Proc): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    if (proc !== undefined && (proc.child.exitCode !== null || proc.child.signalCode !== null)) {
+      throw new Error(`${proc.name} exited while waiting for ${label}:\n${proc.output()}`);
+    }
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}${lastError ? `: ${String(lastError)}` : ""}`);
+    }
+    await sleep(everyMs);
+  }
+}
