@@ -29,7 +29,7 @@ import { MockEntropyAbi } from "../../indexer/abis/MockEntropyAbi.js";
 import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
 import * as ponderSchema from "../../indexer/ponder.schema.js";
-import { freePort, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+import { freePort, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 // Anvil's well-known development keys (public; valid only on a local chain).
 const OPERATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"; // account 1
