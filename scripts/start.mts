@@ -200,11 +200,12 @@ async function main(): Promise<void> {
   try {
     await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder);
   } catch (error) {
-    // Ponder refuses data written by a different build of the indexer (after an upgrade). On the local chain
-    // the index is rebuilt from the chain; against a real network the operator decides.
-    const rebuilt = config.localChain && ponder.recentOutput.some((l) => l.includes("different Ponder app"));
-    if (!rebuilt) throw error;
-    say("the indexer's data was written by a different version of the indexer: rebuilding it from the chain");
+    // Ponder refuses data written by a different build of the indexer (after an upgrade), and data ahead of
+    // a chain that lost its last blocks (anvil killed between state dumps). On the local chain the index is
+    // rebuilt from the chain; against a real network the operator decides.
+    const reason = ponder.recentOutput.find((l) => l.includes("different Ponder app") || l.includes("cannot move backwards"));
+    if (!config.localChain || reason === undefined) throw error;
+    say(`the indexer's data does not fit this chain or this indexer (${reason.trim()}): rebuilding it from the chain`);
     children.splice(children.indexOf(ponder), 1);
     wipeIndexerData(config);
     ponder = startPonder();

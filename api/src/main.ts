@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "./config.js";
 import { ChainPort } from "./chain/port.js";
+import { IndexerClient } from "./chain/indexer.js";
 import { readDeployment } from "./chain/deployment.js";
 import { createApp } from "./http/app.js";
 import { logger } from "./logger.js";
@@ -19,7 +20,7 @@ function main(): void {
   if (!config.operatorPrivateKey) throw new ConfigError("OPERATOR_PRIVATE_KEY is not set");
   const db = openDb(join(config.dataDir, "prizedraw.sqlite"));
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey });
-  const app = createApp({ readiness: () => checkReadiness({ db, chain, indexerUrl: config.indexerUrl }) });
+  const app = createApp({ readiness: () => checkReadiness({ db, chain, indexer: new IndexerClient(config.indexerUrl) }) });
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port }, (info) => {
     logger.info({ port: info.port, env: config.env }, "service listening");
   });

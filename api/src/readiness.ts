@@ -1,5 +1,6 @@
 import type { Db } from "./store/db.js";
 import type { ChainPort } from "./chain/port.js";
+import type { IndexerClient } from "./chain/indexer.js";
 
 export type Readiness = {
   ready: boolean;
@@ -11,24 +12,20 @@ export type Readiness = {
 /** How far behind the chain head the indexer may be and still count as caught up (one block a second locally). */
 export const MAX_INDEXER_LAG_BLOCKS = 5;
 
-export type ReadinessDeps = { db: Db; chain: ChainPort; indexerUrl: string };
+export type ReadinessDeps = { db: Db; chain: ChainPort; indexer: IndexerClient };
 
-async function indexerBlock(indexerUrl: string): Promise<number | null> {
+/** The indexer's processed block, or null when it is unreachable or still backfilling. */
+async function indexerBlock(indexer: IndexerClient): Promise<number | null> {
   try {
-    const ready = await fetch(`${indexerUrl}/ready`, { signal: AbortSignal.timeout(2_000) });
-    if (!ready.ok) return null;
-    const status = await fetch(`${indexerUrl}/status`, { signal: AbortSignal.timeout(2_000) });
-    if (!status.ok) return null;
-    const body = (await status.json()) as Record<string, { block?: { number?: number } }>;
-    const blocks = Object.values(body).map((chain) => chain.block?.number).filter((n): n is number => typeof n === "number");
-    return blocks.length ? Math.min(...blocks) : null;
+    const head = await indexer.head();
+    return head.ready && head.blockNumber !== null ? Number(head.blockNumber) : null;
   } catch {
     return null;
   }
 }
 
 /** Store open, chain reachable, indexer ready and within MAX_INDEXER_LAG_BLOCKS of the chain head. */
-export async function checkReadiness({ db, chain, indexerUrl }: ReadinessDeps): Promise<Readiness> {
+export async function checkReadiness({ db, chain, indexer }: ReadinessDeps): Promise<Readiness> {
   let store = false;
   try {
     store = db.prepare("SELECT 1").pluck().get() === 1;
@@ -41,7 +38,7 @@ export async function checkReadiness({ db, chain, indexerUrl }: ReadinessDeps): 
   } catch {
     head = null;
   }
-  const indexed = await indexerBlock(indexerUrl);
+  const indexed = await indexerBlock(indexer);
   const lag = head !== null && indexed !== null ? Math.max(0, head - indexed) : null;
   const indexerOk = lag !== null && lag <= MAX_INDEXER_LAG_BLOCKS;
   return {

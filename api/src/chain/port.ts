@@ -20,6 +20,13 @@ import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
 
+/** settle(): fixed part and per-position upper bound (a held prize's storage write included). */
+const SETTLE_BASE_GAS = 100_000n;
+const SETTLE_GAS_PER_POSITION = 30_000n;
+const MAX_TX_GAS = 15_000_000n;
+/** MockEntropy's own work around the callback. */
+const REVEAL_OVERHEAD_GAS = 200_000n;
+
 type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">;
 type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
 
@@ -85,8 +92,13 @@ export class ChainPort {
     return this.wallet.account.address;
   }
 
-  /** Simulates (to surface a named revert without spending gas), sends, and waits for the receipt. */
-  send<N extends WriteName>(functionName: N, args: WriteArgs<N>, value?: bigint): Promise<TransactionReceipt> {
+  /**
+   * Simulates (to surface a named revert without spending gas), sends, and waits for the receipt.
+   * `gas` must be given for calls that stop early instead of reverting when gas is short (settle, the
+   * reveal's callback): an estimate would find a limit that succeeds having done nothing.
+   */
+  send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
+    const { value, gas } = options;
     const run = async (): Promise<TransactionReceipt> => {
       try {
         const { request } = await this.publicClient.simulateContract({
@@ -97,7 +109,7 @@ export class ChainPort {
           account: this.wallet.account,
           ...(value === undefined ? {} : { value }),
         } as Parameters<PublicClient["simulateContract"]>[0]);
-        const hash = await this.wallet.writeContract(request as Parameters<typeof this.wallet.writeContract>[0]);
+        const hash = await this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), ...(gas === undefined ? {} : { gas }) });
         const receipt = await this.publicClient.waitForTransactionReceipt({ hash });
         if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
         return receipt;
@@ -129,11 +141,13 @@ export class ChainPort {
   /** Locks a list and requests its random value; the fee is quoted from the provider first. */
   async commitAndRequest(commit: CommitInput) {
     const fee = await this.entropyFee();
-    return this.send("commitAndRequest", [commit], fee);
+    return this.send("commitAndRequest", [commit], { value: fee });
   }
 
+  /** Settles up to `maxPositions` more prizes (about 5,000 gas each; see README's gas figures). */
   settle(campaignId: Hex, number: bigint, maxPositions: bigint) {
-    return this.send("settle", [campaignId, number, maxPositions]);
+    const gas = SETTLE_BASE_GAS + maxPositions * SETTLE_GAS_PER_POSITION;
+    return this.send("settle", [campaignId, number, maxPositions], { gas: gas < MAX_TX_GAS ? gas : MAX_TX_GAS });
   }
 
   recordWinners(campaignId: Hex, number: bigint, winnersCommitment: Hex) {
@@ -160,11 +174,14 @@ export class ChainPort {
     if (!this.deployment.mockEntropy) throw new ChainRevertError("mockReveal", "NotMockEntropy", []);
     const run = async (): Promise<TransactionReceipt> => {
       try {
+        const callbackGas = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
         const hash = await this.wallet.writeContract({
           address: this.deployment.entropy,
           abi: MockEntropyAbi,
           functionName: "mockReveal",
           args: [this.deployment.entropyProvider, sequence, randomValue],
+          // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
+          gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
         });
         return await this.publicClient.waitForTransactionReceipt({ hash });
       } catch (error) {

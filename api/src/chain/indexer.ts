@@ -1,0 +1,103 @@
+import { z } from "zod";
+import type { Hex } from "viem";
+
+/** The indexer could not be reached or answered something unexpected. */
+export class IndexerUnavailableError extends Error {
+  readonly code = "indexer_unavailable";
+  override name = "IndexerUnavailableError";
+}
+
+const CONSISTENT_READ_ATTEMPTS = 20;
+
+const hex = z.string().regex(/^0x[0-9a-f]*$/).transform((v) => v as Hex);
+const uint = z.string().regex(/^\d+$/).transform((v) => BigInt(v));
+
+/** A drawing as the indexer mirrors it (indexer/ponder.schema.ts); bigints arrive as decimal strings. */
+const drawingSchema = z.object({
+  campaignId: hex,
+  number: uint,
+  kind: z.number().int(),
+  listCommitment: hex,
+  winnersCommitment: hex.nullable(),
+  winnersExpected: z.number().int(),
+  entrantCount: z.number().int(),
+  totalWeight: uint,
+  tableId: hex,
+  tableVersion: uint,
+  largePrizeThresholdCents: uint,
+  prizeCount: z.number().int(),
+  provider: hex.nullable(),
+  sequence: uint.nullable(),
+  commitTimestamp: uint,
+  commitTx: hex,
+  randomValue: hex.nullable(),
+  revealTimestamp: uint.nullable(),
+  revealTx: hex.nullable(),
+  status: z.enum(["requested", "revealed", "settled", "paid"]),
+  settledCount: z.number().int(),
+  settleTimestamp: uint.nullable(),
+  payoutCents: uint.nullable(),
+  paidTimestamp: uint.nullable(),
+  payoutTx: hex.nullable(),
+});
+
+const prizeSchema = z.object({
+  position: z.number().int(),
+  randomValue: hex,
+  roll: uint,
+  tier: z.number().int(),
+  amountCents: uint,
+  held: z.boolean(),
+});
+
+const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prizeSchema) });
+/** Before the first checkpoint every field but `ready` is null. */
+const headResponse = z.object({ chainId: z.number().int().nullable(), blockNumber: uint.nullable(), blockTimestamp: uint.nullable(), ready: z.boolean() });
+
+export type IndexedDrawing = z.infer<typeof drawingSchema>;
+export type IndexedPrize = z.infer<typeof prizeSchema>;
+export type IndexedHead = z.infer<typeof headResponse>;
+
+/**
+ * Reads the indexer's typed routes (indexer/src/api) over HTTP: the service never opens Ponder's store.
+ */
+export class IndexerClient {
+  constructor(private readonly baseUrl: string) {}
+
+  private async get(path: string): Promise<unknown | null> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(5_000) });
+    } catch (error) {
+      throw new IndexerUnavailableError(`indexer unreachable at ${this.baseUrl}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (response.status === 404) return null;
+    if (!response.ok) throw new IndexerUnavailableError(`indexer answered ${response.status} for ${path}`);
+    return response.json();
+  }
+
+  /** The latest block the indexer has processed. */
+  async head(): Promise<IndexedHead> {
+    const body = await this.get("/head");
+    const parsed = headResponse.safeParse(body);
+    if (!parsed.success) throw new IndexerUnavailableError("indexer /head answered an unexpected shape");
+    return parsed.data;
+  }
+
+  /**
+   * A drawing and its prizes in position order, or null while the indexer has not seen its commit.
+   * The route reads the drawing and its prizes in two queries while Ponder may be flushing a block, so a
+   * drawing whose settled count differs from its prize rows is read again until the two agree.
+   */
+  async drawing(campaignId: Hex, number: bigint): Promise<{ drawing: IndexedDrawing; prizes: IndexedPrize[] } | null> {
+    for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
+      const body = await this.get(`/drawings/${campaignId.toLowerCase()}/${number}`);
+      if (body === null) return null;
+      const parsed = drawingResponse.safeParse(body);
+      if (!parsed.success) throw new IndexerUnavailableError(`indexer drawing ${campaignId}:${number} has an unexpected shape`);
+      if (parsed.data.prizes.length === parsed.data.drawing.settledCount) return parsed.data;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new IndexerUnavailableError(`indexer drawing ${campaignId}:${number} is mid-update; try again`);
+  }
+}

@@ -1,0 +1,150 @@
+// The service's chain port against real parts: anvil (with a state file), the deployed contracts and Ponder.
+// A full commit/request/reveal/settle/payout through ChainPort, every step read back through IndexerClient
+// within 5 s; named reverts; anvil restarted from its state file with chain and indexer agreeing afterwards.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keccak256, toHex } from "viem";
+import { deployLocal } from "../../api/src/chain/deploy.js";
+import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
+import { IndexerClient } from "../../api/src/chain/indexer.js";
+import { ChainPort, ChainRevertError } from "../../api/src/chain/port.js";
+import { ANVIL_KEYS } from "../../api/src/config.js";
+import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
+import { freePort, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-port-test-"));
+const stateFile = path.join(dataDir, "anvil-state.json");
+let anvil: Proc | undefined;
+let ponder: Proc | undefined;
+let rpcUrl: string;
+let chainPort: number;
+let deployment: DeploymentRecord;
+let port: ChainPort;
+let indexer: IndexerClient;
+
+const campaignId = toCampaignId("port-test");
+const tableId = toHex("default", { size: 32 });
+const winners = ["w-1", "w-2", "w-3", "w-4", "w-5"];
+
+/** Polls the indexer until `check` accepts what it mirrors; fails after 5 s, the issue's bound. */
+async function indexed<T>(label: string, read: () => Promise<T | null>, check: (value: T) => boolean): Promise<T> {
+  return until(label, async () => {
+    const value = await read();
+    return value !== null && check(value) ? value : undefined;
+  }, 5_000, 50);
+}
+
+beforeAll(async () => {
+  chainPort = await freePort();
+  rpcUrl = `http://127.0.0.1:${chainPort}`;
+  anvil = startAnvil(chainPort, stateFile, path.join(dataDir, "anvil.log"));
+  await until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', headers: { "content-type": "application/json" } })).ok ? true : undefined), 20_000, 100, anvil);
+  deployment = await deployLocal({ rpcUrl, dataDir });
+  const indexerPort = await freePort();
+  ponder = startPonder({ port: indexerPort, schema: "port_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });
+  indexer = new IndexerClient(`http://127.0.0.1:${indexerPort}`);
+  await until("ponder ready", async () => ((await indexer.head()).ready ? true : undefined), 120_000, 200, ponder);
+  port = new ChainPort({ rpcUrl, deployment, operatorKey: ANVIL_KEYS.operator });
+}, 180_000);
+
+afterAll(async () => {
+  await stop(ponder);
+  await stop(anvil);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("ChainPort and IndexerClient on a real chain and indexer", () => {
+  it("runs commit, request, reveal, settle and payout, each visible through the indexer within 5 s", async () => {
+    const amounts = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.amountCents));
+    const weights = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.weight));
+    await port.publishPrizeTable(tableId, 1, amounts, weights);
+    await port.registerCampaign(campaignId, toHex(1n, { size: 20 }), 50_000n);
+
+    const commitment = fingerprint(winners);
+    const commitReceipt = await port.commitAndRequest({
+      campaignId, number: 1n, kind: 0, listCommitment: commitment, winnersExpected: winners.length,
+      entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
+    });
+    const requested = port.events(commitReceipt).find((e) => e.eventName === "EntropyRequested");
+    expect(requested?.eventName).toBe("EntropyRequested");
+    const sequence = requested!.eventName === "EntropyRequested" ? requested!.args.sequence : 0n;
+    const committed = await indexed("commit indexed", () => indexer.drawing(campaignId, 1n), (d) => d.drawing.sequence !== null);
+    expect(committed.drawing).toMatchObject({ status: "requested", listCommitment: commitment, winnersExpected: 5, sequence, commitTx: commitReceipt.transactionHash });
+
+    // A retried commit is refused by name, not sent twice.
+    await expect(port.commitAndRequest({
+      campaignId, number: 1n, kind: 0, listCommitment: commitment, winnersExpected: 5, entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
+    })).rejects.toMatchObject({ code: "chain_revert", errorName: "NumberOutOfSequence" });
+
+    const randomValue = keccak256(toHex("port-test-entropy"));
+    const revealReceipt = await port.revealMock(sequence, randomValue);
+    expect(revealReceipt.status).toBe("success");
+    const settled = await indexed("settlement indexed", () => indexer.drawing(campaignId, 1n), (d) => d.drawing.status === "settled");
+    const expected = computePrizes({ entropy: randomValue, campaignId, number: 1n, table: DEFAULT_PRIZE_TABLE, count: 5, largePrizeThresholdCents: 50_000 });
+    expect(settled.drawing.randomValue).toBe(randomValue);
+    expect(settled.drawing.revealTx).toBe(revealReceipt.transactionHash);
+    expect(settled.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), tier: p.tier, amountCents: Number(p.amountCents), held: p.held }))).toEqual(expected);
+
+    await expect(port.settle(campaignId, 1n, 10n)).rejects.toMatchObject({ errorName: "NothingToSettle" });
+    const payoutReceipt = await port.payout(campaignId, 1n);
+    const paid = await indexed("payout indexed", () => indexer.drawing(campaignId, 1n), (d) => d.drawing.status === "paid");
+    const cents = expected.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0);
+    expect(paid.drawing.payoutCents).toBe(BigInt(cents));
+    expect(paid.drawing.payoutTx).toBe(payoutReceipt.transactionHash);
+  });
+
+  it("finishes a settlement the callback budget did not cover with settle()", async () => {
+    const count = 400; // beyond what the 2,000,000-gas callback budget settles
+    const receipt = await port.commitAndRequest({
+      campaignId, number: 2n, kind: 0, listCommitment: fingerprint(Array.from({ length: count }, (_, i) => `w-${i}`)),
+      winnersExpected: count, entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
+    });
+    const requested = port.events(receipt).find((e) => e.eventName === "EntropyRequested");
+    const sequence = requested?.eventName === "EntropyRequested" ? requested.args.sequence : 0n;
+    await port.revealMock(sequence, keccak256(toHex("budget")));
+    const partial = await port.getDrawing(campaignId, 2n);
+    expect(partial.settledCount).toBeGreaterThan(0);
+    expect(partial.settledCount).toBeLessThan(count);
+    await port.settle(campaignId, 2n, 1_000n);
+    const done = await indexed("settled by settle()", () => indexer.drawing(campaignId, 2n), (d) => d.drawing.status === "settled");
+    expect(done.prizes).toHaveLength(count);
+    expect(done.prizes.map((p) => p.position)).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
+  it("names the contract's error for a refused call and keeps sending afterwards", async () => {
+    const error = await port.payout(campaignId, 99n).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainRevertError);
+    expect(error).toMatchObject({ errorName: "DrawingNotFound", functionName: "payout" });
+    // The queue is not stuck behind the failure.
+    await expect(port.setLargePrizeThreshold(campaignId, 60_000n)).resolves.toMatchObject({ status: "success" });
+  });
+
+  it("after anvil restarts from its state file, the chain and the indexer still agree", async () => {
+    const before = await port.getDrawing(campaignId, 1n);
+    const blockBefore = await port.blockNumber();
+    await stop(anvil);
+    anvil = startAnvil(chainPort, stateFile, path.join(dataDir, "anvil2.log"));
+    await until("anvil back", async () => ((await port.blockNumber()) >= 0n ? true : undefined), 20_000, 100, anvil);
+    expect(await port.blockNumber()).toBeGreaterThanOrEqual(blockBefore);
+    const after = await port.getDrawing(campaignId, 1n);
+    expect(after.randomValue).toBe(before.randomValue);
+    expect(after.status).toBe(4); // Paid
+
+    // New activity after the restart reaches the indexer, and its view of drawing 1 matches the chain's.
+    const receipt = await port.setPayoutWallet(campaignId, toHex(2n, { size: 20 }));
+    expect(receipt.status).toBe("success");
+    const head = await until("indexer past the restart", async () => {
+      const h = await indexer.head();
+      return h.blockNumber !== null && h.blockNumber >= receipt.blockNumber ? h : undefined;
+    }, 30_000, 200);
+    expect(head.ready).toBe(true);
+    const mirrored = await indexer.drawing(campaignId, 1n);
+    expect(mirrored?.drawing.randomValue).toBe(after.randomValue);
+    expect(mirrored?.drawing.status).toBe("paid");
+    expect(mirrored?.drawing.payoutCents).toBe(BigInt(after.payoutCents));
+  });
+});
+
