@@ -187,6 +187,27 @@ ponder.on("PrizeDraw:WinnersRecorded", async ({ event, context }) => {
 
 // ------------------------------------------------------------------ payouts
 
+/** The fields every payout row shares: the transfer and where it was logged. */
+function payoutRow(
+  event: { block: { number: bigint; timestamp: bigint }; log: { logIndex: number }; transaction: { hash: Hex } },
+  campaignId: Hex,
+  wallet: Hex,
+  amountCents: bigint,
+  tokenAmount: bigint,
+) {
+  return {
+    id: logId(event.transaction.hash, event.log.logIndex),
+    campaignId: lower(campaignId),
+    wallet: lower(wallet),
+    amountCents,
+    tokenAmount,
+    blockNumber: event.block.number,
+    logIndex: event.log.logIndex,
+    timestamp: event.block.timestamp,
+    txHash: lower(event.transaction.hash),
+  };
+}
+
 ponder.on("PrizeDraw:DrawingPaid", async ({ event, context }) => {
   const { campaignId, number, wallet, amountCents, tokenAmount } = event.args;
   await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({
@@ -197,19 +218,7 @@ ponder.on("PrizeDraw:DrawingPaid", async ({ event, context }) => {
     paidTimestamp: event.block.timestamp,
     payoutTx: lower(event.transaction.hash),
   });
-  await context.db.insert(payout).values({
-    id: logId(event.transaction.hash, event.log.logIndex),
-    kind: "drawing",
-    campaignId: lower(campaignId),
-    number,
-    wallet: lower(wallet),
-    amountCents,
-    tokenAmount,
-    blockNumber: event.block.number,
-    logIndex: event.log.logIndex,
-    timestamp: event.block.timestamp,
-    txHash: lower(event.transaction.hash),
-  });
+  await context.db.insert(payout).values({ ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount), kind: "drawing", number });
 });
 
 ponder.on("PrizeDraw:HeldPrizePaid", async ({ event, context }) => {
@@ -217,36 +226,17 @@ ponder.on("PrizeDraw:HeldPrizePaid", async ({ event, context }) => {
   await context.db
     .update(prize, { id: prizeId(campaignId, number, position) })
     .set({ heldPaid: true, heldPaidTx: lower(event.transaction.hash) });
-  await context.db.insert(payout).values({
-    id: logId(event.transaction.hash, event.log.logIndex),
-    kind: "held",
-    campaignId: lower(campaignId),
-    number,
-    position: int(position),
-    wallet: lower(wallet),
-    amountCents,
-    tokenAmount,
-    blockNumber: event.block.number,
-    logIndex: event.log.logIndex,
-    timestamp: event.block.timestamp,
-    txHash: lower(event.transaction.hash),
-  });
+  await context.db
+    .insert(payout)
+    .values({ ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount), kind: "held", number, position: int(position) });
 });
 
 ponder.on("PrizeDraw:GuaranteePaid", async ({ event, context }) => {
   const { campaignId, guaranteeId, winnerHash, wallet, amountCents, tokenAmount } = event.args;
   await context.db.insert(payout).values({
-    id: logId(event.transaction.hash, event.log.logIndex),
+    ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount),
     kind: "guarantee",
-    campaignId: lower(campaignId),
     guaranteeId: lower(guaranteeId),
     winnerHash: lower(winnerHash),
-    wallet: lower(wallet),
-    amountCents,
-    tokenAmount,
-    blockNumber: event.block.number,
-    logIndex: event.log.logIndex,
-    timestamp: event.block.timestamp,
-    txHash: lower(event.transaction.hash),
   });
 });
