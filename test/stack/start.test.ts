@@ -7,7 +7,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
+import { writeDeployment } from "../../api/src/chain/deployment.js";
+import { REPO_ROOT, freePort, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
 
 type Ports = { PORT: string; CHAIN_PORT: string; INDEXER_PORT: string };
 
@@ -119,6 +120,37 @@ describe("npm start", () => {
     expect(await badPort.exited).toBe(1);
     expect(badPort.output()).toMatch(/\[start\] PORT: /);
     expect(badPort.output()).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("npm start against RPC_URL", () => {
+  it("ends with one clear line when the recorded contract is missing on the chain", async () => {
+    const chainPort = await freePort();
+    const rpcUrl = `http://127.0.0.1:${chainPort}`;
+    const otherDir = mkdtempSync(path.join(tmpdir(), "prizedraw-start-missing-"));
+    const anvil = startAnvil(chainPort, path.join(otherDir, "anvil-state.json"), path.join(otherDir, "anvil.log"));
+    try {
+      const genesis = await until("anvil", async () => {
+        const response = await fetch(rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["0x0", false] }),
+        });
+        return ((await response.json()) as { result: { hash: `0x${string}` } }).result.hash;
+      }, 20_000, 100, anvil);
+      const nowhere = "0x00000000000000000000000000000000000000aa" as const;
+      writeDeployment(otherDir, {
+        chainId: 31337, rpcUrl, genesisHash: genesis, prizeDraw: nowhere, entropy: nowhere, entropyProvider: nowhere,
+        mockEntropy: true, token: nowhere, tokenDecimals: 6, admin: nowhere, operator: nowhere, deployBlock: 0, deployedAt: new Date().toISOString(),
+      });
+      const proc = startStack({ RPC_URL: rpcUrl, PRIZEDRAW_DATA_DIR: otherDir });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toContain(`[start] no contract at ${nowhere} on RPC_URL: fix RPC_URL or redeploy with npm run deploy`);
+      expect(proc.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await stop(anvil);
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 });
 
