@@ -8,13 +8,15 @@
  *    writes its state. Every start-up failure ends with one line saying what to fix.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { deployLocal } from "../api/src/chain/deploy.js";
 import { readDeployment, deploymentPath, type DeploymentRecord } from "../api/src/chain/deployment.js";
+import { run as runCli } from "../api/src/cli/prizedraw.js";
+import { openStore, storePath } from "../api/src/store/index.js";
 
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const PONDER_BIN = join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
@@ -136,6 +138,18 @@ function wipeIndexerData(config: Config): void {
   rmSync(join(REPO_ROOT, "indexer", ".ponder"), { recursive: true, force: true });
 }
 
+/**
+ * The service's store describes drawings on the old chain (numbers, commitments, payouts) that the new chain
+ * does not have: it is moved aside, not deleted, and a fresh one starts.
+ */
+function setStoreAside(config: Config): void {
+  const path = storePath(config.dataDir);
+  if (!existsSync(path)) return;
+  const aside = `${path}.before-reset-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
+  say(`the service's store described the old chain: moved to ${aside}`);
+}
+
 /** The deployment to run against: the record's when it still matches the chain, else a fresh one (local). */
 async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   const record = readDeployment(config.dataDir);
@@ -159,6 +173,7 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
         : `no contract at the recorded address ${record.prizeDraw}: redeploying and rebuilding the indexer's data`,
     );
     wipeIndexerData(config);
+    setStoreAside(config);
   } else if (!config.localChain) {
     throw new StartError(`no deployment record in ${config.dataDir}: run npm run deploy -- --network NAME first`);
   }
@@ -171,6 +186,19 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   const fresh = await deployLocal({ rpcUrl: config.rpcUrl, dataDir: config.dataDir });
   say(`deployed PrizeDraw at ${fresh.prizeDraw}, MockEntropy at ${fresh.entropy}, test stablecoin at ${fresh.token}`);
   return fresh;
+}
+
+/** First run: an account and a test API key, printed once (only its hash is stored). */
+function createFirstAccount(config: Config): void {
+  const store = openStore(storePath(config.dataDir));
+  try {
+    if (store.accounts.count() > 0) return;
+    const { accountId } = runCli(["account", "create", "--email", "owner@localhost"], store, config) as { accountId: string };
+    const { key } = runCli(["key", "create", "--account", accountId], store, config) as { key: string };
+    say(`first account ${accountId} (owner@localhost); its API key, shown once: ${key}`);
+  } finally {
+    store.db.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -221,6 +249,7 @@ async function main(): Promise<void> {
   await waitFor("the service reporting ready", 60, async () => (await fetch(`http://127.0.0.1:${config.port}/ready`)).ok, service);
 
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir})`);
+  createFirstAccount(config);
   say(`service   ${config.publicBaseUrl}  (GET /health, GET /ready)`);
   say(`indexer   ${config.indexerUrl}`);
   say(`chain     ${config.rpcUrl}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);

@@ -1,15 +1,15 @@
 import { serve } from "@hono/node-server";
-import { join } from "node:path";
 import { ConfigError, loadConfig } from "./config.js";
-import { ChainPort } from "./chain/port.js";
 import { IndexerClient } from "./chain/indexer.js";
+import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
 import { createApp } from "./http/app.js";
+import { Keeper } from "./keeper/keeper.js";
 import { logger } from "./logger.js";
 import { checkReadiness } from "./readiness.js";
-import { openDb } from "./store/db.js";
+import { openStore, storePath } from "./store/index.js";
 
-/** The service process: opens the store and the chain port and serves HTTP on 127.0.0.1:PORT. */
+/** The service process: store, chain port, indexer client, keeper, and HTTP on 127.0.0.1:PORT. */
 function main(): void {
   const config = loadConfig();
   const deployment = readDeployment(config.dataDir);
@@ -18,15 +18,24 @@ function main(): void {
     throw new ConfigError("production refuses a mock randomness provider: deploy against Pyth Entropy");
   }
   if (!config.operatorPrivateKey) throw new ConfigError("OPERATOR_PRIVATE_KEY is not set");
-  const db = openDb(join(config.dataDir, "prizedraw.sqlite"));
+  const store = openStore(storePath(config.dataDir));
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey });
-  const app = createApp({ readiness: () => checkReadiness({ db, chain, indexer: new IndexerClient(config.indexerUrl) }) });
+  const indexer = new IndexerClient(config.indexerUrl);
+  const keeper = new Keeper({ store, chain, indexer, config, logger });
+  const app = createApp({
+    store,
+    config,
+    readiness: () => checkReadiness({ db: store.db, chain, indexer }),
+    runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
+  });
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port }, (info) => {
     logger.info({ port: info.port, env: config.env }, "service listening");
+    keeper.start();
   });
   const stop = () => {
+    keeper.stop();
     server.close(() => {
-      db.close();
+      store.db.close();
       process.exit(0);
     });
   };

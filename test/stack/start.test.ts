@@ -58,6 +58,11 @@ describe("npm start", () => {
     console.log(JSON.stringify({ name: "start.fresh", value: Number(seconds.toFixed(2)), unit: "s" }));
     expect(proc.output()).toContain("deployed PrizeDraw at");
     expect(proc.output()).toContain(`http://127.0.0.1:${ports.PORT}`);
+    // The first account's key is printed once and works against the partner API.
+    const key = /API key, shown once: (pd_test_\S+)/.exec(proc.output())?.[1];
+    expect(key).toBeDefined();
+    const me = await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/campaigns/none`, { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status).toBe(404);
     expect((await getJson(`http://127.0.0.1:${ports.PORT}/health`)).body).toEqual({ ok: true });
     const ready = await getJson(`http://127.0.0.1:${ports.PORT}/ready`);
     expect(ready.status).toBe(200);
@@ -77,6 +82,7 @@ describe("npm start", () => {
     console.log(JSON.stringify({ name: "start.warm", value: Number(seconds.toFixed(2)), unit: "s" }));
     expect(proc.output()).toContain("reusing the deployment");
     expect(proc.output()).not.toContain("deployed PrizeDraw at");
+    expect(proc.output()).not.toContain("shown once");
     expect(readFileSync(path.join(dataDir, "deployment.json"), "utf8")).toBe(before);
     expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
     expect(await stop(proc, 20_000)).toBe(0);
@@ -88,6 +94,8 @@ describe("npm start", () => {
     const { proc } = await startAndWait();
     running = proc;
     expect(proc.output()).toMatch(/the chain was reset \(genesis .* differs from the record's/);
+    expect(proc.output()).toMatch(/the service's store described the old chain: moved to .*before-reset-/);
+    expect(proc.output()).toContain("API key, shown once");
     expect(proc.output()).toContain("deployed PrizeDraw at");
     expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
     expect(await stop(proc, 20_000)).toBe(0);

@@ -1,17 +1,46 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Config } from "../config.js";
+import { BadRequestError, NotFoundError } from "../domain/errors.js";
 import type { Readiness } from "../readiness.js";
+import type { Store } from "../store/index.js";
+import { requireKey } from "./auth.js";
+import { handleError } from "./errors.js";
+import { campaignRoutes } from "./routes/campaigns.js";
 
-export type AppDeps = { readiness: () => Promise<Readiness> };
+/** Request bodies above this are refused (1,000 entries of the largest allowed size fit well within it). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The service's HTTP app. For now: `GET /health` (process up) and `GET /ready` (store, chain, indexer). */
-export function createApp({ readiness }: AppDeps): Hono {
+export type AppDeps = {
+  store: Store;
+  config: Pick<Config, "env" | "publicBaseUrl">;
+  readiness: () => Promise<Readiness>;
+  runCampaign: (campaignId: string) => void;
+};
+
+/** The service's HTTP app: health and readiness, and the partner API under /api/v1. */
+export function createApp({ store, config, readiness, runCampaign }: AppDeps): Hono {
   const app = new Hono();
+  app.onError(handleError);
+  app.notFound((c) => handleError(new NotFoundError(`no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), c));
+
   app.get("/health", (c) => c.json({ ok: true }));
   app.get("/ready", async (c) => {
     const r = await readiness();
     return c.json(r, r.ready ? 200 : 503);
   });
-  app.notFound((c) => c.json({ error: "not_found", detail: `no route for ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((_error, c) => c.json({ error: "internal", detail: "unexpected error; the request was not completed" }, 500));
+
+  const api = new Hono();
+  api.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new BadRequestError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  api.use(requireKey(store, config.env));
+  api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
+  app.route("/api/v1", api);
   return app;
 }

@@ -7,12 +7,117 @@ export type Db = Database.Database;
 /** A schema change: applied once, in order, inside a transaction. */
 export type Migration = { version: number; name: string; sql: string };
 
-/**
- * Migrations in code. Version 1 only creates the bookkeeping; the partner API's tables arrive with their
- * issue. Never edit an applied migration: add the next version.
- */
+/** Migrations in code, applied in order. Never edit an applied migration: add the next version. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "service metadata", sql: "CREATE TABLE service_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;" },
+  {
+    version: 2,
+    name: "accounts, keys, campaigns, prize tables, drawings, winners, audit log",
+    sql: `
+CREATE TABLE accounts (id TEXT PRIMARY KEY, created_at TEXT NOT NULL) STRICT;
+CREATE TABLE members (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+  created_at TEXT NOT NULL,
+  UNIQUE (account_id, email)
+) STRICT;
+-- Only the SHA-256 of a key's secret is stored; key_id (public, in the key) finds the row.
+CREATE TABLE api_keys (
+  key_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  environment TEXT NOT NULL CHECK (environment IN ('test', 'production')),
+  secret_hash TEXT NOT NULL,
+  last4 TEXT NOT NULL,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT;
+-- Table versions: "default" is the service's; a custom table's id is its campaign's slug.
+CREATE TABLE prize_tables (
+  table_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  tiers_json TEXT NOT NULL,
+  denominator INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (table_id, version)
+) STRICT;
+CREATE TABLE campaigns (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  slug TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('push', 'pull', 'entries')),
+  status TEXT NOT NULL CHECK (status IN ('draft', 'active', 'paused', 'ended')),
+  schedule_json TEXT NOT NULL,
+  winners_per_draw INTEGER NOT NULL,
+  payout_wallet TEXT,
+  large_prize_threshold_cents INTEGER NOT NULL,
+  guarantee_json TEXT,
+  terms_url TEXT,
+  privacy_url TEXT,
+  pull_url TEXT,
+  table_id TEXT NOT NULL,
+  table_version INTEGER NOT NULL,
+  clock_offset_ms INTEGER NOT NULL DEFAULT 0,
+  onchain_wallet TEXT,
+  onchain_threshold_cents INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  FOREIGN KEY (table_id, table_version) REFERENCES prize_tables(table_id, version)
+) STRICT;
+CREATE INDEX campaigns_account ON campaigns(account_id);
+CREATE TABLE drawings (
+  id TEXT PRIMARY KEY,
+  campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+  draw_at TEXT NOT NULL,
+  cutoff_at TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('open', 'locked', 'entropy_requested', 'settled', 'paid')),
+  winners_expected INTEGER NOT NULL,
+  number INTEGER,
+  partner_round INTEGER,
+  table_id TEXT NOT NULL,
+  table_version INTEGER NOT NULL,
+  needs_attention TEXT,
+  list_submitted_at TEXT,
+  locked_at TEXT,
+  winners_commitment TEXT,
+  entropy_provider TEXT,
+  entropy_request_id TEXT,
+  entropy_value TEXT,
+  entropy_revealed_at TEXT,
+  settled_at TEXT,
+  paid_at TEXT,
+  commit_tx TEXT,
+  reveal_tx TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (campaign_id, draw_at),
+  UNIQUE (campaign_id, number)
+) STRICT;
+CREATE INDEX drawings_campaign_status ON drawings(campaign_id, status, cutoff_at);
+CREATE TABLE winners (
+  drawing_id TEXT NOT NULL REFERENCES drawings(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  winner_id TEXT NOT NULL,
+  display_name TEXT,
+  avatar_url TEXT,
+  random_value TEXT,
+  roll INTEGER,
+  amount_cents INTEGER,
+  held INTEGER,
+  PRIMARY KEY (drawing_id, position)
+) STRICT;
+CREATE TABLE audit_log (
+  id TEXT PRIMARY KEY,
+  at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  action TEXT NOT NULL,
+  subject TEXT,
+  detail_json TEXT
+) STRICT;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

@@ -1,0 +1,290 @@
+/**
+ * The `prizedraw` CLI (DESIGN.md section 9): the portal's jobs from a terminal, on the same SQLite store as
+ * the service. Every command takes `--json` to print one JSON object. `npm run admin -- ...` runs it too.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, type Config } from "../config.js";
+import {
+  campaignView,
+  campaignNow,
+  createCampaign,
+  publishCampaignTable,
+  transitionCampaign,
+  updateCampaign,
+  type CampaignAction,
+  type CampaignInput,
+} from "../domain/campaigns.js";
+import { ServiceError } from "../domain/errors.js";
+import { newId } from "../domain/ids.js";
+import { issueKey } from "../domain/keys.js";
+import { CADENCES, type Cadence } from "../domain/schedule.js";
+import { prizeTableView } from "../domain/campaigns.js";
+import { advanceClock } from "../http/routes/campaigns.js";
+import { durationMs } from "../http/schemas.js";
+import type { CampaignMode } from "../store/campaigns.js";
+import { openStore, storePath, type Store } from "../store/index.js";
+import type { PrizeTierInput } from "../draw/index.js";
+
+/** A usage or permission problem: printed as one line, exit code 2. */
+class CliError extends Error {
+  override name = "CliError";
+}
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  email: { type: "string" },
+  account: { type: "string" },
+  role: { type: "string" },
+  as: { type: "string" },
+  slug: { type: "string" },
+  name: { type: "string" },
+  mode: { type: "string" },
+  cadence: { type: "string" },
+  hour: { type: "string" },
+  minute: { type: "string" },
+  weekday: { type: "string" },
+  "day-of-month": { type: "string" },
+  timezone: { type: "string" },
+  "cutoff-minutes": { type: "string" },
+  winners: { type: "string" },
+  "payout-wallet": { type: "string" },
+  "pull-url": { type: "string" },
+  guarantee: { type: "string" },
+  "large-prize-threshold": { type: "string" },
+  "prize-table": { type: "string" },
+  "starts-at": { type: "string" },
+  "ends-at": { type: "string" },
+  "terms-url": { type: "string" },
+  "privacy-url": { type: "string" },
+  to: { type: "string" },
+  by: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+function need(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new CliError(`--${name} is required`);
+  return value;
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new CliError(`--${name} must be an integer`);
+  return Number(value);
+}
+
+function tiersFrom(file: string): PrizeTierInput[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    throw new CliError(`${file} is not a readable JSON file`);
+  }
+  const tiers = Array.isArray(json) ? json : (json as { tiers?: unknown }).tiers;
+  if (!Array.isArray(tiers)) throw new CliError(`${file} must hold [{ "amountCents", "weight" }, ...] or { "tiers": [...] }`);
+  return tiers as PrizeTierInput[];
+}
+
+/** Owner-only actions: refused for members; without --as the operator acts for the account. */
+function checkOwner(store: Store, accountId: string, as: string | undefined): string {
+  if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
+  if (as === undefined) return "operator";
+  const member = store.accounts.member(accountId, as);
+  if (!member) throw new CliError(`${as} is not a member of ${accountId}`);
+  if (member.role !== "owner") throw new CliError(`${as} is a member, not an owner: only owners create or revoke keys`);
+  return as;
+}
+
+export type CliResult = Record<string, unknown>;
+
+/** Runs one command; returns what `--json` prints. */
+export function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl">): CliResult {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [noun, verb, ...rest] = positionals;
+  const now = new Date();
+  switch (`${noun} ${verb}`) {
+    case "account create": {
+      const email = need(values, "email");
+      const accountId = newId("acc");
+      store.tx(() => {
+        store.accounts.createAccount(accountId, now.toISOString());
+        store.accounts.addMember({ id: newId("mem"), accountId, email, role: "owner", createdAt: now.toISOString() });
+        store.audit.record("operator", "account.create", accountId, { owner: email });
+      });
+      return { accountId };
+    }
+    case "member add": {
+      const accountId = need(values, "account");
+      const role = values.role ?? "member";
+      if (role !== "owner" && role !== "member") throw new CliError("--role must be owner or member");
+      if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
+      const member = { id: newId("mem"), accountId, email: need(values, "email"), role, createdAt: now.toISOString() } as const;
+      store.tx(() => {
+        store.accounts.addMember(member);
+        store.audit.record("operator", "member.add", accountId, { email: member.email, role });
+      });
+      return { accountId, email: member.email, role };
+    }
+    case "key create": {
+      const accountId = need(values, "account");
+      const actor = checkOwner(store, accountId, values.as);
+      const issued = issueKey(config.env);
+      store.tx(() => {
+        store.accounts.insertKey({ keyId: issued.keyId, accountId, environment: config.env, secretHash: issued.hash, last4: issued.last4, createdBy: actor, createdAt: now.toISOString(), revokedAt: null });
+        store.audit.record(actor, "key.create", accountId, { keyId: issued.keyId });
+      });
+      return { key: issued.key, keyId: issued.keyId };
+    }
+    case "key revoke": {
+      const accountId = need(values, "account");
+      const keyId = rest[0];
+      if (!keyId) throw new CliError("usage: prizedraw key revoke --account ID KEYID");
+      const actor = checkOwner(store, accountId, values.as);
+      const revoked = store.tx(() => {
+        const ok = store.accounts.revokeKey(accountId, keyId, now.toISOString());
+        if (ok) store.audit.record(actor, "key.revoke", accountId, { keyId });
+        return ok;
+      });
+      if (!revoked) throw new CliError(`account ${accountId} has no key ${keyId}`);
+      return { keyId, revoked: true };
+    }
+    case "campaign create": {
+      const accountId = need(values, "account");
+      if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
+      const cadence = need(values, "cadence") as Cadence;
+      if (!CADENCES.includes(cadence)) throw new CliError(`--cadence must be one of ${CADENCES.join(", ")}`);
+      const mode = (values.mode ?? "pull") as CampaignMode;
+      if (!["push", "pull", "entries"].includes(mode)) throw new CliError("--mode must be push, pull or entries");
+      const guarantee = values.guarantee?.split(",").map((v) => integer("guarantee", v.trim()));
+      const input: CampaignInput = {
+        slug: need(values, "slug"),
+        name: need(values, "name"),
+        mode,
+        schedule: {
+          cadence,
+          ...(values.hour !== undefined ? { drawHour: integer("hour", values.hour) } : {}),
+          ...(values.minute !== undefined ? { drawMinute: integer("minute", values.minute) } : {}),
+          ...(values.weekday !== undefined ? { drawWeekday: integer("weekday", values.weekday) } : {}),
+          ...(values["day-of-month"] !== undefined ? { drawDayOfMonth: integer("day-of-month", values["day-of-month"]) } : {}),
+          ...(values.timezone !== undefined ? { timezone: values.timezone } : {}),
+          ...(values["cutoff-minutes"] !== undefined ? { cutoffMinutes: integer("cutoff-minutes", values["cutoff-minutes"]) } : {}),
+          ...(values["starts-at"] !== undefined ? { startsAt: values["starts-at"] } : {}),
+          ...(values["ends-at"] !== undefined ? { endsAt: values["ends-at"] } : {}),
+        },
+        winnersPerDraw: integer("winners", values.winners),
+        payoutWallet: values["payout-wallet"] ?? null,
+        pullUrl: values["pull-url"] ?? null,
+        largePrizeThresholdCents: integer("large-prize-threshold", values["large-prize-threshold"]),
+        guarantee: guarantee ? { amountCents: guarantee[0] ?? NaN, thresholdCents: guarantee[1] ?? NaN, periodDays: guarantee[2] } : null,
+        prizeTable: values["prize-table"] ? tiersFrom(values["prize-table"]) : null,
+        termsUrl: values["terms-url"] ?? null,
+        privacyUrl: values["privacy-url"] ?? null,
+      };
+      const campaign = createCampaign(store, accountId, input, now);
+      store.audit.record("operator", "campaign.create", campaign.slug);
+      return { campaign: campaignView(store, campaign, config) };
+    }
+    case "campaign activate":
+    case "campaign pause":
+    case "campaign resume":
+    case "campaign end": {
+      const slug = rest[0];
+      if (!slug) throw new CliError(`usage: prizedraw campaign ${verb} SLUG`);
+      const campaign = transitionCampaign(store, slug, verb as CampaignAction, now);
+      store.audit.record("operator", `campaign.${verb}`, slug);
+      return { campaign: campaignView(store, campaign, config) };
+    }
+    case "campaign set": {
+      const slug = rest[0];
+      if (!slug) throw new CliError("usage: prizedraw campaign set SLUG --payout-wallet 0x.. | --winners N | --ends-at ISO | --pull-url URL");
+      const campaign = updateCampaign(store, slug, {
+        ...(values["payout-wallet"] !== undefined ? { payoutWallet: values["payout-wallet"] } : {}),
+        ...(values.winners !== undefined ? { winnersPerDraw: integer("winners", values.winners) } : {}),
+        ...(values["ends-at"] !== undefined ? { endsAt: values["ends-at"] } : {}),
+        ...(values["pull-url"] !== undefined ? { pullUrl: values["pull-url"] } : {}),
+      }, now);
+      store.audit.record("operator", "campaign.set", slug, { fields: Object.keys(values).filter((k) => k !== "json" && k !== "pull-url") });
+      return { campaign: campaignView(store, campaign, config) };
+    }
+    case "prize-table publish": {
+      const [slug, file] = rest;
+      if (!slug || !file) throw new CliError("usage: prizedraw prize-table publish SLUG FILE.json");
+      const table = publishCampaignTable(store, slug, tiersFrom(file), now);
+      store.audit.record("operator", "prize-table.publish", slug, { tableId: table.id, version: table.version });
+      const campaign = store.campaigns.bySlug(slug)!;
+      return { prizeTable: prizeTableView(table, campaign.winnersPerDraw) };
+    }
+    case "drawing extend-cutoff": {
+      const [slug, drawingId] = rest;
+      if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing extend-cutoff SLUG DRAWING_ID --to ISO");
+      const to = new Date(need(values, "to"));
+      if (Number.isNaN(to.getTime())) throw new CliError("--to must be an ISO 8601 time");
+      return store.tx(() => {
+        const campaign = store.campaigns.bySlug(slug);
+        if (!campaign) throw new CliError(`no campaign ${slug}`);
+        const drawing = store.drawings.byId(campaign.id, drawingId);
+        if (!drawing) throw new CliError(`no drawing ${drawingId} in ${slug}`);
+        if (drawing.status !== "open") throw new CliError(`drawing ${drawingId} is ${drawing.status}: only an open drawing's cutoff can move`);
+        if (to <= campaignNow(campaign)) throw new CliError("--to must be later than the campaign's current time");
+        // A cutoff after the draw time moves the draw time with it: a list is always locked before its draw.
+        const cutoffAt = to.toISOString();
+        const drawAt = cutoffAt > drawing.drawAt ? cutoffAt : drawing.drawAt;
+        store.drawings.update({ ...drawing, cutoffAt, drawAt, needsAttention: null });
+        store.audit.record("operator", "drawing.extend-cutoff", drawingId, { cutoffAt, drawAt });
+        return { drawing: { id: drawing.id, cutoffAt, drawAt } };
+      });
+    }
+    case "clock advance": {
+      if (config.env !== "test") throw new CliError("the test clock exists only in the test environment");
+      const slug = rest[0];
+      if (!slug) throw new CliError("usage: prizedraw clock advance SLUG --by 90m | --to ISO");
+      const campaign = store.campaigns.bySlug(slug);
+      if (!campaign) throw new CliError(`no campaign ${slug}`);
+      let target: Date;
+      if (values.by !== undefined) {
+        if (!/^\d{1,6}(s|m|h|d)$/.test(values.by)) throw new CliError("--by must be a duration like 90m, 2h, 1d or 30s");
+        target = new Date(campaignNow(campaign).getTime() + durationMs(values.by));
+      } else {
+        target = new Date(need(values, "to"));
+        if (Number.isNaN(target.getTime())) throw new CliError("--to must be an ISO 8601 time");
+      }
+      const moved = advanceClock(store, campaign.id, target, now);
+      // The running service's keeper picks the move up on its next cycle (or at once through the HTTP route).
+      return { slug, now: campaignNow(moved, now).toISOString() };
+    }
+    default:
+      throw new CliError(`unknown command "${positionals.join(" ")}"; see DESIGN.md section 9 or the README`);
+  }
+}
+
+function print(result: CliResult, json: boolean): void {
+  if (json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  for (const [key, value] of Object.entries(result)) console.log(`${key}: ${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
+}
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  const json = argv.includes("--json");
+  try {
+    const config = loadConfig();
+    const store = openStore(storePath(config.dataDir));
+    try {
+      print(run(argv, store, config), json);
+    } finally {
+      store.db.close();
+    }
+  } catch (error) {
+    const known = error instanceof CliError || error instanceof ServiceError || error instanceof ConfigError || (error instanceof TypeError && "code" in error);
+    const message = error instanceof ServiceError ? `${error.code}: ${error.detail}` : error instanceof Error ? error.message : String(error);
+    if (json) console.log(JSON.stringify({ error: error instanceof ServiceError ? error.code : "cli_error", detail: message }));
+    else console.error(`prizedraw: ${message}`);
+    process.exit(known ? 2 : 1);
+  }
+}
+
+if (process.argv[1] && /prizedraw\.(ts|mjs|js)$/.test(process.argv[1])) main();

@@ -1,0 +1,291 @@
+import { isAddress } from "viem";
+import { DEFAULT_PRIZE_TABLE, PrizeTableError, averagePrizeCents, validatePrizeTable, type PrizeTable, type PrizeTierInput } from "../draw/index.js";
+import type { Campaign, CampaignMode, CampaignStatus, Guarantee } from "../store/campaigns.js";
+import type { Drawing } from "../store/drawings.js";
+import type { Store } from "../store/index.js";
+import { BadRequestError, ConflictError } from "./errors.js";
+import { newId } from "./ids.js";
+import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Schedule, type ScheduleInput } from "./schedule.js";
+
+/** Default large-prize threshold (spec, Limits): 500 dollars. */
+export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
+/** Default guarantee period (spec, Limits). */
+export const DEFAULT_GUARANTEE_PERIOD_DAYS = 30;
+/** Winners per draw: at least 1, at most the contract's MAX_WINNERS. */
+export const MAX_WINNERS_PER_DRAW = 100_000;
+/** A slug is the campaign's onchain id: ASCII, at most 32 bytes (DESIGN.md section 4). */
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
+
+export type CampaignInput = {
+  slug: string;
+  name: string;
+  mode: CampaignMode;
+  schedule: ScheduleInput;
+  winnersPerDraw?: number;
+  payoutWallet?: string | null;
+  largePrizeThresholdCents?: number;
+  guarantee?: { amountCents: number; thresholdCents: number; periodDays?: number } | null;
+  prizeTable?: PrizeTierInput[] | null;
+  termsUrl?: string | null;
+  privacyUrl?: string | null;
+  pullUrl?: string | null;
+};
+
+function checkWinners(n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WINNERS_PER_DRAW) throw new BadRequestError(`winnersPerDraw must be an integer from 1 to ${MAX_WINNERS_PER_DRAW}`);
+  return n;
+}
+
+function checkWallet(wallet: string): string {
+  if (!isAddress(wallet, { strict: false }) || /^0x0{40}$/i.test(wallet)) throw new BadRequestError("payoutWallet must be a non-zero 0x address");
+  return wallet.toLowerCase();
+}
+
+function checkCents(field: string, cents: number, min: number): number {
+  if (!Number.isSafeInteger(cents) || cents < min) throw new BadRequestError(`${field} must be a whole number of cents, at least ${min}`);
+  return cents;
+}
+
+function checkHttpsUrl(field: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new BadRequestError(`${field} must be a URL`);
+  }
+  if (parsed.protocol !== "https:" || url.length > 2_048) throw new BadRequestError(`${field} must be an https URL of at most 2,048 characters`);
+  return url;
+}
+
+function checkGuarantee(g: NonNullable<CampaignInput["guarantee"]>): Guarantee {
+  const periodDays = g.periodDays ?? DEFAULT_GUARANTEE_PERIOD_DAYS;
+  if (!Number.isInteger(periodDays) || periodDays < 1 || periodDays > 366) throw new BadRequestError("guarantee.periodDays must be an integer from 1 to 366");
+  return {
+    amountCents: checkCents("guarantee.amountCents", g.amountCents, 1),
+    thresholdCents: checkCents("guarantee.thresholdCents", g.thresholdCents, 1),
+    periodDays,
+  };
+}
+
+function schedule(input: ScheduleInput, now: Date): Schedule {
+  try {
+    return normalizeSchedule(input, now);
+  } catch (error) {
+    if (error instanceof ScheduleError) throw new BadRequestError(error.message);
+    throw error;
+  }
+}
+
+/** A custom table's id is its campaign's slug; versions count up from 1. */
+function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): PrizeTable {
+  try {
+    return validatePrizeTable({ id: slug, version: store.prizeTables.latestVersion(slug) + 1, tiers });
+  } catch (error) {
+    if (error instanceof PrizeTableError) throw new BadRequestError(`prizeTable: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Creates a draft campaign (the partner portal's job; the CLI's here). */
+export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date): Campaign {
+  if (!SLUG.test(input.slug)) throw new BadRequestError("slug must be 1 to 32 characters: lowercase letters, digits and inner hyphens");
+  if (input.name.trim().length === 0 || input.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
+  if (input.mode === "pull" && !input.pullUrl) throw new BadRequestError("a pull campaign needs pullUrl");
+  if (input.mode !== "pull" && input.pullUrl) throw new BadRequestError("pullUrl is only for pull campaigns");
+  return store.tx(() => {
+    if (store.campaigns.bySlug(input.slug)) throw new ConflictError("rejected", `slug ${input.slug} is taken`);
+    store.prizeTables.insert(DEFAULT_PRIZE_TABLE, now.toISOString());
+    const table = input.prizeTable ? customTable(store, input.slug, input.prizeTable) : DEFAULT_PRIZE_TABLE;
+    store.prizeTables.insert(table, now.toISOString());
+    const campaign: Campaign = {
+      id: newId("cmp"),
+      accountId,
+      slug: input.slug,
+      name: input.name.trim(),
+      mode: input.mode,
+      status: "draft",
+      schedule: schedule(input.schedule, now),
+      winnersPerDraw: checkWinners(input.winnersPerDraw ?? 1),
+      payoutWallet: input.payoutWallet ? checkWallet(input.payoutWallet) : null,
+      largePrizeThresholdCents: checkCents("largePrizeThresholdCents", input.largePrizeThresholdCents ?? DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS, 1),
+      guarantee: input.guarantee ? checkGuarantee(input.guarantee) : null,
+      termsUrl: input.termsUrl ? checkHttpsUrl("termsUrl", input.termsUrl) : null,
+      privacyUrl: input.privacyUrl ? checkHttpsUrl("privacyUrl", input.privacyUrl) : null,
+      pullUrl: input.pullUrl ?? null,
+      tableId: table.id,
+      tableVersion: table.version,
+      clockOffsetMs: 0,
+      onchainWallet: null,
+      onchainThresholdCents: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    store.campaigns.insert(campaign);
+    return campaign;
+  });
+}
+
+export type CampaignAction = "activate" | "pause" | "resume" | "end";
+
+/** The spec's campaign status table: from-state -> action -> to-state. */
+const TRANSITIONS: Record<CampaignAction, Partial<Record<CampaignStatus, CampaignStatus>>> = {
+  activate: { draft: "active" },
+  pause: { active: "paused" },
+  resume: { paused: "active" },
+  end: { draft: "ended", active: "ended", paused: "ended" },
+};
+
+/** The campaign's own clock: real time plus its test-clock offset (0 outside the test environment). */
+export function campaignNow(campaign: Campaign, realNow: Date = new Date()): Date {
+  return new Date(realNow.getTime() + campaign.clockOffsetMs);
+}
+
+/**
+ * Applies a status move. Pause and end remove upcoming drawings (their winners too); ending sets the end date
+ * to now. A drawing already past its cutoff is not upcoming: it still draws (spec, "A campaign paused when a
+ * list is already past its cutoff still draws that list").
+ */
+export function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date()): Campaign {
+  return store.tx(() => {
+    const campaign = store.campaigns.bySlug(slug);
+    if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
+    const to = TRANSITIONS[action][campaign.status];
+    if (!to) throw new ConflictError("invalid_transition", `cannot ${action} a campaign that is ${campaign.status}`);
+    if (action === "activate" && !campaign.payoutWallet) throw new ConflictError("invalid_transition", "activate needs a payout wallet (campaign set --payout-wallet)");
+    const now = campaignNow(campaign, realNow);
+    const next: Campaign = { ...campaign, status: to, updatedAt: realNow.toISOString() };
+    if (action === "pause" || action === "end") store.drawings.deleteUpcoming(campaign.id, now.toISOString());
+    if (action === "end") next.schedule = { ...campaign.schedule, endsAt: now.toISOString() };
+    store.campaigns.update(next);
+    if (next.status === "active") planDrawings(store, next, realNow);
+    return next;
+  });
+}
+
+export type CampaignSettings = {
+  payoutWallet?: string;
+  winnersPerDraw?: number;
+  endsAt?: string;
+  pullUrl?: string;
+};
+
+/** Changes settings. A wallet can be changed, never removed; an earlier end date removes drawings after it. */
+export function updateCampaign(store: Store, slug: string, settings: CampaignSettings, realNow: Date = new Date()): Campaign {
+  return store.tx(() => {
+    const campaign = store.campaigns.bySlug(slug);
+    if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
+    if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
+    const next: Campaign = { ...campaign, updatedAt: realNow.toISOString() };
+    if (settings.payoutWallet !== undefined) next.payoutWallet = checkWallet(settings.payoutWallet);
+    if (settings.winnersPerDraw !== undefined) next.winnersPerDraw = checkWinners(settings.winnersPerDraw);
+    if (settings.pullUrl !== undefined) {
+      if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
+      next.pullUrl = settings.pullUrl;
+    }
+    if (settings.endsAt !== undefined) {
+      next.schedule = schedule({ ...campaign.schedule, endsAt: settings.endsAt }, new Date(campaign.schedule.startsAt));
+      store.drawings.deleteOpenAfterDrawAt(campaign.id, next.schedule.endsAt!);
+    }
+    store.campaigns.update(next);
+    return next;
+  });
+}
+
+/** Publishes a new version of the campaign's own table; every still-open drawing moves to it (spec rule 7). */
+export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTierInput[], realNow: Date = new Date()): PrizeTable {
+  return store.tx(() => {
+    const campaign = store.campaigns.bySlug(slug);
+    if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
+    if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
+    const table = customTable(store, slug, tiers);
+    store.prizeTables.insert(table, realNow.toISOString());
+    store.campaigns.update({ ...campaign, tableId: table.id, tableVersion: table.version, updatedAt: realNow.toISOString() });
+    store.drawings.retableOpen(campaign.id, table.id, table.version);
+    return table;
+  });
+}
+
+/**
+ * Creates the drawings of the next 48 hours that do not exist yet, each with the campaign's current winners
+ * per draw and table (fixed at creation; the table moves with publications until the lock).
+ */
+export function planDrawings(store: Store, campaign: Campaign, realNow: Date = new Date()): number {
+  if (campaign.status !== "active") return 0;
+  let created = 0;
+  const now = campaignNow(campaign, realNow);
+  for (const occurrence of upcomingOccurrences(campaign.schedule, now)) {
+    const drawing: Drawing = {
+      id: newId("drw"),
+      campaignId: campaign.id,
+      drawAt: occurrence.drawAt.toISOString(),
+      cutoffAt: occurrence.cutoffAt.toISOString(),
+      status: "open",
+      winnersExpected: campaign.winnersPerDraw,
+      number: null,
+      partnerRound: null,
+      tableId: campaign.tableId,
+      tableVersion: campaign.tableVersion,
+      needsAttention: null,
+      listSubmittedAt: null,
+      lockedAt: null,
+      winnersCommitment: null,
+      entropyProvider: null,
+      entropyRequestId: null,
+      entropyValue: null,
+      entropyRevealedAt: null,
+      settledAt: null,
+      paidAt: null,
+      commitTx: null,
+      revealTx: null,
+      createdAt: realNow.toISOString(),
+    };
+    if (store.drawings.insertIfAbsent(drawing)) created++;
+  }
+  return created;
+}
+
+export type PublicLinks = { publicBaseUrl: string };
+
+/** The spec's Campaign resource (GET /api/v1/campaigns/{slug}). */
+export function campaignView(store: Store, campaign: Campaign, links: PublicLinks, realNow: Date = new Date()) {
+  const table = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+  if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
+  const now = campaignNow(campaign, realNow);
+  const next = campaign.status === "active" ? store.drawings.nextOpen(campaign.id, now.toISOString()) : null;
+  const nextTable = next ? store.prizeTables.get(next.tableId, next.tableVersion) : null;
+  return {
+    slug: campaign.slug,
+    name: campaign.name,
+    status: campaign.status,
+    mode: campaign.mode,
+    page: `${links.publicBaseUrl}/campaigns/${campaign.slug}`,
+    schedule: campaign.schedule,
+    winnersPerDraw: campaign.winnersPerDraw,
+    prizeTable: prizeTableView(table, campaign.winnersPerDraw),
+    guarantee: campaign.guarantee,
+    largePrizeThresholdCents: campaign.largePrizeThresholdCents,
+    termsUrl: campaign.termsUrl ?? `${links.publicBaseUrl}/terms`,
+    privacyUrl: campaign.privacyUrl ?? `${links.publicBaseUrl}/privacy`,
+    nextDrawing:
+      next && nextTable
+        ? {
+            id: next.id,
+            drawAt: next.drawAt,
+            cutoffAt: next.cutoffAt,
+            winnersPerDraw: next.winnersExpected,
+            averagePrizeCents: averagePrizeCents(nextTable, next.winnersExpected),
+          }
+        : null,
+  };
+}
+
+/** The spec's Prize table object; `averagePrizeCents` is for `winners` winners (top-prize-once rule). */
+export function prizeTableView(table: PrizeTable, winners: number) {
+  return {
+    id: table.id,
+    version: table.version,
+    denominator: table.denominator,
+    tiers: table.tiers.map((t) => ({ amountCents: t.amountCents, weight: t.weight, odds: t.odds })),
+    averagePrizeCents: averagePrizeCents(table, winners),
+  };
+}

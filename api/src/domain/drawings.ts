@@ -1,0 +1,93 @@
+import type { Campaign } from "../store/campaigns.js";
+import type { Drawing, Winner } from "../store/drawings.js";
+import type { Store } from "../store/index.js";
+import { prizeTableView, campaignNow } from "./campaigns.js";
+import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
+
+/** One winner as a partner sends it (already shape-checked by the HTTP schema). */
+export type WinnerEntry = { winner: string; displayName: string | null; avatarUrl: string | null };
+
+export type SubmitResult = { status: 200 | 201; drawing: Drawing };
+
+/** The drawing of a campaign by id, or 404 (also for another campaign's drawing). */
+export function drawingOf(store: Store, campaign: Campaign, drawingId: string): Drawing {
+  const drawing = store.drawings.byId(campaign.id, drawingId);
+  if (!drawing) throw new NotFoundError(`no drawing ${drawingId} in campaign ${campaign.slug}`);
+  return drawing;
+}
+
+/**
+ * POST winners (spec, "POST winners"): before the cutoff any full list replaces the stored one (201 the first
+ * time, 200 afterwards); after it the same ids in the same order are accepted (200, names and avatars updated,
+ * at any time), a different list is 409 locked.
+ */
+export function submitWinners(store: Store, campaign: Campaign, drawingId: string, list: readonly WinnerEntry[], realNow: Date = new Date()): SubmitResult {
+  if (campaign.mode === "pull") throw new ConflictError("pull_campaign", "this campaign's winners are fetched from the partner's URL; posting them is refused");
+  if (campaign.mode === "entries") throw new ConflictError("entries_campaign", "this campaign draws its winners from entries; post entrants to /entries instead");
+  return store.tx(() => {
+    const found = store.drawings.byId(campaign.id, drawingId);
+    // An ended campaign's upcoming drawings are gone: posting to one is campaign_ended, not not_found.
+    if (campaign.status === "ended" && (!found || found.status === "open")) {
+      throw new ConflictError("campaign_ended", "the campaign has ended and takes no more winners");
+    }
+    const drawing = found ?? drawingOf(store, campaign, drawingId);
+    if (list.length !== drawing.winnersExpected) {
+      throw new BadRequestError(`winners must have exactly ${drawing.winnersExpected} entries for this drawing (got ${list.length})`);
+    }
+    const seen = new Set<string>();
+    list.forEach((w, i) => {
+      if (seen.has(w.winner)) throw new BadRequestError(`winners[${i}].winner repeats ${JSON.stringify(w.winner.slice(0, 40))}`);
+      seen.add(w.winner);
+    });
+    const stored = store.drawings.winners(drawing.id);
+    const now = campaignNow(campaign, realNow).toISOString();
+    const open = drawing.status === "open" && now < drawing.cutoffAt;
+    if (open) {
+      store.drawings.replaceWinners(drawing.id, list.map((w) => ({ winnerId: w.winner, displayName: w.displayName, avatarUrl: w.avatarUrl })));
+      const next = { ...drawing, listSubmittedAt: realNow.toISOString(), needsAttention: null };
+      store.drawings.update(next);
+      return { status: stored.length === 0 ? 201 : 200, drawing: next };
+    }
+    const same = stored.length === list.length && stored.every((w, i) => w.winnerId === list[i]!.winner);
+    if (!same) {
+      throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
+    }
+    store.drawings.updateWinnerLabels(drawing.id, list);
+    return { status: 200, drawing };
+  });
+}
+
+/** The spec's Drawing resource (partner API). */
+export function drawingView(store: Store, drawing: Drawing, winners: readonly Winner[] = store.drawings.winners(drawing.id)) {
+  const table = store.prizeTables.get(drawing.tableId, drawing.tableVersion);
+  const settled = drawing.status === "settled" || drawing.status === "paid";
+  return {
+    id: drawing.id,
+    number: drawing.number,
+    partnerRound: drawing.partnerRound,
+    drawAt: drawing.drawAt,
+    cutoffAt: drawing.cutoffAt,
+    status: drawing.status,
+    winnersExpected: drawing.winnersExpected,
+    needsAttention: drawing.needsAttention,
+    winners: winners.map((w) => ({
+      position: w.position,
+      winner: w.winnerId,
+      displayName: w.displayName,
+      avatarUrl: w.avatarUrl,
+      ...(settled && w.randomValue !== null
+        ? { randomValue: w.randomValue, roll: w.roll, amountCents: w.amountCents, heldForManualPayout: w.held === true }
+        : {}),
+    })),
+    verification: {
+      winnersCommitment: drawing.winnersCommitment,
+      lockedAt: drawing.lockedAt,
+      entropyProvider: drawing.entropyProvider,
+      entropyRequestId: drawing.entropyRequestId,
+      entropy: drawing.entropyValue,
+      entropyRevealedAt: drawing.entropyRevealedAt,
+      prizeTableId: drawing.lockedAt ? drawing.tableId : null,
+    },
+    prizeTable: table ? prizeTableView(table, drawing.winnersExpected) : null,
+  };
+}

@@ -1,0 +1,58 @@
+/** The spec's error codes (Errors section); clients match on them, so they never change within v1. */
+export type ErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "not_found"
+  | "locked"
+  | "pull_campaign"
+  | "entries_campaign"
+  | "campaign_ended"
+  | "not_entrants_campaign"
+  | "no_open_drawing"
+  | "not_taking_entries"
+  | "too_many_entrants"
+  | "rejected"
+  | "invalid_transition";
+
+export type ErrorStatus = 400 | 401 | 404 | 409;
+
+/** A refusal the client can act on: answered as `{ error: code, detail }` with `status`. */
+export class ServiceError extends Error {
+  override name = "ServiceError";
+  constructor(
+    readonly status: ErrorStatus,
+    readonly code: ErrorCode,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export class BadRequestError extends ServiceError {
+  override name = "BadRequestError";
+  constructor(detail: string) {
+    super(400, "bad_request", detail);
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  override name = "UnauthorizedError";
+  constructor(detail: string) {
+    super(401, "unauthorized", detail);
+  }
+}
+
+/** Also for another account's resources: identical to a missing one (spec, Authentication 7). */
+export class NotFoundError extends ServiceError {
+  override name = "NotFoundError";
+  constructor(detail: string) {
+    super(404, "not_found", detail);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  override name = "ConflictError";
+  constructor(code: Exclude<ErrorCode, "bad_request" | "unauthorized" | "not_found">, detail: string) {
+    super(409, code, detail);
+  }
+}

@@ -1,0 +1,87 @@
+import { Hono } from "hono";
+import type { Config } from "../../config.js";
+import { campaignView, campaignNow } from "../../domain/campaigns.js";
+import { drawingOf, drawingView, submitWinners } from "../../domain/drawings.js";
+import { NotFoundError } from "../../domain/errors.js";
+import type { Campaign } from "../../store/campaigns.js";
+import type { DrawingStatus } from "../../store/drawings.js";
+import type { Store } from "../../store/index.js";
+import type { AuthVariables } from "../auth.js";
+import { readJson, readQuery } from "../body.js";
+import { drawingsQuery, durationMs, testClockBody, winnersBody } from "../schemas.js";
+
+/** Drawings returned by GET drawings (spec: at most 50, no paging). */
+export const DRAWINGS_LIST_LIMIT = 50;
+
+export type CampaignRoutesDeps = {
+  store: Store;
+  config: Pick<Config, "env" | "publicBaseUrl">;
+  /** Runs a campaign's drawing cycle now (after a test-clock move). */
+  runCampaign: (campaignId: string) => void;
+};
+
+/** The caller's campaign, or 404 exactly like a missing one (spec, Authentication 7). */
+function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
+  const campaign = store.campaigns.bySlug(slug);
+  if (!campaign || campaign.accountId !== accountId) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
+  return campaign;
+}
+
+/** /api/v1/campaigns/{slug}/...: the partner API for winner campaigns. */
+export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDeps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get("/:slug", (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ campaign: campaignView(store, campaign, config) });
+  });
+
+  app.get("/:slug/drawings", (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const query = readQuery(c, drawingsQuery);
+    const drawings = store.drawings.list(campaign.id, (query.status as DrawingStatus | undefined) ?? null, DRAWINGS_LIST_LIMIT);
+    return c.json({ drawings: drawings.map((d) => drawingView(store, d)) });
+  });
+
+  app.get("/:slug/drawings/:id", (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ drawing: drawingView(store, drawingOf(store, campaign, c.req.param("id"))) });
+  });
+
+  app.post("/:slug/drawings/:id/winners", async (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const body = await readJson(c, winnersBody);
+    const list = body.winners.map((w) =>
+      typeof w === "string" ? { winner: w, displayName: null, avatarUrl: null } : { winner: w.winner, displayName: w.displayName ?? null, avatarUrl: w.avatarUrl ?? null },
+    );
+    const { status, drawing } = submitWinners(store, campaign, c.req.param("id"), list);
+    return c.json({ drawing: drawingView(store, drawing) }, status);
+  });
+
+  // DESIGN.md section 9: the test clock moves one campaign's time forward; production answers 404.
+  app.post("/:slug/test-clock", async (c) => {
+    if (config.env !== "test") throw new NotFoundError("no such route");
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const body = await readJson(c, testClockBody);
+    const now = campaignNow(campaign);
+    const target = "advanceBy" in body ? new Date(now.getTime() + durationMs(body.advanceBy)) : new Date(body.advanceTo);
+    const moved = advanceClock(store, campaign.id, target);
+    runCampaign(campaign.id);
+    return c.json({ now: campaignNow(moved).toISOString() });
+  });
+
+  return app;
+}
+
+/** Moves a campaign's clock forward to `target` (never back: drawings already moved on). */
+export function advanceClock(store: Store, campaignId: string, target: Date, realNow: Date = new Date()): Campaign {
+  return store.tx(() => {
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign) throw new NotFoundError("no such campaign");
+    const offset = Math.max(campaign.clockOffsetMs, target.getTime() - realNow.getTime());
+    const next = { ...campaign, clockOffsetMs: offset, updatedAt: realNow.toISOString() };
+    store.campaigns.update(next);
+    store.audit.record("test-clock", "clock.advance", campaign.slug, { to: new Date(realNow.getTime() + offset).toISOString() });
+    return next;
+  });
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { DRAWING_STATUSES } from "../store/drawings.js";
+
+/** Limits of the spec's Limits section. */
+export const MAX_WINNER_ID_LENGTH = 200;
+export const MAX_DISPLAY_NAME_LENGTH = 40;
+export const MAX_AVATAR_URL_LENGTH = 2_048;
+
+const httpsUrl = z
+  .string()
+  .max(MAX_AVATAR_URL_LENGTH, `must be at most ${MAX_AVATAR_URL_LENGTH} characters`)
+  .refine((v) => {
+    try {
+      return new URL(v).protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an https URL");
+
+/** An id the partner chooses: 1 to 200 characters, no control characters (they would be invisible on pages). */
+export const partnerId = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_WINNER_ID_LENGTH, `must be at most ${MAX_WINNER_ID_LENGTH} characters`)
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+
+export const displayName = z
+  .string()
+  .max(MAX_DISPLAY_NAME_LENGTH, `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`)
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+
+const winnerObject = z.strictObject({
+  winner: partnerId,
+  displayName: displayName.nullable().optional(),
+  avatarUrl: httpsUrl.nullable().optional(),
+});
+
+/** POST winners body: strings or objects, in position order. */
+export const winnersBody = z.strictObject({
+  winners: z.array(z.union([partnerId, winnerObject])).min(1, "must have at least one winner").max(100_000, "too many winners"),
+});
+
+export const drawingsQuery = z.strictObject({
+  status: z.enum(DRAWING_STATUSES as [string, ...string[]], { message: `must be one of ${DRAWING_STATUSES.join(", ")}` }).optional(),
+});
+
+/** Durations like 90m, 2h, 1d, 45s for the test clock. */
+const duration = z.string().regex(/^\d{1,6}(s|m|h|d)$/, "must be a duration like 90m, 2h, 1d or 30s");
+
+export const testClockBody = z.union([
+  z.strictObject({ advanceBy: duration }),
+  z.strictObject({ advanceTo: z.iso.datetime({ offset: true, message: "must be an ISO 8601 time" }) }),
+], { message: "send { advanceBy: \"90m\" } or { advanceTo: ISO time }" });
+
+export function durationMs(value: string): number {
+  const n = Number(value.slice(0, -1));
+  const unit = value.slice(-1);
+  return n * (unit === "s" ? 1_000 : unit === "m" ? 60_000 : unit === "h" ? 3_600_000 : 86_400_000);
+}

@@ -1,0 +1,281 @@
+import { randomBytes } from "node:crypto";
+import { toHex, type Hex } from "viem";
+import type { Config } from "../config.js";
+import type { IndexerClient } from "../chain/indexer.js";
+import { ChainRevertError, type ChainPort } from "../chain/port.js";
+import { campaignNow, planDrawings } from "../domain/campaigns.js";
+import { fingerprint, toCampaignId, type PrizeTable } from "../draw/index.js";
+import type { Logger } from "../logger.js";
+import type { Campaign } from "../store/campaigns.js";
+import type { Drawing } from "../store/drawings.js";
+import type { Store } from "../store/index.js";
+
+/** Contract drawing states (PrizeDraw.Status). */
+const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
+/** Positions per settle() transaction. */
+const SETTLE_BATCH = 1_000n;
+export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
+
+export type KeeperDeps = {
+  store: Store;
+  chain: ChainPort;
+  indexer: IndexerClient;
+  config: Pick<Config, "env" | "keeperIntervalSeconds">;
+  logger: Logger;
+};
+
+/**
+ * Moves drawings on: creates them ahead, locks lists at the cutoff, commits and requests randomness, reveals
+ * (MockEntropy in test), settles, pays, and mirrors the results from indexed chain data. Every step reads the
+ * chain first, so a step interrupted at any point (crash, restart) resumes without a second number or payout.
+ */
+export class Keeper {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+
+  constructor(private readonly deps: KeeperDeps) {}
+
+  start(): void {
+    const tick = () => void this.runAll().catch((error: unknown) => this.deps.logger.error({ err: describe(error) }, "keeper cycle failed"));
+    tick();
+    this.timer = setInterval(tick, this.deps.config.keeperIntervalSeconds * 1_000);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async runAll(): Promise<void> {
+    for (const campaign of this.deps.store.campaigns.drawable()) await this.runCampaign(campaign.id);
+  }
+
+  /** One campaign's cycle; a request while one runs queues exactly one more run after it. */
+  runCampaign(campaignId: string): Promise<void> {
+    const current = this.running.get(campaignId);
+    if (current) {
+      this.again.add(campaignId);
+      return current;
+    }
+    const run = this.cycle(campaignId)
+      .catch((error: unknown) => this.deps.logger.warn({ campaignId, err: describe(error) }, "campaign cycle stopped; retrying next cycle"))
+      .finally(() => {
+        this.running.delete(campaignId);
+        if (this.again.delete(campaignId)) void this.runCampaign(campaignId);
+      });
+    this.running.set(campaignId, run);
+    return run;
+  }
+
+  private async cycle(campaignId: string): Promise<void> {
+    const { store } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign || campaign.status === "draft") return;
+    store.tx(() => planDrawings(store, campaign));
+    for (const drawing of store.drawings.unfinished(campaign.id)) {
+      const fresh = store.campaigns.byId(campaignId)!;
+      await this.advance(fresh, drawing);
+    }
+    this.endIfFinished(campaignId);
+  }
+
+  /** Takes one drawing as far as it can go now. */
+  private async advance(campaign: Campaign, start: Drawing): Promise<void> {
+    let drawing: Drawing | null = start;
+    while (drawing && drawing.status !== "paid") {
+      const before: string = drawing.status;
+      drawing = await this.step(campaign, drawing);
+      if (!drawing || drawing.status === before) return;
+    }
+  }
+
+  private async step(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
+    switch (drawing.status) {
+      case "open":
+        return this.lock(campaign, drawing);
+      case "locked":
+        return this.commit(campaign, drawing);
+      case "entropy_requested":
+        return this.settle(campaign, drawing);
+      case "settled":
+        return this.pay(campaign, drawing);
+      default:
+        return null;
+    }
+  }
+
+  /** At the cutoff: lock a full list (fingerprint recorded, table fixed) or flag the drawing. */
+  private lock(campaign: Campaign, drawing: Drawing): Drawing | null {
+    const { store } = this.deps;
+    const now = campaignNow(campaign);
+    if (now.toISOString() < drawing.cutoffAt) return null;
+    return store.tx(() => {
+      const current = store.drawings.byId(campaign.id, drawing.id);
+      if (!current || current.status !== "open") return current;
+      const winners = store.drawings.winners(current.id);
+      if (winners.length !== current.winnersExpected) {
+        if (current.needsAttention !== NO_WINNERS_AT_CUTOFF) store.drawings.update({ ...current, needsAttention: NO_WINNERS_AT_CUTOFF });
+        return null;
+      }
+      const locked: Drawing = {
+        ...current,
+        status: "locked",
+        lockedAt: now.toISOString(),
+        winnersCommitment: fingerprint(winners.map((w) => w.winnerId)),
+        needsAttention: null,
+      };
+      store.drawings.update(locked);
+      return locked;
+    });
+  }
+
+  /** Registers the campaign and publishes the table onchain when needed, then commits and requests. */
+  private async commit(campaign: Campaign, drawing: Drawing): Promise<Drawing> {
+    const { store, chain } = this.deps;
+    const campaignId = toCampaignId(campaign.slug);
+    await this.ensureCampaignOnchain(campaign, campaignId);
+    const table = store.prizeTables.get(drawing.tableId, drawing.tableVersion);
+    if (!table) throw new Error(`prize table ${drawing.tableId} v${drawing.tableVersion} missing`);
+    await this.ensureTableOnchain(table);
+
+    // The number is fixed in the store before the transaction, so a retry targets the same number.
+    let number = drawing.number;
+    if (number === null) {
+      number = Math.max(store.drawings.maxNumber(campaign.id), Number((await chain.getCampaign(campaignId))[2])) + 1;
+      store.drawings.update({ ...drawing, number });
+    }
+    const onchain = await chain.getDrawing(campaignId, BigInt(number)).catch((error: unknown) => {
+      if (isDrawingNotFound(error)) return null;
+      throw error;
+    });
+    let commitTx: string | null = drawing.commitTx;
+    if (onchain === null) {
+      const receipt = await chain.commitAndRequest({
+        campaignId,
+        number: BigInt(number),
+        kind: 0,
+        listCommitment: drawing.winnersCommitment as Hex,
+        winnersExpected: drawing.winnersExpected,
+        entrantCount: 0,
+        totalWeight: 0n,
+        tableId: toHex(table.id, { size: 32 }),
+        tableVersion: table.version,
+      });
+      commitTx = receipt.transactionHash;
+    } else if (onchain.listCommitment.toLowerCase() !== drawing.winnersCommitment?.toLowerCase()) {
+      throw new Error(`drawing ${drawing.id}: number ${number} is committed onchain with another list`);
+    }
+    const committed = await chain.getDrawing(campaignId, BigInt(number));
+    const next: Drawing = {
+      ...drawing,
+      number,
+      status: "entropy_requested",
+      entropyProvider: chain.deployment.mockEntropy ? "mock" : committed.provider.toLowerCase(),
+      entropyRequestId: committed.sequence.toString(),
+      commitTx,
+    };
+    store.drawings.update(next);
+    return next;
+  }
+
+  /** Reveals (mock), finishes settlement onchain, and copies the prizes from the indexer. */
+  private async settle(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
+    const { store, chain, indexer } = this.deps;
+    const campaignId = toCampaignId(campaign.slug);
+    const number = BigInt(drawing.number!);
+    let onchain = await chain.getDrawing(campaignId, number);
+    if (onchain.status === ONCHAIN.Requested) {
+      if (!chain.deployment.mockEntropy) return null; // the provider's callback will come
+      await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
+      onchain = await chain.getDrawing(campaignId, number);
+    }
+    while (onchain.status === ONCHAIN.Revealed) {
+      await chain.settle(campaignId, number, SETTLE_BATCH);
+      onchain = await chain.getDrawing(campaignId, number);
+    }
+    const indexed = await indexer.drawing(campaignId, number);
+    if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null) return null;
+    const next: Drawing = {
+      ...drawing,
+      status: "settled",
+      entropyValue: indexed.drawing.randomValue,
+      entropyRevealedAt: isoFromSeconds(indexed.drawing.revealTimestamp),
+      settledAt: isoFromSeconds(indexed.drawing.settleTimestamp),
+      revealTx: indexed.drawing.revealTx,
+    };
+    store.tx(() => {
+      store.drawings.setPrizes(
+        drawing.id,
+        indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents), held: p.held })),
+      );
+      store.drawings.update(next);
+    });
+    return next;
+  }
+
+  /** One transfer of the draw's non-held prizes; marked paid once the chain says so. */
+  private async pay(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
+    const { store, chain, indexer } = this.deps;
+    const campaignId = toCampaignId(campaign.slug);
+    const number = BigInt(drawing.number!);
+    const onchain = await chain.getDrawing(campaignId, number);
+    if (onchain.status === ONCHAIN.Settled) await chain.payout(campaignId, number);
+    const indexed = await indexer.drawing(campaignId, number);
+    if (!indexed || indexed.drawing.status !== "paid") return null;
+    const next: Drawing = { ...drawing, status: "paid", paidAt: isoFromSeconds(indexed.drawing.paidTimestamp) };
+    store.drawings.update(next);
+    return next;
+  }
+
+  private async ensureCampaignOnchain(campaign: Campaign, campaignId: Hex): Promise<void> {
+    const { chain, store } = this.deps;
+    const [registered, wallet, , threshold] = await chain.getCampaign(campaignId);
+    const want = campaign.payoutWallet as Hex | null;
+    if (!registered) {
+      await chain.registerCampaign(campaignId, (want ?? "0x0000000000000000000000000000000000000000") as Hex, BigInt(campaign.largePrizeThresholdCents));
+    } else {
+      if (want && wallet.toLowerCase() !== want.toLowerCase()) await chain.setPayoutWallet(campaignId, want);
+      if (threshold !== BigInt(campaign.largePrizeThresholdCents)) await chain.setLargePrizeThreshold(campaignId, BigInt(campaign.largePrizeThresholdCents));
+    }
+    store.tx(() => {
+      const fresh = store.campaigns.byId(campaign.id);
+      if (fresh) store.campaigns.update({ ...fresh, onchainWallet: want, onchainThresholdCents: campaign.largePrizeThresholdCents });
+    });
+  }
+
+  private async ensureTableOnchain(table: PrizeTable): Promise<void> {
+    const { chain } = this.deps;
+    const tableId = toHex(table.id, { size: 32 });
+    try {
+      await chain.publishPrizeTable(tableId, table.version, table.tiers.map((t) => BigInt(t.amountCents)), table.tiers.map((t) => BigInt(t.weight)));
+    } catch (error) {
+      // Published before (by this or an earlier run): the contract keeps a table forever.
+      if (!(error instanceof ChainRevertError && error.errorName === "PrizeTableExists")) throw error;
+    }
+  }
+
+  /** An active campaign whose end date passed ends once every drawing is drawn (spec, Campaign status). */
+  private endIfFinished(campaignId: string): void {
+    const { store } = this.deps;
+    store.tx(() => {
+      const campaign = store.campaigns.byId(campaignId);
+      if (!campaign || campaign.status !== "active" || !campaign.schedule.endsAt) return;
+      if (campaignNow(campaign).toISOString() < campaign.schedule.endsAt) return;
+      if (store.drawings.unfinished(campaign.id).some((d) => d.status !== "open")) return;
+      store.drawings.deleteUpcoming(campaign.id, campaign.schedule.endsAt);
+      store.campaigns.update({ ...campaign, status: "ended", updatedAt: new Date().toISOString() });
+    });
+  }
+}
+
+function isDrawingNotFound(error: unknown): boolean {
+  return error instanceof Error && /DrawingNotFound/.test(error.message);
+}
+
+function isoFromSeconds(seconds: bigint | null): string | null {
+  return seconds === null ? null : new Date(Number(seconds) * 1_000).toISOString();
+}
+
+function describe(error: unknown): { name: string; message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: "unknown", message: String(error) };
+}

@@ -1,0 +1,87 @@
+import type { Environment } from "../config.js";
+import type { Db } from "./db.js";
+
+export type Role = "owner" | "member";
+export type Member = { id: string; accountId: string; email: string; role: Role; createdAt: string };
+export type ApiKeyRow = {
+  keyId: string;
+  accountId: string;
+  environment: Environment;
+  secretHash: string;
+  last4: string;
+  createdBy: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+};
+
+type MemberRecord = { id: string; account_id: string; email: string; role: Role; created_at: string };
+type KeyRecord = {
+  key_id: string;
+  account_id: string;
+  environment: Environment;
+  secret_hash: string;
+  last4: string;
+  created_by: string | null;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+const member = (r: MemberRecord): Member => ({ id: r.id, accountId: r.account_id, email: r.email, role: r.role, createdAt: r.created_at });
+const key = (r: KeyRecord): ApiKeyRow => ({
+  keyId: r.key_id,
+  accountId: r.account_id,
+  environment: r.environment,
+  secretHash: r.secret_hash,
+  last4: r.last4,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+/** Accounts, their members and API keys (only hashes of keys). */
+export class AccountStore {
+  constructor(private readonly db: Db) {}
+
+  createAccount(id: string, at: string): void {
+    this.db.prepare("INSERT INTO accounts (id, created_at) VALUES (?, ?)").run(id, at);
+  }
+
+  count(): number {
+    return this.db.prepare("SELECT COUNT(*) FROM accounts").pluck().get() as number;
+  }
+
+  accountExists(id: string): boolean {
+    return this.db.prepare("SELECT 1 FROM accounts WHERE id = ?").pluck().get(id) === 1;
+  }
+
+  addMember(m: Member): void {
+    this.db
+      .prepare("INSERT INTO members (id, account_id, email, role, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, email) DO UPDATE SET role = excluded.role")
+      .run(m.id, m.accountId, m.email, m.role, m.createdAt);
+  }
+
+  member(accountId: string, email: string): Member | null {
+    const r = this.db.prepare("SELECT * FROM members WHERE account_id = ? AND email = ?").get(accountId, email) as MemberRecord | undefined;
+    return r ? member(r) : null;
+  }
+
+  owners(accountId: string): Member[] {
+    return (this.db.prepare("SELECT * FROM members WHERE account_id = ? AND role = 'owner' ORDER BY created_at").all(accountId) as MemberRecord[]).map(member);
+  }
+
+  insertKey(k: ApiKeyRow): void {
+    this.db
+      .prepare("INSERT INTO api_keys (key_id, account_id, environment, secret_hash, last4, created_by, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)")
+      .run(k.keyId, k.accountId, k.environment, k.secretHash, k.last4, k.createdBy, k.createdAt);
+  }
+
+  key(keyId: string): ApiKeyRow | null {
+    const r = this.db.prepare("SELECT * FROM api_keys WHERE key_id = ?").get(keyId) as KeyRecord | undefined;
+    return r ? key(r) : null;
+  }
+
+  /** Marks a key revoked; returns false when the account has no such key. */
+  revokeKey(accountId: string, keyId: string, at: string): boolean {
+    return this.db.prepare("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ? AND account_id = ?").run(at, keyId, accountId).changes === 1;
+  }
+}

@@ -1,0 +1,24 @@
+import type { Db } from "./db.js";
+import { newId } from "../domain/ids.js";
+
+/** Operator and owner actions (CLI, test clock), one row each. Never holds secrets. */
+export class AuditStore {
+  constructor(private readonly db: Db) {}
+
+  record(actor: string, action: string, subject: string | null, detail: Record<string, unknown> = {}, at = new Date().toISOString()): void {
+    this.db
+      .prepare("INSERT INTO audit_log (id, at, actor, action, subject, detail_json) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(newId("aud"), at, actor, action, subject, JSON.stringify(detail));
+  }
+
+  list(limit = 100): { at: string; actor: string; action: string; subject: string | null; detail: Record<string, unknown> }[] {
+    const rows = this.db.prepare("SELECT at, actor, action, subject, detail_json FROM audit_log ORDER BY at DESC, id DESC LIMIT ?").all(limit) as {
+      at: string;
+      actor: string;
+      action: string;
+      subject: string | null;
+      detail_json: string;
+    }[];
+    return rows.map((r) => ({ at: r.at, actor: r.actor, action: r.action, subject: r.subject, detail: JSON.parse(r.detail_json) as Record<string, unknown> }));
+  }
+}

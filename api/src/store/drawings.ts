@@ -1,0 +1,229 @@
+import type { Db } from "./db.js";
+
+export type DrawingStatus = "open" | "locked" | "entropy_requested" | "settled" | "paid";
+export const DRAWING_STATUSES: readonly DrawingStatus[] = ["open", "locked", "entropy_requested", "settled", "paid"];
+
+export type Drawing = {
+  id: string;
+  campaignId: string;
+  drawAt: string;
+  cutoffAt: string;
+  status: DrawingStatus;
+  winnersExpected: number;
+  number: number | null;
+  partnerRound: number | null;
+  tableId: string;
+  tableVersion: number;
+  needsAttention: string | null;
+  listSubmittedAt: string | null;
+  lockedAt: string | null;
+  winnersCommitment: string | null;
+  entropyProvider: string | null;
+  entropyRequestId: string | null;
+  entropyValue: string | null;
+  entropyRevealedAt: string | null;
+  settledAt: string | null;
+  paidAt: string | null;
+  commitTx: string | null;
+  revealTx: string | null;
+  createdAt: string;
+};
+
+export type Winner = {
+  position: number;
+  winnerId: string;
+  displayName: string | null;
+  avatarUrl: string | null;
+  randomValue: string | null;
+  roll: number | null;
+  amountCents: number | null;
+  held: boolean | null;
+};
+
+type Record_ = {
+  id: string;
+  campaign_id: string;
+  draw_at: string;
+  cutoff_at: string;
+  status: DrawingStatus;
+  winners_expected: number;
+  number: number | null;
+  partner_round: number | null;
+  table_id: string;
+  table_version: number;
+  needs_attention: string | null;
+  list_submitted_at: string | null;
+  locked_at: string | null;
+  winners_commitment: string | null;
+  entropy_provider: string | null;
+  entropy_request_id: string | null;
+  entropy_value: string | null;
+  entropy_revealed_at: string | null;
+  settled_at: string | null;
+  paid_at: string | null;
+  commit_tx: string | null;
+  reveal_tx: string | null;
+  created_at: string;
+};
+
+const COLUMNS: readonly (keyof Record_)[] = [
+  "id", "campaign_id", "draw_at", "cutoff_at", "status", "winners_expected", "number", "partner_round", "table_id",
+  "table_version", "needs_attention", "list_submitted_at", "locked_at", "winners_commitment", "entropy_provider",
+  "entropy_request_id", "entropy_value", "entropy_revealed_at", "settled_at", "paid_at", "commit_tx", "reveal_tx", "created_at",
+];
+
+function fromRecord(r: Record_): Drawing {
+  return {
+    id: r.id,
+    campaignId: r.campaign_id,
+    drawAt: r.draw_at,
+    cutoffAt: r.cutoff_at,
+    status: r.status,
+    winnersExpected: r.winners_expected,
+    number: r.number,
+    partnerRound: r.partner_round,
+    tableId: r.table_id,
+    tableVersion: r.table_version,
+    needsAttention: r.needs_attention,
+    listSubmittedAt: r.list_submitted_at,
+    lockedAt: r.locked_at,
+    winnersCommitment: r.winners_commitment,
+    entropyProvider: r.entropy_provider,
+    entropyRequestId: r.entropy_request_id,
+    entropyValue: r.entropy_value,
+    entropyRevealedAt: r.entropy_revealed_at,
+    settledAt: r.settled_at,
+    paidAt: r.paid_at,
+    commitTx: r.commit_tx,
+    revealTx: r.reveal_tx,
+    createdAt: r.created_at,
+  };
+}
+
+function toRecord(d: Drawing): Record_ {
+  return {
+    id: d.id,
+    campaign_id: d.campaignId,
+    draw_at: d.drawAt,
+    cutoff_at: d.cutoffAt,
+    status: d.status,
+    winners_expected: d.winnersExpected,
+    number: d.number,
+    partner_round: d.partnerRound,
+    table_id: d.tableId,
+    table_version: d.tableVersion,
+    needs_attention: d.needsAttention,
+    list_submitted_at: d.listSubmittedAt,
+    locked_at: d.lockedAt,
+    winners_commitment: d.winnersCommitment,
+    entropy_provider: d.entropyProvider,
+    entropy_request_id: d.entropyRequestId,
+    entropy_value: d.entropyValue,
+    entropy_revealed_at: d.entropyRevealedAt,
+    settled_at: d.settledAt,
+    paid_at: d.paidAt,
+    commit_tx: d.commitTx,
+    reveal_tx: d.revealTx,
+    created_at: d.createdAt,
+  };
+}
+
+type WinnerRecord = {
+  position: number;
+  winner_id: string;
+  display_name: string | null;
+  avatar_url: string | null;
+  random_value: string | null;
+  roll: number | null;
+  amount_cents: number | null;
+  held: number | null;
+};
+
+const winner = (r: WinnerRecord): Winner => ({
+  position: r.position,
+  winnerId: r.winner_id,
+  displayName: r.display_name,
+  avatarUrl: r.avatar_url,
+  randomValue: r.random_value,
+  roll: r.roll,
+  amountCents: r.amount_cents,
+  held: r.held === null ? null : r.held === 1,
+});
+
+/** Drawings and their winner lists. */
+export class DrawingStore {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts unless the campaign already has a drawing at that time; returns whether it was new. */
+  insertIfAbsent(d: Drawing): boolean {
+    const sql = `INSERT INTO drawings (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")}) ON CONFLICT (campaign_id, draw_at) DO NOTHING`;
+    return this.db.prepare(sql).run(toRecord(d)).changes === 1;
+  }
+
+  update(d: Drawing): void {
+    this.db.prepare(`UPDATE drawings SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toRecord(d));
+  }
+
+  byId(campaignId: string, id: string): Drawing | null {
+    const r = this.db.prepare("SELECT * FROM drawings WHERE id = ? AND campaign_id = ?").get(id, campaignId) as Record_ | undefined;
+    return r ? fromRecord(r) : null;
+  }
+
+  /** Open drawings soonest cutoff first; others newest first (spec, GET drawings), at most `limit`. */
+  list(campaignId: string, status: DrawingStatus | null, limit: number): Drawing[] {
+    const order = "CASE WHEN status = 'open' THEN 0 ELSE 1 END, CASE WHEN status = 'open' THEN cutoff_at END ASC, draw_at DESC";
+    const rows = status
+      ? this.db.prepare(`SELECT * FROM drawings WHERE campaign_id = ? AND status = ? ORDER BY ${order} LIMIT ?`).all(campaignId, status, limit)
+      : this.db.prepare(`SELECT * FROM drawings WHERE campaign_id = ? ORDER BY ${order} LIMIT ?`).all(campaignId, limit);
+    return (rows as Record_[]).map(fromRecord);
+  }
+
+  /** Drawings the keeper still has to move on (not yet paid). */
+  unfinished(campaignId: string): Drawing[] {
+    return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status != 'paid' ORDER BY draw_at").all(campaignId) as Record_[]).map(fromRecord);
+  }
+
+  /** The open drawing whose cutoff is next after `now` (the one taking lists or entries). */
+  nextOpen(campaignId: string, now: string): Drawing | null {
+    const r = this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ? ORDER BY cutoff_at LIMIT 1").get(campaignId, now) as Record_ | undefined;
+    return r ? fromRecord(r) : null;
+  }
+
+  /** Removes open drawings whose cutoff is after `after` (pause, end, an earlier end date), winners included. */
+  deleteUpcoming(campaignId: string, after: string): number {
+    return this.db.prepare("DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ?").run(campaignId, after).changes;
+  }
+
+  deleteOpenAfterDrawAt(campaignId: string, drawAtAfter: string): number {
+    return this.db.prepare("DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND draw_at > ?").run(campaignId, drawAtAfter).changes;
+  }
+
+  /** Moves every open drawing still open at `now` to the table version (publishing a table). */
+  retableOpen(campaignId: string, tableId: string, version: number): number {
+    return this.db.prepare("UPDATE drawings SET table_id = ?, table_version = ? WHERE campaign_id = ? AND status = 'open'").run(tableId, version, campaignId).changes;
+  }
+
+  maxNumber(campaignId: string): number {
+    return (this.db.prepare("SELECT COALESCE(MAX(number), 0) FROM drawings WHERE campaign_id = ?").pluck().get(campaignId) as number) ?? 0;
+  }
+
+  winners(drawingId: string): Winner[] {
+    return (this.db.prepare("SELECT * FROM winners WHERE drawing_id = ? ORDER BY position").all(drawingId) as WinnerRecord[]).map(winner);
+  }
+
+  replaceWinners(drawingId: string, list: readonly Pick<Winner, "winnerId" | "displayName" | "avatarUrl">[]): void {
+    this.db.prepare("DELETE FROM winners WHERE drawing_id = ?").run(drawingId);
+    const insert = this.db.prepare("INSERT INTO winners (drawing_id, position, winner_id, display_name, avatar_url) VALUES (?, ?, ?, ?, ?)");
+    list.forEach((w, position) => insert.run(drawingId, position, w.winnerId, w.displayName, w.avatarUrl));
+  }
+
+  updateWinnerLabels(drawingId: string, list: readonly Pick<Winner, "displayName" | "avatarUrl">[]): void {
+    const update = this.db.prepare("UPDATE winners SET display_name = ?, avatar_url = ? WHERE drawing_id = ? AND position = ?");
+    list.forEach((w, position) => update.run(w.displayName, w.avatarUrl, drawingId, position));
+  }
+
+  setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): void {
+    const update = this.db.prepare("UPDATE winners SET random_value = ?, roll = ?, amount_cents = ?, held = ? WHERE drawing_id = ? AND position = ?");
+    for (const p of prizes) update.run(p.randomValue, p.roll, p.amountCents, p.held ? 1 : 0, drawingId, p.position);
+  }
+}

@@ -1,0 +1,40 @@
+import { join } from "node:path";
+import { AccountStore } from "./accounts.js";
+import { AuditStore } from "./audit.js";
+import { CampaignStore } from "./campaigns.js";
+import { openDb, type Db } from "./db.js";
+import { DrawingStore } from "./drawings.js";
+import { PrizeTableStore } from "./prizeTables.js";
+
+/** The service's store: one SQLite file, a repository per resource, and a transaction helper. */
+export type Store = {
+  db: Db;
+  accounts: AccountStore;
+  campaigns: CampaignStore;
+  drawings: DrawingStore;
+  prizeTables: PrizeTableStore;
+  audit: AuditStore;
+  /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
+  tx<T>(fn: () => T): T;
+};
+
+export function createStore(db: Db): Store {
+  return {
+    db,
+    accounts: new AccountStore(db),
+    campaigns: new CampaignStore(db),
+    drawings: new DrawingStore(db),
+    prizeTables: new PrizeTableStore(db),
+    audit: new AuditStore(db),
+    tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+  };
+}
+
+export function openStore(path: string): Store {
+  return createStore(openDb(path));
+}
+
+/** The store's file in the data folder (the service and the CLI open the same file). */
+export function storePath(dataDir: string): string {
+  return join(dataDir, "prizedraw.sqlite");
+}

@@ -1,0 +1,133 @@
+// The whole stack for service tests: anvil, the deployed contracts, Ponder and the service as real processes
+// on free ports in a temporary data folder, plus the prizedraw CLI run as a process against the same store.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { deployLocal } from "../../api/src/chain/deploy.js";
+import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
+import { REPO_ROOT, freePort, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+
+export type Stack = {
+  dataDir: string;
+  baseUrl: string;
+  rpcUrl: string;
+  indexerUrl: string;
+  deployment: DeploymentRecord;
+  service: Proc;
+  env: NodeJS.ProcessEnv;
+  /** Runs `prizedraw ...` with `--json` and returns its parsed output (throws with its output on failure). */
+  cli: (...args: string[]) => Promise<Record<string, unknown>>;
+  /** Stops and starts the service process (same data). */
+  restartService: (signal?: NodeJS.Signals) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("VITEST") || key === "NODE_OPTIONS" || key.startsWith("PRIZEDRAW_") || key === "RPC_URL" || key === "DATABASE_URL" || key === "PORT") continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+export async function startStack(options: { extraEnv?: Record<string, string> } = {}): Promise<Stack> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-stack-"));
+  const [chainPort, indexerPort, port] = [await freePort(), await freePort(), await freePort()];
+  const rpcUrl = `http://127.0.0.1:${chainPort}`;
+  const indexerUrl = `http://127.0.0.1:${indexerPort}`;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const anvil = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
+  let ponder: Proc | undefined;
+  let service: Proc | undefined;
+  try {
+    await until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).ok ? true : undefined), 20_000, 100, anvil);
+    const deployment = await deployLocal({ rpcUrl, dataDir });
+    ponder = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });
+    await until("ponder", async () => ((await fetch(`${indexerUrl}/ready`)).ok ? true : undefined), 120_000, 200, ponder);
+
+    const env: NodeJS.ProcessEnv = {
+      ...cleanEnv(),
+      PRIZEDRAW_ENV: "test",
+      PRIZEDRAW_DATA_DIR: dataDir,
+      PORT: String(port),
+      CHAIN_PORT: String(chainPort),
+      INDEXER_PORT: String(indexerPort),
+      KEEPER_INTERVAL_SECONDS: "1",
+      LOG_LEVEL: "info",
+      ...options.extraEnv,
+    };
+    const startService = async () => {
+      const proc = spawnProcess("service", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/main.ts")], { env, cwd: REPO_ROOT, log: path.join(dataDir, "service.log") });
+      await until("service", async () => ((await fetch(`${baseUrl}/health`)).ok ? true : undefined), 30_000, 100, proc);
+      return proc;
+    };
+    service = await startService();
+
+    const stack: Stack = {
+      dataDir,
+      baseUrl,
+      rpcUrl,
+      indexerUrl,
+      deployment,
+      service,
+      env,
+      cli: async (...args) => {
+        const proc = spawnProcess("cli", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts"), ...args, "--json"], { env, cwd: REPO_ROOT, log: path.join(dataDir, "cli.log") });
+        const code = await proc.exited;
+        const out = proc.output().trim().split("\n").filter((l) => l.startsWith("{")).pop() ?? "";
+        const parsed = out ? (JSON.parse(out) as Record<string, unknown>) : {};
+        if (code !== 0) throw Object.assign(new Error(`prizedraw ${args.join(" ")} exited ${code}: ${proc.output()}`), { result: parsed, code });
+        return parsed;
+      },
+      restartService: async (signal = "SIGTERM") => {
+        if (signal === "SIGKILL") {
+          process.kill(stack.service.pid, "SIGKILL");
+          await stack.service.exited;
+        } else {
+          await stop(stack.service);
+        }
+        stack.service = await startService();
+      },
+      stop: async () => {
+        await stop(stack.service);
+        await stop(ponder);
+        await stop(anvil);
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+    return stack;
+  } catch (error) {
+    await stop(service);
+    await stop(ponder);
+    await stop(anvil);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A JSON request to the service; returns status and parsed body. */
+export async function api(
+  stack: Pick<Stack, "baseUrl">,
+  method: string,
+  route: string,
+  options: { key?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined || options.rawBody !== undefined) headers["content-type"] = options.contentType ?? "application/json";
+  const response = await fetch(`${stack.baseUrl}${route}`, {
+    method,
+    headers,
+    body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  });
+  const text = await response.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { raw: text };
+  }
+  return { status: response.status, body };
+}
