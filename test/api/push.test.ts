@@ -155,6 +155,31 @@ describe("a push campaign from creation through paid", () => {
   });
 });
 
+describe("crash safety of the drawing cycle", () => {
+  it("reaches paid with one number and one payout when the service is killed mid-cycle, again and again", async () => {
+    await createCampaign("crashy");
+    await stack.cli("campaign", "activate", "crashy");
+    const open = await openDrawing("crashy");
+    await api(stack, "POST", `/api/v1/campaigns/crashy/drawings/${open.id}/winners`, { key, body: { winners: ["k-1", "k-2", "k-3"] } });
+    await api(stack, "POST", "/api/v1/campaigns/crashy/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    // SIGKILL at growing delays: somewhere between lock, commit, reveal, settle and payout.
+    for (const delayMs of [50, 150, 300, 500, 800]) {
+      await new Promise((r) => setTimeout(r, delayMs));
+      await stack.restartService("SIGKILL");
+    }
+    const paid = await until("paid after crashes", async () => {
+      const d = await drawing("crashy", open.id);
+      return d.status === "paid" ? d : undefined;
+    }, 60_000, 250);
+    expect(paid.number).toBe(1);
+    // The chain agrees: exactly one drawing committed for the campaign, paid once.
+    const indexed = (await (await fetch(`${stack.indexerUrl}/campaigns/${toCampaignId("crashy")}/drawings`)).json()) as { drawings: { number: string; status: string }[] };
+    expect(indexed.drawings.map((d) => [d.number, d.status])).toEqual([["1", "paid"]]);
+    const payouts = (await (await fetch(`${stack.indexerUrl}/payouts?campaignId=${toCampaignId("crashy")}`)).json()) as { payouts: unknown[] };
+    expect(payouts.payouts).toHaveLength(1);
+  });
+});
+
 describe("keys and accounts", () => {
   it("answers 401 unauthorized for a missing, malformed, unknown, other-environment or revoked key", async () => {
     const route = "/api/v1/campaigns/summer-daily";
