@@ -24,6 +24,8 @@ function main(): void {
   const keeper = new Keeper({ store, chain, indexer, config, logger });
   const app = createApp({
     store,
+    indexer,
+    deployment,
     config,
     readiness: () => checkReadiness({ db: store.db, chain, indexer }),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),

@@ -54,6 +54,16 @@ const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prize
 /** Before the first checkpoint every field but `ready` is null. */
 const headResponse = z.object({ chainId: z.number().int().nullable(), blockNumber: uint.nullable(), blockTimestamp: uint.nullable(), ready: z.boolean() });
 
+const prizeTableSchema = z.object({
+  tableId: hex,
+  version: z.union([uint, z.number().int().transform((v) => BigInt(v))]),
+  denominator: z.union([uint, z.number().int().transform((v) => BigInt(v))]),
+  amountsCents: z.array(z.number().int()),
+  weights: z.array(z.number().int()),
+  thresholds: z.array(z.number().int()),
+});
+
+export type IndexedPrizeTable = z.infer<typeof prizeTableSchema>;
 export type IndexedDrawing = z.infer<typeof drawingSchema>;
 export type IndexedPrize = z.infer<typeof prizeSchema>;
 export type IndexedHead = z.infer<typeof headResponse>;
@@ -81,6 +91,15 @@ export class IndexerClient {
     const body = await this.get("/head");
     const parsed = headResponse.safeParse(body);
     if (!parsed.success) throw new IndexerUnavailableError("indexer /head answered an unexpected shape");
+    return parsed.data;
+  }
+
+  /** A prize table as published onchain, or null when the indexer has not seen it. */
+  async prizeTable(tableId: Hex, version: number): Promise<IndexedPrizeTable | null> {
+    const body = await this.get(`/prize-tables/${tableId.toLowerCase()}/${version}`);
+    if (body === null) return null;
+    const parsed = prizeTableSchema.safeParse(body);
+    if (!parsed.success) throw new IndexerUnavailableError(`indexer prize table ${tableId}:${version} has an unexpected shape`);
     return parsed.data;
   }
 

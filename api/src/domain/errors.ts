@@ -12,7 +12,8 @@ export type ErrorCode =
   | "not_taking_entries"
   | "too_many_entrants"
   | "rejected"
-  | "invalid_transition";
+  | "invalid_transition"
+  | "proof_mismatch";
 
 export type ErrorStatus = 400 | 401 | 404 | 409;
 

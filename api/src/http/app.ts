@@ -1,25 +1,30 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config.js";
+import type { DeploymentRecord } from "../chain/deployment.js";
+import type { IndexerClient } from "../chain/indexer.js";
 import { BadRequestError, NotFoundError } from "../domain/errors.js";
 import type { Readiness } from "../readiness.js";
 import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
 import { handleError } from "./errors.js";
 import { campaignRoutes } from "./routes/campaigns.js";
+import { publicRoutes } from "./routes/public.js";
 
 /** Request bodies above this are refused (1,000 entries of the largest allowed size fit well within it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export type AppDeps = {
   store: Store;
+  indexer: IndexerClient;
+  deployment: DeploymentRecord;
   config: Pick<Config, "env" | "publicBaseUrl">;
   readiness: () => Promise<Readiness>;
   runCampaign: (campaignId: string) => void;
 };
 
-/** The service's HTTP app: health and readiness, and the partner API under /api/v1. */
-export function createApp({ store, config, readiness, runCampaign }: AppDeps): Hono {
+/** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
+export function createApp({ store, indexer, deployment, config, readiness, runCampaign }: AppDeps): Hono {
   const app = new Hono();
   app.onError(handleError);
   app.notFound((c) => handleError(new NotFoundError(`no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), c));
@@ -42,5 +47,6 @@ export function createApp({ store, config, readiness, runCampaign }: AppDeps): H
   api.use(requireKey(store, config.env));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
   app.route("/api/v1", api);
+  app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
   return app;
 }

@@ -203,6 +203,17 @@ export class DrawingStore {
     return this.db.prepare("UPDATE drawings SET table_id = ?, table_version = ? WHERE campaign_id = ? AND status = 'open'").run(tableId, version, campaignId).changes;
   }
 
+  /** Public history: drawings with drawAt before `before`, newest first, with their winner counts. */
+  page(campaignId: string, before: string | null, limit: number): (Drawing & { winnerCount: number })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT d.*, (SELECT COUNT(*) FROM winners w WHERE w.drawing_id = d.id) AS winner_count FROM drawings d
+         WHERE d.campaign_id = ? AND (? IS NULL OR d.draw_at < ?) ORDER BY d.draw_at DESC LIMIT ?`,
+      )
+      .all(campaignId, before, before, limit) as (Record_ & { winner_count: number })[];
+    return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
+  }
+
   maxNumber(campaignId: string): number {
     return (this.db.prepare("SELECT COALESCE(MAX(number), 0) FROM drawings WHERE campaign_id = ?").pluck().get(campaignId) as number) ?? 0;
   }

@@ -1,0 +1,67 @@
+import { toHex, type Address, type Hex } from "viem";
+import type { DeploymentRecord } from "../chain/deployment.js";
+import type { IndexerClient } from "../chain/indexer.js";
+import { ProofMismatchError, buildProof, toCampaignId, validatePrizeTable, type ProofV2 } from "../draw/index.js";
+import type { Campaign } from "../store/campaigns.js";
+import type { Store } from "../store/index.js";
+import { NotFoundError, ServiceError } from "./errors.js";
+import { isDrawn } from "./publicDraws.js";
+
+export const PROOF_MISMATCH = "the stored winner list does not hash to the onchain commitment; the proof is withheld";
+
+/** The proof exists onchain but the indexer has not caught up with it yet. */
+export class ProofNotReadyError extends ServiceError {
+  override name = "ProofNotReadyError";
+  constructor() {
+    super(404, "not_found", "this draw's proof is not indexed yet; try again in a few seconds");
+  }
+}
+
+/**
+ * Proof format version 2 (DESIGN.md section 7): every value a verifier recomputes comes from indexed chain
+ * data; ids and names come from the store, and they must hash to the onchain commitment, or the proof is
+ * refused and the drawing flagged.
+ */
+export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV2> {
+  const drawing = store.drawings.byId(campaign.id, drawingId);
+  if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
+  const campaignId = toCampaignId(campaign.slug);
+  const indexed = await indexer.drawing(campaignId, BigInt(drawing.number));
+  if (!indexed || indexed.drawing.randomValue === null || indexed.drawing.revealTimestamp === null || indexed.drawing.revealTx === null || indexed.drawing.sequence === null || indexed.drawing.winnersCommitment === null) {
+    throw new ProofNotReadyError();
+  }
+  const onchainTable = await indexer.prizeTable(toHex(drawing.tableId, { size: 32 }), drawing.tableVersion);
+  if (!onchainTable) throw new ProofNotReadyError();
+  const table = validatePrizeTable({
+    id: drawing.tableId,
+    version: drawing.tableVersion,
+    tiers: onchainTable.amountsCents.map((amountCents, i) => ({ amountCents, weight: onchainTable.weights[i]! })),
+  });
+  const winners = store.drawings.winners(drawing.id);
+  try {
+    return buildProof({
+      campaign: { slug: campaign.slug, name: campaign.name },
+      drawing: { id: drawing.id, number: drawing.number, drawAt: drawing.drawAt },
+      winners: winners.map((w) => ({ winner: w.winnerId, displayName: w.displayName })),
+      commitment: indexed.drawing.winnersCommitment,
+      lockedAt: drawing.lockedAt ?? new Date(Number(indexed.drawing.commitTimestamp) * 1_000).toISOString(),
+      entropy: {
+        provider: deployment.mockEntropy ? "mock" : ((indexed.drawing.provider ?? deployment.entropyProvider) as Address),
+        requestId: indexed.drawing.sequence.toString(),
+        value: indexed.drawing.randomValue,
+        revealedAt: new Date(Number(indexed.drawing.revealTimestamp) * 1_000).toISOString(),
+      },
+      table,
+      results: indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents) })),
+      entrants: null,
+      chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
+    });
+  } catch (error) {
+    if (!(error instanceof ProofMismatchError)) throw error;
+    store.tx(() => {
+      const current = store.drawings.byId(campaign.id, drawing.id);
+      if (current && current.needsAttention !== PROOF_MISMATCH) store.drawings.update({ ...current, needsAttention: PROOF_MISMATCH });
+    });
+    throw new ServiceError(409, "proof_mismatch", PROOF_MISMATCH);
+  }
+}
