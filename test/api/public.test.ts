@@ -1,0 +1,206 @@
+// Public endpoints on the real stack: draws.json (paging across 250 draws, stage mapping, drafts hidden, CORS),
+// proof.json (served only once drawn, verifies with the served verifier, also with --rpc; ETag and caching;
+// a stored list that no longer hashes to the onchain commitment is refused and the drawing flagged),
+// and the verifier files.
+
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { newId } from "../../api/src/domain/ids.js";
+import { until } from "../support/processes.js";
+import { api, startStack, type Stack } from "../support/stack.js";
+
+let stack: Stack;
+let key: string;
+let accountId: string;
+let drawnId: string;
+const WALLET = "0x00000000000000000000000000000000000000a1";
+
+type DrawItem = { id: string; number: number | null; drawAt: string; stage: string; winners: number; proof: string | null; winnersCommitment: string | null };
+
+async function runVerifier(file: string, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("close", (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
+  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", "public-daily", "--name", "Public Daily", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", WALLET);
+  await stack.cli("campaign", "activate", "public-daily");
+  const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
+  drawnId = open.id;
+  await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: [{ winner: "u-1", displayName: "Ada" }, "u-2", "u-3"] } });
+  await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+  await until("drawn", async () => {
+    const d = (await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string };
+    return d.status === "paid" ? true : undefined;
+  }, 60_000, 250);
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("proof.json", () => {
+  it("serves a drawn draw's proof that the served verifier passes, offline and with --rpc", async () => {
+    const list = await api(stack, "GET", "/campaigns/public-daily/draws.json");
+    const item = (list.body.draws as DrawItem[]).find((d) => d.id === drawnId)!;
+    expect(item.stage).toBe("paid");
+    expect(item.proof).toBe(`${stack.baseUrl}/campaigns/public-daily/draws/${drawnId}/proof.json`);
+    const proof = await api(stack, "GET", `/campaigns/public-daily/draws/${drawnId}/proof.json`);
+    expect(proof.status).toBe(200);
+    expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+    expect(proof.body).toMatchObject({
+      proofVersion: 2,
+      campaign: { id: "public-daily", slug: "public-daily", name: "Public Daily" },
+      drawing: { id: drawnId, number: 1 },
+      winnerList: { winners: ["u-1", "u-2", "u-3"], commitment: item.winnersCommitment },
+      entropy: { provider: "mock" },
+      entrants: null,
+      chain: { chainId: 31337, contract: stack.deployment.prizeDraw },
+    });
+    expect((proof.body.results as { displayName: string | null }[])[0]!.displayName).toBe("Ada");
+
+    const verifier = path.join(stack.dataDir, "verify-draw.mjs");
+    const served = await fetch(`${stack.baseUrl}/verify/verify-draw.mjs`);
+    expect(served.headers.get("content-type")).toMatch(/javascript/);
+    writeFileSync(verifier, await served.text());
+    const offline = await runVerifier(verifier, [item.proof!]);
+    expect(offline.out).toMatch(/PASS/);
+    expect(offline.code).toBe(0);
+    const withRpc = await runVerifier(verifier, [item.proof!, "--rpc", stack.rpcUrl, "--json"]);
+    expect(withRpc.code).toBe(0);
+    const report = JSON.parse(withRpc.out) as { ok: boolean; checks: { id: string; status: string }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter((c) => c.id.startsWith("rpc.")).every((c) => c.status !== "fail")).toBe(true);
+    expect(report.checks.some((c) => c.id === "rpc.reveal" && c.status === "pass")).toBe(true);
+  });
+
+  it("has a strong ETag and cache headers, and answers 304 to a matching If-None-Match", async () => {
+    const url = `${stack.baseUrl}/campaigns/public-daily/draws/${drawnId}/proof.json`;
+    const first = await fetch(url);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(first.headers.get("cache-control")).toMatch(/max-age=86400/);
+    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+    const again = await fetch(url, { headers: { "if-none-match": etag! } });
+    expect(again.status).toBe(304);
+  });
+
+  it("answers 404 for an undrawn draw, an unknown draw and an unknown campaign", async () => {
+    const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string }[])[0]!;
+    for (const route of [`/campaigns/public-daily/draws/${open.id}/proof.json`, "/campaigns/public-daily/draws/drw_nope/proof.json", "/campaigns/nope/draws.json", "/campaigns/nope/draws/x/proof.json"]) {
+      const r = await api(stack, "GET", route);
+      expect(r.status, route).toBe(404);
+      expect(r.body.error).toBe("not_found");
+    }
+  });
+
+  it("never reads a file outside api/public for odd paths", async () => {
+    for (const route of ["/verify/../package.json", "/verify/%2e%2e%2fpackage.json", "/verify/..%2f..%2fpackage.json", "/campaigns/..%2f..%2fetc/draws.json", "/verify/verify-draw.mjs%00.md"]) {
+      const r = await fetch(`${stack.baseUrl}${route}`);
+      expect(r.status, route).toBe(404);
+      expect(await r.text()).not.toContain("prize-draw-service");
+    }
+    const skill = await fetch(`${stack.baseUrl}/verify/SKILL.md`);
+    expect(skill.status).toBe(200);
+    expect(await skill.text()).toContain("verify-draw.mjs");
+  });
+
+  it("refuses to serve a proof whose stored list no longer matches the onchain commitment, and flags the drawing", async () => {
+    // A second drawn draw, then its stored list is altered behind the service's back.
+    const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
+    await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: ["t-1", "t-2", "t-3"] } });
+    await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    await until("second drawn", async () => (((await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string }).status === "paid" ? true : undefined), 60_000, 250);
+    const store: Store = openStore(storePath(stack.dataDir));
+    try {
+      store.db.prepare("UPDATE winners SET winner_id = 't-9' WHERE drawing_id = ? AND position = 0").run(open.id);
+    } finally {
+      store.db.close();
+    }
+    const refused = await api(stack, "GET", `/campaigns/public-daily/draws/${open.id}/proof.json`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: "proof_mismatch" });
+    const flagged = (await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { needsAttention: string };
+    expect(flagged.needsAttention).toMatch(/does not hash to the onchain commitment/);
+  });
+});
+
+describe("draws.json", () => {
+  it("pages through 250 draws newest first with nextBefore, and maps every status to its stage", async () => {
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "history", "--name", "History", "--mode", "push", "--cadence", "hourly", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "activate", "history");
+    // 250 past drawings written straight into the store (the keeper would need hours of chain time for them).
+    const store: Store = openStore(storePath(stack.dataDir));
+    const statuses = ["open", "locked", "entropy_requested", "settled", "paid"] as const;
+    try {
+      const campaign = store.campaigns.bySlug("history")!;
+      store.tx(() => {
+        for (let i = 0; i < 250; i++) {
+          const drawAt = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000);
+          store.drawings.insertIfAbsent({
+            id: newId("drw"), campaignId: campaign.id, drawAt: drawAt.toISOString(), cutoffAt: new Date(drawAt.getTime() - 300_000).toISOString(),
+            status: statuses[i % 5]!, winnersExpected: 1, number: i % 5 === 0 ? null : i + 1, partnerRound: null, tableId: "default", tableVersion: 1,
+            needsAttention: null, listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null,
+            entropyValue: null, entropyRevealedAt: null, settledAt: null, paidAt: null, commitTx: null, revealTx: null, createdAt: new Date().toISOString(),
+          });
+        }
+      });
+    } finally {
+      store.db.close();
+    }
+    const seen: DrawItem[] = [];
+    let before: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = before ? `?limit=100&before=${encodeURIComponent(before)}` : "?limit=100";
+      const r = await api(stack, "GET", `/campaigns/history/draws.json${query}`);
+      expect(r.status).toBe(200);
+      seen.push(...(r.body.draws as DrawItem[]));
+      before = r.body.nextBefore as string | null;
+      pages++;
+    } while (before !== null && pages < 10);
+    const past = seen.filter((d) => d.drawAt < "2026-02-01");
+    expect(past).toHaveLength(250);
+    expect(new Set(seen.map((d) => d.id)).size).toBe(seen.length);
+    const times = seen.map((d) => d.drawAt);
+    expect([...times].sort().reverse()).toEqual(times);
+    const stageOf = (i: number) => past.find((d) => d.drawAt === new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString())!;
+    expect([0, 1, 2, 3, 4].map((i) => stageOf(i).stage)).toEqual(["open", "locked", "drawing", "drawn", "paid"]);
+    expect(stageOf(3).proof).toMatch(/proof\.json$/);
+    expect(stageOf(1).proof).toBeNull();
+    const first = await api(stack, "GET", "/campaigns/history/draws.json");
+    expect((first.body.draws as DrawItem[]).length).toBe(30);
+    expect(first.body.campaign).toMatchObject({ slug: "history", name: "History", status: "active", cadence: "hourly", timezone: "UTC", winnersPerDraw: 1, payout: { chainId: 31337, tokenDecimals: 6 } });
+  });
+
+  it("refuses bad limit and before values with 400 bad_request", async () => {
+    for (const query of ["limit=0", "limit=101", "limit=abc", "limit=1.5", "before=yesterday", "before=2026-13-01T00:00:00Z", "other=1"]) {
+      const r = await api(stack, "GET", `/campaigns/public-daily/draws.json?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error).toBe("bad_request");
+    }
+  });
+
+  it("hides drafts like missing campaigns and answers with CORS open", async () => {
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "secret-draft", "--name", "Draft", "--mode", "push", "--cadence", "daily");
+    const draft = await api(stack, "GET", "/campaigns/secret-draft/draws.json");
+    expect(draft.status).toBe(404);
+    expect(draft.body.error).toBe("not_found");
+    const response = await fetch(`${stack.baseUrl}/campaigns/public-daily/draws.json`, { headers: { origin: "https://elsewhere.example" } });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    const preflight = await fetch(`${stack.baseUrl}/campaigns/public-daily/draws.json`, { method: "OPTIONS", headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" } });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
