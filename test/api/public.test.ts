@@ -153,6 +153,7 @@ describe("draws.json", () => {
             status: statuses[i % 5]!, winnersExpected: 1, number: i % 5 === 0 ? null : i + 1, partnerRound: null, tableId: "default", tableVersion: 1,
             needsAttention: null, listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null,
             entropyValue: null, entropyRevealedAt: null, settledAt: null, paidAt: null, commitTx: null, revealTx: null, createdAt: new Date().toISOString(),
+            entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
           });
         }
       });

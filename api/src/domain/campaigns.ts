@@ -238,6 +238,9 @@ export function planDrawings(store: Store, campaign: Campaign, realNow: Date = n
       commitTx: null,
       revealTx: null,
       createdAt: realNow.toISOString(),
+      entrantCount: 0,
+      totalWeight: 0,
+      entrantsCommitment: null,
     };
     if (store.drawings.insertIfAbsent(drawing)) created++;
   }

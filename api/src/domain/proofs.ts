@@ -1,7 +1,7 @@
 import { toHex, type Address, type Hex } from "viem";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ProofMismatchError, buildProof, toCampaignId, validatePrizeTable, type ProofV2 } from "../draw/index.js";
+import { ProofMismatchError, buildProof, toCampaignId, validatePrizeTable, winnerHash, type ProofV2 } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { NotFoundError, ServiceError } from "./errors.js";
@@ -53,7 +53,15 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
       },
       table,
       results: indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents) })),
-      entrants: null,
+      entrants:
+        campaign.mode === "entries"
+          ? {
+              count: indexed.drawing.entrantCount,
+              totalWeight: Number(indexed.drawing.totalWeight),
+              commitment: indexed.drawing.listCommitment,
+              list: store.entries.all(drawing.id).map((e) => ({ hash: winnerHash(e.entrantId), weight: e.weight })),
+            }
+          : null,
       chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
     });
   } catch (error) {

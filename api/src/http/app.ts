@@ -9,6 +9,7 @@ import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
 import { handleError } from "./errors.js";
 import { campaignRoutes } from "./routes/campaigns.js";
+import { entryRoutes } from "./routes/entries.js";
 import { publicRoutes } from "./routes/public.js";
 
 /** Request bodies above this are refused (1,000 entries of the largest allowed size fit well within it). */
@@ -46,6 +47,7 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   );
   api.use(requireKey(store, config.env));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
+  api.route("/campaigns", entryRoutes({ store }));
   app.route("/api/v1", api);
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
   return app;

@@ -35,9 +35,14 @@ const winnerObject = z.strictObject({
   avatarUrl: httpsUrl.nullable().optional(),
 });
 
+/** A bare string stands for `{ <idField>: string }`; errors then name the object's field. */
+function stringOr<T extends z.ZodType>(idField: string, object: T) {
+  return z.preprocess((v) => (typeof v === "string" ? { [idField]: v } : v), object);
+}
+
 /** POST winners body: strings or objects, in position order. */
 export const winnersBody = z.strictObject({
-  winners: z.array(z.union([partnerId, winnerObject])).min(1, "must have at least one winner").max(100_000, "too many winners"),
+  winners: z.array(stringOr("winner", winnerObject)).min(1, "must have at least one winner").max(100_000, "too many winners"),
 });
 
 export const drawingsQuery = z.strictObject({
@@ -57,3 +62,28 @@ export function durationMs(value: string): number {
   const unit = value.slice(-1);
   return n * (unit === "s" ? 1_000 : unit === "m" ? 60_000 : unit === "h" ? 3_600_000 : 86_400_000);
 }
+
+const MAX_WEIGHT = 4_294_967_295;
+
+const entryObject = z.strictObject({
+  entrantId: partnerId,
+  weight: z.number({ message: "must be a whole number from 1 to 4,294,967,295" }).int("must be a whole number from 1 to 4,294,967,295").min(1, "must be a whole number from 1 to 4,294,967,295").max(MAX_WEIGHT, "must be a whole number from 1 to 4,294,967,295").optional(),
+  displayName: displayName.nullable().optional(),
+  avatarUrl: httpsUrl.nullable().optional(),
+});
+
+/** POST entries body: 1 to 1,000 strings or objects. */
+export const entriesBody = z.strictObject({
+  entries: z.array(stringOr("entrantId", entryObject)).min(1, "must have at least one entry").max(1_000, "must have at most 1,000 entries per request"),
+});
+
+export const entriesQuery = z.strictObject({
+  drawing: z.string().min(1).max(64).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, "must be a whole number from 1 to 1000")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1_000, "must be a whole number from 1 to 1000")
+    .optional(),
+  after: z.string().regex(/^\d{1,15}$/, "must be the previous response's next").optional(),
+});

@@ -4,7 +4,7 @@ import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
 import { campaignNow, planDrawings } from "../domain/campaigns.js";
-import { fingerprint, toCampaignId, type PrizeTable } from "../draw/index.js";
+import { entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
@@ -15,6 +15,7 @@ const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as c
 /** Positions per settle() transaction. */
 const SETTLE_BATCH = 1_000n;
 export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
+export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send entries";
 
 export type KeeperDeps = {
   store: Store;
@@ -109,6 +110,7 @@ export class Keeper {
     const { store } = this.deps;
     const now = campaignNow(campaign);
     if (now.toISOString() < drawing.cutoffAt) return null;
+    if (campaign.mode === "entries") return this.lockEntrants(campaign, drawing, now);
     return store.tx(() => {
       const current = store.drawings.byId(campaign.id, drawing.id);
       if (!current || current.status !== "open") return current;
@@ -127,6 +129,52 @@ export class Keeper {
       store.drawings.update(locked);
       return locked;
     });
+  }
+
+  /** Entries campaigns: the entrant list locks in arrival order and its commitment is fixed. */
+  private lockEntrants(campaign: Campaign, drawing: Drawing, now: Date): Drawing | null {
+    const { store } = this.deps;
+    return store.tx(() => {
+      const current = store.drawings.byId(campaign.id, drawing.id);
+      if (!current || current.status !== "open") return current;
+      if (current.entrantCount === 0) {
+        if (current.needsAttention !== NO_ENTRANTS_AT_CUTOFF) store.drawings.update({ ...current, needsAttention: NO_ENTRANTS_AT_CUTOFF });
+        return null;
+      }
+      store.entries.assignPositions(current.id);
+      const entrants = store.entries.all(current.id);
+      const locked: Drawing = {
+        ...current,
+        status: "locked",
+        lockedAt: now.toISOString(),
+        entrantsCommitment: entrantsCommitment(entrants.map((e) => ({ idHash: winnerHash(e.entrantId), weight: BigInt(e.weight) }))),
+        needsAttention: null,
+      };
+      store.drawings.update(locked);
+      return locked;
+    });
+  }
+
+  /**
+   * Entries campaigns, once the random value is known: the winners are selected exactly as DESIGN.md section 6
+   * says (the verifier repeats it), stored as the drawing's winner list, and their commitment recorded onchain.
+   */
+  private async selectAndRecord(campaign: Campaign, drawing: Drawing, campaignId: Hex, number: bigint, randomValue: Hex, recorded: Hex): Promise<Drawing> {
+    const { store, chain } = this.deps;
+    let current = drawing;
+    if (current.winnersCommitment === null) {
+      const entrants = store.entries.all(drawing.id);
+      const positions = selectWinners({ entropy: randomValue, campaignId, number, weights: entrants.map((e) => BigInt(e.weight)), count: drawing.winnersExpected });
+      const winners = positions.map((p) => entrants[p]!);
+      current = { ...drawing, winnersCommitment: fingerprint(winners.map((w) => w.entrantId)) };
+      store.tx(() => {
+        store.drawings.replaceWinners(drawing.id, winners.map((w) => ({ winnerId: w.entrantId, displayName: w.displayName, avatarUrl: w.avatarUrl })));
+        store.drawings.update(current);
+      });
+    }
+    if (/^0x0+$/.test(recorded)) await chain.recordWinners(campaignId, number, current.winnersCommitment as Hex);
+    else if (recorded.toLowerCase() !== current.winnersCommitment?.toLowerCase()) throw new Error(`drawing ${drawing.id}: another winners commitment is recorded onchain`);
+    return current;
   }
 
   /** Registers the campaign and publishes the table onchain when needed, then commits and requests. */
@@ -150,19 +198,20 @@ export class Keeper {
     });
     let commitTx: string | null = drawing.commitTx;
     if (onchain === null) {
+      const entrants = campaign.mode === "entries";
       const receipt = await chain.commitAndRequest({
         campaignId,
         number: BigInt(number),
-        kind: 0,
-        listCommitment: drawing.winnersCommitment as Hex,
+        kind: entrants ? 1 : 0,
+        listCommitment: (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex,
         winnersExpected: drawing.winnersExpected,
-        entrantCount: 0,
-        totalWeight: 0n,
+        entrantCount: entrants ? drawing.entrantCount : 0,
+        totalWeight: entrants ? BigInt(drawing.totalWeight) : 0n,
         tableId: toHex(table.id, { size: 32 }),
         tableVersion: table.version,
       });
       commitTx = receipt.transactionHash;
-    } else if (onchain.listCommitment.toLowerCase() !== drawing.winnersCommitment?.toLowerCase()) {
+    } else if (onchain.listCommitment.toLowerCase() !== (campaign.mode === "entries" ? drawing.entrantsCommitment : drawing.winnersCommitment)?.toLowerCase()) {
       throw new Error(`drawing ${drawing.id}: number ${number} is committed onchain with another list`);
     }
     const committed = await chain.getDrawing(campaignId, BigInt(number));
@@ -193,10 +242,12 @@ export class Keeper {
       await chain.settle(campaignId, number, SETTLE_BATCH);
       onchain = await chain.getDrawing(campaignId, number);
     }
+    let current = drawing;
+    if (campaign.mode === "entries") current = await this.selectAndRecord(campaign, drawing, campaignId, number, onchain.randomValue, onchain.winnersCommitment);
     const indexed = await indexer.drawing(campaignId, number);
-    if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null) return null;
+    if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return null;
     const next: Drawing = {
-      ...drawing,
+      ...current,
       status: "settled",
       entropyValue: indexed.drawing.randomValue,
       entropyRevealedAt: isoFromSeconds(indexed.drawing.revealTimestamp),

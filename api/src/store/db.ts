@@ -118,6 +118,26 @@ CREATE TABLE audit_log (
 ) STRICT;
 `,
   },
+  {
+    version: 3,
+    name: "entries (entrants of entries campaigns) and drawing entrant totals",
+    sql: `
+-- seq is the arrival order: positions at the lock follow it.
+CREATE TABLE entries (
+  seq INTEGER PRIMARY KEY,
+  drawing_id TEXT NOT NULL REFERENCES drawings(id) ON DELETE CASCADE,
+  entrant_id TEXT NOT NULL,
+  weight INTEGER NOT NULL,
+  display_name TEXT,
+  avatar_url TEXT,
+  position INTEGER,
+  UNIQUE (drawing_id, entrant_id)
+) STRICT;
+ALTER TABLE drawings ADD COLUMN entrant_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE drawings ADD COLUMN total_weight INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE drawings ADD COLUMN entrants_commitment TEXT;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

@@ -27,6 +27,10 @@ export type Drawing = {
   commitTx: string | null;
   revealTx: string | null;
   createdAt: string;
+  /** Entries campaigns: running totals, and the entrant list's commitment once locked. */
+  entrantCount: number;
+  totalWeight: number;
+  entrantsCommitment: string | null;
 };
 
 export type Winner = {
@@ -64,12 +68,16 @@ type Record_ = {
   commit_tx: string | null;
   reveal_tx: string | null;
   created_at: string;
+  entrant_count: number;
+  total_weight: number;
+  entrants_commitment: string | null;
 };
 
 const COLUMNS: readonly (keyof Record_)[] = [
   "id", "campaign_id", "draw_at", "cutoff_at", "status", "winners_expected", "number", "partner_round", "table_id",
   "table_version", "needs_attention", "list_submitted_at", "locked_at", "winners_commitment", "entropy_provider",
   "entropy_request_id", "entropy_value", "entropy_revealed_at", "settled_at", "paid_at", "commit_tx", "reveal_tx", "created_at",
+  "entrant_count", "total_weight", "entrants_commitment",
 ];
 
 function fromRecord(r: Record_): Drawing {
@@ -97,6 +105,9 @@ function fromRecord(r: Record_): Drawing {
     commitTx: r.commit_tx,
     revealTx: r.reveal_tx,
     createdAt: r.created_at,
+    entrantCount: r.entrant_count,
+    totalWeight: r.total_weight,
+    entrantsCommitment: r.entrants_commitment,
   };
 }
 
@@ -125,6 +136,9 @@ function toRecord(d: Drawing): Record_ {
     commit_tx: d.commitTx,
     reveal_tx: d.revealTx,
     created_at: d.createdAt,
+    entrant_count: d.entrantCount,
+    total_weight: d.totalWeight,
+    entrants_commitment: d.entrantsCommitment,
   };
 }
 

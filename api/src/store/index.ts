@@ -4,6 +4,7 @@ import { AuditStore } from "./audit.js";
 import { CampaignStore } from "./campaigns.js";
 import { openDb, type Db } from "./db.js";
 import { DrawingStore } from "./drawings.js";
+import { EntryStore } from "./entries.js";
 import { PrizeTableStore } from "./prizeTables.js";
 
 /** The service's store: one SQLite file, a repository per resource, and a transaction helper. */
@@ -12,6 +13,7 @@ export type Store = {
   accounts: AccountStore;
   campaigns: CampaignStore;
   drawings: DrawingStore;
+  entries: EntryStore;
   prizeTables: PrizeTableStore;
   audit: AuditStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
@@ -24,6 +26,7 @@ export function createStore(db: Db): Store {
     accounts: new AccountStore(db),
     campaigns: new CampaignStore(db),
     drawings: new DrawingStore(db),
+    entries: new EntryStore(db),
     prizeTables: new PrizeTableStore(db),
     audit: new AuditStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),

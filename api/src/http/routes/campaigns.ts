@@ -21,7 +21,7 @@ export type CampaignRoutesDeps = {
 };
 
 /** The caller's campaign, or 404 exactly like a missing one (spec, Authentication 7). */
-function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
+export function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
   const campaign = store.campaigns.bySlug(slug);
   if (!campaign || campaign.accountId !== accountId) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
   return campaign;
@@ -51,9 +51,7 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
   app.post("/:slug/drawings/:id/winners", async (c) => {
     const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, winnersBody);
-    const list = body.winners.map((w) =>
-      typeof w === "string" ? { winner: w, displayName: null, avatarUrl: null } : { winner: w.winner, displayName: w.displayName ?? null, avatarUrl: w.avatarUrl ?? null },
-    );
+    const list = body.winners.map((w) => ({ winner: w.winner, displayName: w.displayName ?? null, avatarUrl: w.avatarUrl ?? null }));
     const { status, drawing } = submitWinners(store, campaign, c.req.param("id"), list);
     return c.json({ drawing: drawingView(store, drawing) }, status);
   });
