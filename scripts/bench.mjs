@@ -10,6 +10,7 @@ const benches = [
   ["npx", ["hardhat", "run", "scripts/bench-gas.ts"]],
   ["npx", ["tsx", "api/scripts/bench-selection.ts"], "api/scripts/bench-selection.ts"],
   ["node", ["api/scripts/bench-verifier.mjs"], "api/scripts/bench-verifier.mjs"],
+  ["npx", ["tsx", "api/scripts/bench-ingest.ts"], "api/scripts/bench-ingest.ts"],
 ];
 
 let failed = false;

@@ -1,0 +1,111 @@
+/**
+ * Entries ingest benchmark for `npm run bench`, as JSON lines { name, value, unit, baseline?, ratio? }:
+ * 100,000 entrants as 100 HTTP requests of 1,000 on loopback into the real service app and a real SQLite file,
+ * then the same requests again (all unchanged), against the floor: a bare better-sqlite3 insert of the same
+ * rows in one transaction, measured in the same run.
+ *
+ * It always works in its own temporary folder. BENCH_DATA_DIR may name another (empty) folder; one that holds
+ * a store already (real data) is refused.
+ */
+import { serve } from "@hono/node-server";
+import Database from "better-sqlite3";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { IndexerClient } from "../src/chain/indexer.js";
+import type { DeploymentRecord } from "../src/chain/deployment.js";
+import { run as cli } from "../src/cli/prizedraw.js";
+import { createApp } from "../src/http/app.js";
+import { openStore, storePath } from "../src/store/index.js";
+
+const REQUESTS = 100;
+const PER_REQUEST = 1_000;
+
+function line(name: string, value: number, unit: string, baseline?: number): void {
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const record: Record<string, unknown> = { name, value: round(value), unit };
+  if (baseline !== undefined) {
+    record.baseline = round(baseline);
+    record.ratio = round(value / baseline);
+  }
+  console.log(JSON.stringify(record));
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function batches(): string[] {
+  return Array.from({ length: REQUESTS }, (_, r) =>
+    JSON.stringify({ entries: Array.from({ length: PER_REQUEST }, (_, i) => ({ entrantId: `ent-${r}-${i}-${"x".repeat(24)}`, weight: 1 + ((r + i) % 7) })) }),
+  );
+}
+
+async function main(): Promise<void> {
+  const requested = process.env.BENCH_DATA_DIR;
+  if (requested && existsSync(storePath(requested))) {
+    console.error(`bench: ${requested} holds a store (real data?); the benchmark only runs in an empty or temporary folder`);
+    process.exit(1);
+  }
+  const dir = requested ?? mkdtempSync(join(tmpdir(), "prizedraw-bench-"));
+  const store = openStore(storePath(dir));
+  const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
+  const { accountId } = cli(["account", "create", "--email", "bench@example.com"], store, config) as { accountId: string };
+  const { key } = cli(["key", "create", "--account", accountId], store, config) as { key: string };
+  cli(["campaign", "create", "--account", accountId, "--slug", "bench", "--name", "Bench", "--mode", "entries", "--cadence", "daily", "--payout-wallet", "0x00000000000000000000000000000000000000a1"], store, config);
+  cli(["campaign", "activate", "bench"], store, config);
+
+  // The ingest path needs neither the chain nor the indexer: they are never called here.
+  const deployment = { chainId: 31337 } as DeploymentRecord;
+  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
+  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+  await new Promise((r) => server.once("listening", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/campaigns/bench/entries`;
+  const bodies = batches();
+
+  const send = async (): Promise<{ totalMs: number; times: number[] }> => {
+    const times: number[] = [];
+    const start = performance.now();
+    for (const body of bodies) {
+      const t = performance.now();
+      const response = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+      if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
+      await response.arrayBuffer();
+      times.push(performance.now() - t);
+    }
+    return { totalMs: performance.now() - start, times: times.sort((a, b) => a - b) };
+  };
+
+  const ingest = await send();
+  const resend = await send();
+
+  // The floor: the same rows inserted with bare better-sqlite3 in one transaction.
+  const floorDb = new Database(join(dir, "floor.sqlite"));
+  floorDb.pragma("journal_mode = WAL");
+  floorDb.exec("CREATE TABLE entries (seq INTEGER PRIMARY KEY, drawing_id TEXT NOT NULL, entrant_id TEXT NOT NULL, weight INTEGER NOT NULL, display_name TEXT, avatar_url TEXT, position INTEGER, UNIQUE (drawing_id, entrant_id)) STRICT");
+  const insert = floorDb.prepare("INSERT INTO entries (drawing_id, entrant_id, weight, display_name, avatar_url) VALUES (?, ?, ?, NULL, NULL)");
+  const rows = bodies.flatMap((b) => (JSON.parse(b) as { entries: { entrantId: string; weight: number }[] }).entries);
+  const floorStart = performance.now();
+  floorDb.transaction(() => {
+    for (const row of rows) insert.run("drw_bench", row.entrantId, row.weight);
+  })();
+  const floorMs = performance.now() - floorStart;
+  floorDb.close();
+
+  line("entries.ingest.100000as100x1000.total", ingest.totalMs, "ms", floorMs);
+  line("entries.ingest.request.p50", percentile(ingest.times, 50), "ms");
+  line("entries.ingest.request.p99", percentile(ingest.times, 99), "ms");
+  line("entries.resendUnchanged.100000.total", resend.totalMs, "ms", ingest.totalMs);
+  line("entries.resendUnchanged.request.p99", percentile(resend.times, 99), "ms");
+  line("entries.floor.betterSqlite3.oneTransaction", floorMs, "ms");
+
+  server.close();
+  store.db.close();
+  if (!requested) rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench-ingest: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
