@@ -10,6 +10,7 @@ import { requireKey } from "./auth.js";
 import { handleError } from "./errors.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { entryRoutes } from "./routes/entries.js";
+import { pageRoutes } from "./routes/page.js";
 import { publicRoutes } from "./routes/public.js";
 
 /** Request bodies above this are refused (1,000 entries of the largest allowed size fit well within it). */
@@ -50,5 +51,6 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   api.route("/campaigns", entryRoutes({ store }));
   app.route("/api/v1", api);
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
+  app.route("/", pageRoutes({ store, publicBaseUrl: config.publicBaseUrl, deployment }));
   return app;
 }

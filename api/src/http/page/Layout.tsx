@@ -1,0 +1,66 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
+// The pragmas above: the service runs under tsx from the repository root, whose tsconfig has no JSX settings.
+import type { Child } from "hono/jsx";
+import { html } from "hono/html";
+
+/** One small stylesheet for every page: system fonts, a narrow column, tables that scroll sideways on phones. */
+const STYLE = `
+:root { color-scheme: light dark; --muted: #5b6470; --line: #d8dde3; --note: #8a4b00; }
+@media (prefers-color-scheme: dark) { :root { --muted: #a3acb7; --line: #3a4048; --note: #f0b060; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif; }
+main, footer { max-width: 44rem; margin: 0 auto; padding: 0 1rem; }
+main { padding-top: 1rem; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: 0.5rem 0; overflow-wrap: anywhere; }
+h2 { font-size: 1.2rem; margin: 2rem 0 0.5rem; }
+h3 { font-size: 1rem; margin: 0; }
+p, ul { margin: 0.5rem 0; }
+a { color: inherit; text-decoration-thickness: 1px; text-underline-offset: 2px; overflow-wrap: anywhere; }
+.muted, small { color: var(--muted); }
+.status { display: inline-block; padding: 0 0.5rem; border: 1px solid var(--line); border-radius: 1rem; font-size: 0.875rem; }
+.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: 0.5rem 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 0.375rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+th { font-size: 0.875rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+tfoot td { font-weight: 600; border-bottom: 0; }
+.draw { border-top: 1px solid var(--line); padding: 0.75rem 0; }
+.draw header { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; align-items: baseline; }
+.winner { display: flex; align-items: center; gap: 0.5rem; }
+.winner span { overflow-wrap: anywhere; }
+.winner img { border-radius: 50%; object-fit: cover; flex: none; }
+.held { color: var(--note); font-size: 0.875rem; }
+td .held { display: block; white-space: normal; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 0.25rem; font-size: 0.8125rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+footer { margin: 2rem auto; padding-top: 1rem; border-top: 1px solid var(--line); font-size: 0.875rem; }
+footer a { margin-right: 1rem; }
+`;
+// JSX escapes text, also inside <style>: the sheet must hold nothing that escaping would change.
+if (/[<>&"']/.test(STYLE)) throw new Error("the page stylesheet must not contain < > & \" or '");
+
+export type FooterLink = { href: string; label: string };
+
+/** The HTML document: no scripts, no external assets, one inline stylesheet. */
+export function Layout(props: { title: string; footer: FooterLink[]; children: Child }) {
+  return html`<!DOCTYPE html>${(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{props.title}</title>
+        <style>{STYLE}</style>
+      </head>
+      <body>
+        <main>{props.children}</main>
+        <footer>
+          {props.footer.map((link) => (
+            <a href={link.href}>{link.label}</a>
+          ))}
+        </footer>
+      </body>
+    </html>
+  )}`;
+}

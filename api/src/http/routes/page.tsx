@@ -1,0 +1,108 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource hono/jsx */
+// The pragmas above: the service runs under tsx from the repository root, whose tsconfig has no JSX settings.
+import { Hono } from "hono";
+import type { DeploymentRecord } from "../../chain/deployment.js";
+import { campaignNow } from "../../domain/campaigns.js";
+import { NotFoundError } from "../../domain/errors.js";
+import { STAGE, isDrawn, proofUrl, publicCampaign } from "../../domain/publicDraws.js";
+import { averagePrizeCents } from "../../draw/index.js";
+import type { Campaign } from "../../store/campaigns.js";
+import type { Store } from "../../store/index.js";
+import { CampaignPage } from "../page/CampaignPage.js";
+import type { DrawView } from "../page/DrawList.js";
+import { httpsUrl } from "../page/format.js";
+import type { FooterLink } from "../page/Layout.js";
+import type { NextDrawing } from "../page/ScheduleSection.js";
+import { NotFoundPage, PrivacyPage, TermsPage } from "../page/ServicePages.js";
+
+export type PageRoutesDeps = { store: Store; publicBaseUrl: string; deployment: DeploymentRecord };
+
+/** Past draws shown on the page; draws.json has the full history. */
+export const PAGE_DRAWS = 100;
+/**
+ * Upcoming drawings exist about 48 hours ahead (49 at most for an hourly campaign). They are not past draws, so
+ * the page reads this many more rows and leaves them out (they are the newest rows).
+ */
+const UPCOMING_ALLOWANCE = 60;
+/** Winners listed per drawn draw; the proof lists every one. */
+export const PAGE_WINNERS_PER_DRAW = 50;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "public, max-age=15",
+};
+
+function campaignFooter(campaign: Campaign, publicBaseUrl: string): FooterLink[] {
+  return [
+    { href: httpsUrl(campaign.termsUrl) ?? `${publicBaseUrl}/terms`, label: "Terms" },
+    { href: httpsUrl(campaign.privacyUrl) ?? `${publicBaseUrl}/privacy`, label: "Privacy" },
+    { href: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`, label: "Draws as data" },
+    { href: `${publicBaseUrl}/verify/verify-draw.mjs`, label: "Checker" },
+  ];
+}
+
+/** Everything the campaign page shows, read from the store. */
+function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord) {
+  const table = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+  if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
+  const now = campaignNow(campaign).toISOString();
+
+  let next: NextDrawing | null = null;
+  const open = campaign.status === "active" ? store.drawings.nextOpen(campaign.id, now) : null;
+  const openTable = open ? store.prizeTables.get(open.tableId, open.tableVersion) : null;
+  if (open && openTable) next = { drawing: open, averageCents: averagePrizeCents(openTable, open.winnersExpected) };
+
+  // Past draws: everything except open drawings whose cutoff is still ahead (those are upcoming).
+  const past = store.drawings.page(campaign.id, null, PAGE_DRAWS + UPCOMING_ALLOWANCE).filter((d) => d.status !== "open" || d.cutoffAt <= now);
+  const draws: DrawView[] = past.slice(0, PAGE_DRAWS).map((drawing) => {
+    const drawn = isDrawn(drawing);
+    const winners = drawn ? store.drawings.winners(drawing.id) : [];
+    return {
+      drawing,
+      stage: STAGE[drawing.status],
+      winners: winners.slice(0, PAGE_WINNERS_PER_DRAW),
+      moreWinners: Math.max(0, winners.length - PAGE_WINNERS_PER_DRAW),
+      proofUrl: drawn ? proofUrl(publicBaseUrl, campaign, drawing) : null,
+    };
+  });
+
+  return {
+    campaign,
+    table,
+    averageCents: averagePrizeCents(table, campaign.winnersPerDraw),
+    next,
+    draws,
+    truncated: past.length > PAGE_DRAWS,
+    now,
+    publicBaseUrl,
+    drawsJsonUrl: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`,
+    mockEntropy: deployment.mockEntropy,
+    footer: campaignFooter(campaign, publicBaseUrl),
+  };
+}
+
+/** The public campaign page and the service's own terms and privacy pages: server-rendered HTML, no scripts. */
+export function pageRoutes({ store, publicBaseUrl, deployment }: PageRoutesDeps) {
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+  });
+
+  app.get("/campaigns/:slug", (c) => {
+    let campaign: Campaign;
+    try {
+      campaign = publicCampaign(store, c.req.param("slug"));
+    } catch (error) {
+      if (error instanceof NotFoundError) return c.html(<NotFoundPage publicBaseUrl={publicBaseUrl} />, 404);
+      throw error;
+    }
+    return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment)} />);
+  });
+  app.get("/terms", (c) => c.html(<TermsPage publicBaseUrl={publicBaseUrl} />));
+  app.get("/privacy", (c) => c.html(<PrivacyPage publicBaseUrl={publicBaseUrl} />));
+  return app;
+}
