@@ -100,7 +100,8 @@ function checkOwner(store: Store, accountId: string, as: string | undefined): st
 export type CliResult = Record<string, unknown>;
 
 /** Runs one command; returns what `--json` prints. */
-export function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl">): CliResult {
+export function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>): CliResult {
+  const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [noun, verb, ...rest] = positionals;
   const now = new Date();
@@ -182,7 +183,7 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         termsUrl: values["terms-url"] ?? null,
         privacyUrl: values["privacy-url"] ?? null,
       };
-      const campaign = createCampaign(store, accountId, input, now);
+      const campaign = createCampaign(store, accountId, input, now, pullPolicy);
       store.audit.record("operator", "campaign.create", campaign.slug);
       return { campaign: campaignView(store, campaign, config) };
     }
@@ -204,7 +205,7 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         ...(values.winners !== undefined ? { winnersPerDraw: integer("winners", values.winners) } : {}),
         ...(values["ends-at"] !== undefined ? { endsAt: values["ends-at"] } : {}),
         ...(values["pull-url"] !== undefined ? { pullUrl: values["pull-url"] } : {}),
-      }, now);
+      }, now, pullPolicy);
       store.audit.record("operator", "campaign.set", slug, { fields: Object.keys(values).filter((k) => k !== "json" && k !== "pull-url") });
       return { campaign: campaignView(store, campaign, config) };
     }
@@ -235,6 +236,17 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         store.audit.record("operator", "drawing.extend-cutoff", drawingId, { cutoffAt, drawAt });
         return { drawing: { id: drawing.id, cutoffAt, drawAt } };
       });
+    }
+    case "alerts list": {
+      return { alerts: store.pull.alerts() };
+    }
+    case "drawing fetches": {
+      const [slug, drawingId] = rest;
+      if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing fetches SLUG DRAWING_ID");
+      const campaign = store.campaigns.bySlug(slug);
+      const drawing = campaign ? store.drawings.byId(campaign.id, drawingId) : null;
+      if (!drawing) throw new CliError(`no drawing ${drawingId} in ${slug}`);
+      return { drawingId, fetches: store.pull.history(drawing.id) };
     }
     case "clock advance": {
       if (config.env !== "test") throw new CliError("the test clock exists only in the test environment");

@@ -5,7 +5,8 @@ import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { BadRequestError, ConflictError } from "./errors.js";
 import { newId } from "./ids.js";
-import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Schedule, type ScheduleInput } from "./schedule.js";
+import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Cadence, type Schedule, type ScheduleInput } from "./schedule.js";
+import { PullUrlError, maskPullUrl, validatePullUrl } from "../pull/url.js";
 
 /** Default large-prize threshold (spec, Limits): 500 dollars. */
 export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
@@ -76,6 +77,18 @@ function schedule(input: ScheduleInput, now: Date): Schedule {
   }
 }
 
+/** Where pull URLs may point: https only, unless the test environment allows http to loopback. */
+export type PullUrlPolicy = { allowHttpLoopback: boolean };
+
+function checkPullUrl(url: string, cadence: Cadence, policy: PullUrlPolicy): string {
+  try {
+    return validatePullUrl(url, cadence, policy.allowHttpLoopback);
+  } catch (error) {
+    if (error instanceof PullUrlError) throw new BadRequestError(error.message);
+    throw error;
+  }
+}
+
 /** A custom table's id is its campaign's slug; versions count up from 1. */
 function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): PrizeTable {
   try {
@@ -87,7 +100,7 @@ function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): Prize
 }
 
 /** Creates a draft campaign (the partner portal's job; the CLI's here). */
-export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date): Campaign {
+export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }): Campaign {
   if (!SLUG.test(input.slug)) throw new BadRequestError("slug must be 1 to 32 characters: lowercase letters, digits and inner hyphens");
   if (input.name.trim().length === 0 || input.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
   if (input.mode === "pull" && !input.pullUrl) throw new BadRequestError("a pull campaign needs pullUrl");
@@ -111,7 +124,7 @@ export function createCampaign(store: Store, accountId: string, input: CampaignI
       guarantee: input.guarantee ? checkGuarantee(input.guarantee) : null,
       termsUrl: input.termsUrl ? checkHttpsUrl("termsUrl", input.termsUrl) : null,
       privacyUrl: input.privacyUrl ? checkHttpsUrl("privacyUrl", input.privacyUrl) : null,
-      pullUrl: input.pullUrl ?? null,
+      pullUrl: input.pullUrl ? checkPullUrl(input.pullUrl, input.schedule.cadence, policy) : null,
       tableId: table.id,
       tableVersion: table.version,
       clockOffsetMs: 0,
@@ -155,6 +168,9 @@ export function transitionCampaign(store: Store, slug: string, action: CampaignA
     const now = campaignNow(campaign, realNow);
     const next: Campaign = { ...campaign, status: to, updatedAt: realNow.toISOString() };
     if (action === "pause" || action === "end") store.drawings.deleteUpcoming(campaign.id, now.toISOString());
+    // Guarantee periods do not count paused time (spec, Guarantee period): pauses are kept in the campaign's clock.
+    if (action === "pause") store.pauses.start(campaign.id, now.toISOString());
+    if (action === "resume" || action === "end") store.pauses.end(campaign.id, now.toISOString());
     if (action === "end") next.schedule = { ...campaign.schedule, endsAt: now.toISOString() };
     store.campaigns.update(next);
     if (next.status === "active") planDrawings(store, next, realNow);
@@ -170,7 +186,7 @@ export type CampaignSettings = {
 };
 
 /** Changes settings. A wallet can be changed, never removed; an earlier end date removes drawings after it. */
-export function updateCampaign(store: Store, slug: string, settings: CampaignSettings, realNow: Date = new Date()): Campaign {
+export function updateCampaign(store: Store, slug: string, settings: CampaignSettings, realNow: Date = new Date(), policy: PullUrlPolicy = { allowHttpLoopback: false }): Campaign {
   return store.tx(() => {
     const campaign = store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
@@ -180,7 +196,7 @@ export function updateCampaign(store: Store, slug: string, settings: CampaignSet
     if (settings.winnersPerDraw !== undefined) next.winnersPerDraw = checkWinners(settings.winnersPerDraw);
     if (settings.pullUrl !== undefined) {
       if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
-      next.pullUrl = settings.pullUrl;
+      next.pullUrl = checkPullUrl(settings.pullUrl, campaign.schedule.cadence, policy);
     }
     if (settings.endsAt !== undefined) {
       next.schedule = schedule({ ...campaign.schedule, endsAt: settings.endsAt }, new Date(campaign.schedule.startsAt));
@@ -266,6 +282,8 @@ export function campaignView(store: Store, campaign: Campaign, links: PublicLink
     winnersPerDraw: campaign.winnersPerDraw,
     prizeTable: prizeTableView(table, campaign.winnersPerDraw),
     guarantee: campaign.guarantee,
+    // The pull URL is a secret: owners see only its scheme and host.
+    pullUrl: campaign.pullUrl ? maskPullUrl(campaign.pullUrl) : null,
     largePrizeThresholdCents: campaign.largePrizeThresholdCents,
     termsUrl: campaign.termsUrl ?? `${links.publicBaseUrl}/terms`,
     privacyUrl: campaign.privacyUrl ?? `${links.publicBaseUrl}/privacy`,

@@ -39,22 +39,31 @@ export function submitWinners(store: Store, campaign: Campaign, drawingId: strin
       if (seen.has(w.winner)) throw new BadRequestError(`winners[${i}].winner repeats ${JSON.stringify(w.winner.slice(0, 40))}`);
       seen.add(w.winner);
     });
-    const stored = store.drawings.winners(drawing.id);
-    const now = campaignNow(campaign, realNow).toISOString();
-    const open = drawing.status === "open" && now < drawing.cutoffAt;
-    if (open) {
-      store.drawings.replaceWinners(drawing.id, list.map((w) => ({ winnerId: w.winner, displayName: w.displayName, avatarUrl: w.avatarUrl })));
-      const next = { ...drawing, listSubmittedAt: realNow.toISOString(), needsAttention: null };
-      store.drawings.update(next);
-      return { status: stored.length === 0 ? 201 : 200, drawing: next };
-    }
-    const same = stored.length === list.length && stored.every((w, i) => w.winnerId === list[i]!.winner);
-    if (!same) {
-      throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
-    }
-    store.drawings.updateWinnerLabels(drawing.id, list);
-    return { status: 200, drawing };
+    return applyWinnerList(store, campaign, drawing, list, realNow);
   });
+}
+
+/**
+ * The list rules shared by POST winners and the pull fetcher (inside the caller's transaction): before the
+ * cutoff a list replaces the stored one (201 when there was none); after it only the same ids in the same
+ * order are accepted, updating names and avatars.
+ */
+export function applyWinnerList(store: Store, campaign: Campaign, drawing: Drawing, list: readonly WinnerEntry[], realNow: Date, partnerRound: number | null = null): SubmitResult & { changed: boolean } {
+  const stored = store.drawings.winners(drawing.id);
+  const now = campaignNow(campaign, realNow).toISOString();
+  const open = drawing.status === "open" && now < drawing.cutoffAt;
+  const same = stored.length === list.length && stored.every((w, i) => w.winnerId === list[i]!.winner);
+  if (open) {
+    const labelsSame = same && stored.every((w, i) => w.displayName === list[i]!.displayName && w.avatarUrl === list[i]!.avatarUrl);
+    if (!same) store.drawings.replaceWinners(drawing.id, list.map((w) => ({ winnerId: w.winner, displayName: w.displayName, avatarUrl: w.avatarUrl })));
+    else if (!labelsSame) store.drawings.updateWinnerLabels(drawing.id, list);
+    const next = { ...drawing, listSubmittedAt: realNow.toISOString(), needsAttention: null, partnerRound: partnerRound ?? drawing.partnerRound };
+    store.drawings.update(next);
+    return { status: stored.length === 0 ? 201 : 200, drawing: next, changed: !labelsSame || next.partnerRound !== drawing.partnerRound };
+  }
+  if (!same) throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
+  store.drawings.updateWinnerLabels(drawing.id, list);
+  return { status: 200, drawing, changed: false };
 }
 
 /** The spec's Drawing resource (partner API). */

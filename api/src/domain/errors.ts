@@ -57,3 +57,14 @@ export class ConflictError extends ServiceError {
     super(409, code, detail);
   }
 }
+
+/**
+ * 400 rejected: a guarantee pick the request itself gets wrong (the winner did not win in the period, or won
+ * several times and no drawingId says which). A pick refused by the guarantee's state is `ConflictError("rejected")`.
+ */
+export class RejectedError extends ServiceError {
+  override name = "RejectedError";
+  constructor(detail: string) {
+    super(400, "rejected", detail);
+  }
+}

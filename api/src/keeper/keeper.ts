@@ -9,6 +9,7 @@ import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
+import { pullIfDue } from "./pull.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
 const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
@@ -21,7 +22,7 @@ export type KeeperDeps = {
   store: Store;
   chain: ChainPort;
   indexer: IndexerClient;
-  config: Pick<Config, "env" | "keeperIntervalSeconds">;
+  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback">;
   logger: Logger;
 };
 
@@ -82,7 +83,9 @@ export class Keeper {
 
   /** Takes one drawing as far as it can go now. */
   private async advance(campaign: Campaign, start: Drawing): Promise<void> {
-    let drawing: Drawing | null = start;
+    const { store, logger, config } = this.deps;
+    if (start.status === "open") await pullIfDue({ store, logger, allowLoopback: config.pullAllowHttpLoopback }, campaign, start);
+    let drawing: Drawing | null = store.drawings.byId(campaign.id, start.id);
     while (drawing && drawing.status !== "paid") {
       const before: string = drawing.status;
       drawing = await this.step(campaign, drawing);

@@ -138,6 +138,66 @@ ALTER TABLE drawings ADD COLUMN total_weight INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE drawings ADD COLUMN entrants_commitment TEXT;
 `,
   },
+  {
+    version: 4,
+    name: "pull fetch history and staff alerts",
+    sql: `
+-- One row per fetch of a pull campaign's URL (the URL itself is never stored here); at is the campaign clock.
+CREATE TABLE pull_fetches (
+  id INTEGER PRIMARY KEY,
+  drawing_id TEXT NOT NULL REFERENCES drawings(id) ON DELETE CASCADE,
+  at TEXT NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('stored', 'unchanged', 'not_ready', 'invalid', 'error')),
+  reason TEXT
+) STRICT;
+CREATE INDEX pull_fetches_drawing ON pull_fetches(drawing_id, id);
+-- Alerts for service staff (listed with prizedraw alerts list); one per kind and drawing.
+CREATE TABLE staff_alerts (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  campaign_slug TEXT NOT NULL,
+  drawing_id TEXT,
+  detail TEXT NOT NULL,
+  UNIQUE (kind, drawing_id)
+) STRICT;
+`,
+  },
+  {
+    version: 5,
+    name: "campaign pauses and guarantee periods",
+    sql: `
+-- Pauses in the campaign's clock (paused time does not count towards a guarantee period); resumed_at is set
+-- on resume or end, and is null while the pause lasts.
+CREATE TABLE campaign_pauses (
+  id INTEGER PRIMARY KEY,
+  campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+  paused_at TEXT NOT NULL,
+  resumed_at TEXT
+) STRICT;
+CREATE INDEX campaign_pauses_campaign ON campaign_pauses(campaign_id, paused_at);
+-- One row per checked guarantee period; the current, unchecked period has none.
+CREATE TABLE guarantees (
+  id TEXT PRIMARY KEY,
+  campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+  period INTEGER NOT NULL,
+  period_start TEXT NOT NULL,
+  period_end TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('not_needed', 'awaiting_pick', 'picked', 'paid')),
+  amount_cents INTEGER NOT NULL,
+  threshold_cents INTEGER NOT NULL,
+  picked_winner TEXT,
+  picked_drawing_id TEXT,
+  picked_at TEXT,
+  payout_id TEXT UNIQUE,
+  pick_tx TEXT,
+  paid_at TEXT,
+  created_at TEXT NOT NULL,
+  UNIQUE (campaign_id, period)
+) STRICT;
+CREATE INDEX guarantees_campaign_status ON guarantees(campaign_id, status);
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

@@ -5,7 +5,10 @@ import { CampaignStore } from "./campaigns.js";
 import { openDb, type Db } from "./db.js";
 import { DrawingStore } from "./drawings.js";
 import { EntryStore } from "./entries.js";
+import { GuaranteeStore } from "./guarantees.js";
+import { PauseStore } from "./pauses.js";
 import { PrizeTableStore } from "./prizeTables.js";
+import { PullStore } from "./pull.js";
 
 /** The service's store: one SQLite file, a repository per resource, and a transaction helper. */
 export type Store = {
@@ -15,6 +18,9 @@ export type Store = {
   drawings: DrawingStore;
   entries: EntryStore;
   prizeTables: PrizeTableStore;
+  guarantees: GuaranteeStore;
+  pauses: PauseStore;
+  pull: PullStore;
   audit: AuditStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
@@ -28,6 +34,9 @@ export function createStore(db: Db): Store {
     drawings: new DrawingStore(db),
     entries: new EntryStore(db),
     prizeTables: new PrizeTableStore(db),
+    guarantees: new GuaranteeStore(db),
+    pauses: new PauseStore(db),
+    pull: new PullStore(db),
     audit: new AuditStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };

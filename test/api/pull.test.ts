@@ -1,0 +1,161 @@
+// A pull campaign on the real stack, fetching from a local https server whose self-signed certificate only the
+// test's service process trusts (NODE_EXTRA_CA_CERTS) and which PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK lets it reach:
+// not ready, a list, a changed list, a malformed one, a staff alert in the last 5 minutes, the lock at the
+// cutoff, a list that never arrives and an extended cutoff; the URL never appears in logs or responses.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../support/processes.js";
+import { api, startStack, type Stack } from "../support/stack.js";
+
+let stack: Stack;
+let key: string;
+let accountId: string;
+let server: https.Server;
+let urlBase: string;
+const SECRET = "tok-7d1c9e3a5b";
+const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-pull-e2e-"));
+/** What the partner's URL answers, per drawing id. */
+const answers = new Map<string, { status: number; body: unknown }>();
+const requests: string[] = [];
+
+type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; partnerRound: number | null; winners: { winner: string; displayName: string | null }[] };
+
+async function drawing(slug: string, id: string): Promise<DrawingBody> {
+  return (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
+}
+
+async function clockTo(slug: string, at: number): Promise<void> {
+  const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
+  expect(r.status).toBe(200);
+}
+
+async function fetches(slug: string, id: string): Promise<{ outcome: string; reason: string | null }[]> {
+  return (await stack.cli("drawing", "fetches", slug, id)).fetches as { outcome: string; reason: string | null }[];
+}
+
+async function waitFetches(slug: string, id: string, n: number) {
+  return until(`${n} fetches`, async () => {
+    const list = await fetches(slug, id);
+    return list.length >= n ? list : undefined;
+  }, 20_000, 200);
+}
+
+beforeAll(async () => {
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
+    requests.push(req.url ?? "");
+    const id = /\/winners\/(drw_[a-z0-9]+)/.exec(req.url ?? "")?.[1] ?? "";
+    const answer = answers.get(id) ?? { status: 404, body: { error: "not yet" } };
+    res.writeHead(answer.status, { "content-type": "application/json" });
+    res.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  urlBase = `https://localhost:${(server.address() as AddressInfo).port}/${SECRET}/winners`;
+  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") } });
+  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
+  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+describe("pull campaigns", () => {
+  it("refuses an hourly campaign whose URL only has {date}, with a clear message", async () => {
+    await expect(
+      stack.cli("campaign", "create", "--account", accountId, "--slug", "hourly-date", "--name", "H", "--mode", "pull", "--cadence", "hourly", "--pull-url", `${urlBase}/{date}`),
+    ).rejects.toMatchObject({ result: { error: "bad_request", detail: expect.stringMatching(/hourly campaign's pullUrl needs \{drawingId\} or \{drawAt\}/) } });
+  });
+
+  it("fetches in the 2 hours before the cutoff, stores full lists only, replaces a changed one, alerts staff, and locks it", async () => {
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "pulled", "--name", "Pulled", "--mode", "pull", "--cadence", "daily", "--winners", "2", "--payout-wallet", "0x00000000000000000000000000000000000000a1", "--pull-url", `${urlBase}/{drawingId}?at={drawAt}&date={date}`);
+    await stack.cli("campaign", "activate", "pulled");
+    const campaign = (await api(stack, "GET", "/api/v1/campaigns/pulled", { key })).body.campaign as { pullUrl: string };
+    expect(campaign.pullUrl).toBe(`https://localhost:${(server.address() as AddressInfo).port}/…`);
+    const open = ((await api(stack, "GET", "/api/v1/campaigns/pulled/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
+    const cutoff = new Date(open.cutoffAt).getTime();
+
+    await clockTo("pulled", cutoff - 119 * 60_000);
+    expect((await waitFetches("pulled", open.id, 1)).map((f) => f.outcome)).toEqual(["not_ready"]);
+    expect(requests.at(-1)).toContain(`/winners/${open.id}?at=${encodeURIComponent(open.drawAt)}&date=`);
+
+    answers.set(open.id, { status: 200, body: { round: 7, winners: [{ winner: "p-1", displayName: "Pam" }, "p-2"] } });
+    await clockTo("pulled", cutoff - 114 * 60_000);
+    await waitFetches("pulled", open.id, 2);
+    let d = await drawing("pulled", open.id);
+    expect(d.winners.map((w) => w.winner)).toEqual(["p-1", "p-2"]);
+    expect(d.partnerRound).toBe(7);
+
+    answers.set(open.id, { status: 200, body: { winners: ["p-3", "p-1"] } });
+    await clockTo("pulled", cutoff - 109 * 60_000);
+    await waitFetches("pulled", open.id, 3);
+    expect((await drawing("pulled", open.id)).winners.map((w) => w.winner)).toEqual(["p-3", "p-1"]);
+
+    // A partial list is recorded with its reason and stores nothing.
+    answers.set(open.id, { status: 200, body: { winners: ["only-one"] } });
+    await clockTo("pulled", cutoff - 104 * 60_000);
+    const history = await waitFetches("pulled", open.id, 4);
+    expect(history.at(-1)).toMatchObject({ outcome: "invalid", reason: expect.stringMatching(/exactly 2/) });
+    expect((await drawing("pulled", open.id)).winners.map((w) => w.winner)).toEqual(["p-3", "p-1"]);
+
+    // Still failing in the last 5 minutes: a staff alert (once), listed by the CLI.
+    answers.set(open.id, { status: 500, body: "oops" });
+    await clockTo("pulled", cutoff - 4 * 60_000);
+    await waitFetches("pulled", open.id, 5);
+    const alerts = (await stack.cli("alerts", "list")).alerts as { kind: string; campaignSlug: string; drawingId: string; detail: string }[];
+    expect(alerts).toEqual([expect.objectContaining({ kind: "pull_url_failing", campaignSlug: "pulled", drawingId: open.id, detail: expect.stringMatching(/HTTP 500/) })]);
+
+    // At the cutoff the stored list locks as if posted, and the drawing goes through to paid.
+    await clockTo("pulled", cutoff + 1_000);
+    d = await until("pulled paid", async () => {
+      const x = await drawing("pulled", open.id);
+      return x.status === "paid" ? x : undefined;
+    }, 60_000, 250);
+    expect(d.winners.map((w) => w.winner)).toEqual(["p-3", "p-1"]);
+    const posted = await api(stack, "POST", `/api/v1/campaigns/pulled/drawings/${open.id}/winners`, { key, body: { winners: ["p-3", "p-1"] } });
+    expect(posted.status).toBe(409);
+    expect(posted.body.error).toBe("pull_campaign");
+
+    // The secret URL is in no public response, no proof, no log line.
+    const proof = await (await fetch(`${stack.baseUrl}/campaigns/pulled/draws/${open.id}/proof.json`)).text();
+    const draws = await (await fetch(`${stack.baseUrl}/campaigns/pulled/draws.json`)).text();
+    const page = await (await fetch(`${stack.baseUrl}/campaigns/pulled`)).text();
+    const logs = readFileSync(path.join(stack.dataDir, "service.log"), "utf8") + readFileSync(path.join(stack.dataDir, "cli.log"), "utf8");
+    for (const text of [proof, draws, page, logs]) expect(text).not.toContain(SECRET);
+    expect(logs).toContain("pull_url_failing");
+  });
+
+  it("leaves a drawing whose list never arrives flagged; extending the cutoff lets it complete", async () => {
+    const open = ((await api(stack, "GET", "/api/v1/campaigns/pulled/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
+    const cutoff = new Date(open.cutoffAt).getTime();
+    await clockTo("pulled", cutoff - 30 * 60_000);
+    await waitFetches("pulled", open.id, 1);
+    await clockTo("pulled", cutoff + 1_000);
+    const flagged = await until("flagged", async () => {
+      const x = await drawing("pulled", open.id);
+      return x.needsAttention ? x : undefined;
+    }, 20_000, 200);
+    expect(flagged.status).toBe("open");
+    const newCutoff = cutoff + 60 * 60_000;
+    await stack.cli("drawing", "extend-cutoff", "pulled", open.id, "--to", new Date(newCutoff).toISOString());
+    answers.set(open.id, { status: 200, body: { winners: ["late-1", "late-2"] } });
+    await clockTo("pulled", newCutoff - 20 * 60_000);
+    await until("late list stored", async () => ((await drawing("pulled", open.id)).winners.length === 2 ? true : undefined), 20_000, 200);
+    await clockTo("pulled", newCutoff + 1_000);
+    const paid = await until("late drawing paid", async () => {
+      const x = await drawing("pulled", open.id);
+      return x.status === "paid" ? x : undefined;
+    }, 60_000, 250);
+    expect(paid.winners.map((w) => w.winner)).toEqual(["late-1", "late-2"]);
+    expect(paid.needsAttention).toBeNull();
+  });
+});
