@@ -63,7 +63,27 @@ const prizeTableSchema = z.object({
   thresholds: z.array(z.number().int()),
 });
 
+/** A token transfer the contract made (indexer payout row): a drawing's payout, a held prize or a guarantee. */
+const payoutSchema = z.object({
+  id: z.string(),
+  kind: z.enum(["drawing", "held", "guarantee"]),
+  campaignId: hex,
+  number: uint.nullable(),
+  position: z.number().int().nullable(),
+  guaranteeId: hex.nullable(),
+  winnerHash: hex.nullable(),
+  wallet: hex,
+  amountCents: uint,
+  tokenAmount: uint,
+  blockNumber: uint,
+  logIndex: z.number().int(),
+  timestamp: uint,
+  txHash: hex,
+});
+const payoutsResponse = z.object({ payouts: z.array(payoutSchema) });
+
 export type IndexedPrizeTable = z.infer<typeof prizeTableSchema>;
+export type IndexedPayout = z.infer<typeof payoutSchema>;
 export type IndexedDrawing = z.infer<typeof drawingSchema>;
 export type IndexedPrize = z.infer<typeof prizeSchema>;
 export type IndexedHead = z.infer<typeof headResponse>;
@@ -101,6 +121,14 @@ export class IndexerClient {
     const parsed = prizeTableSchema.safeParse(body);
     if (!parsed.success) throw new IndexerUnavailableError(`indexer prize table ${tableId}:${version} has an unexpected shape`);
     return parsed.data;
+  }
+
+  /** Every payout of a campaign in chain order (an empty list while the indexer has none). */
+  async payouts(campaignId: Hex): Promise<IndexedPayout[]> {
+    const body = await this.get(`/payouts?campaignId=${campaignId.toLowerCase()}`);
+    const parsed = payoutsResponse.safeParse(body);
+    if (!parsed.success) throw new IndexerUnavailableError(`indexer payouts of ${campaignId} have an unexpected shape`);
+    return parsed.data.payouts;
   }
 
   /**

@@ -211,6 +211,11 @@ export class ChainPort {
     return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [campaignId] });
   }
 
+  /** Whether guarantee `guaranteeId` (bytes32) of a campaign was paid: the keeper reads it before paying. */
+  isGuaranteePaid(campaignId: Hex, guaranteeId: Hex) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "isGuaranteePaid", args: [campaignId, guaranteeId] });
+  }
+
   /** PrizeDraw events of a receipt, decoded (reads the keeper needs before the indexer catches up). */
   events(receipt: TransactionReceipt) {
     return parseEventLogs({ abi: PrizeDrawAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === this.deployment.prizeDraw.toLowerCase()) });

@@ -10,6 +10,7 @@ import { requireKey } from "./auth.js";
 import { handleError } from "./errors.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { entryRoutes } from "./routes/entries.js";
+import { guaranteeRoutes } from "./routes/guarantees.js";
 import { pageRoutes } from "./routes/page.js";
 import { publicRoutes } from "./routes/public.js";
 
@@ -49,6 +50,7 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   api.use(requireKey(store, config.env));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
   api.route("/campaigns", entryRoutes({ store }));
+  api.route("/campaigns", guaranteeRoutes({ store }));
   app.route("/api/v1", api);
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
   app.route("/", pageRoutes({ store, publicBaseUrl: config.publicBaseUrl, deployment }));

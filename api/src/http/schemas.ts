@@ -87,3 +87,9 @@ export const entriesQuery = z.strictObject({
     .optional(),
   after: z.string().regex(/^\d{1,15}$/, "must be the previous response's next").optional(),
 });
+
+/** POST guarantee pick body: the winner, and which of their wins when they won more than once in the period. */
+export const guaranteePickBody = z.strictObject({
+  winner: partnerId,
+  drawingId: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").optional(),
+});

@@ -9,6 +9,7 @@ import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
+import { runGuarantees } from "./guarantees.js";
 import { pullIfDue } from "./pull.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
@@ -78,6 +79,7 @@ export class Keeper {
       const fresh = store.campaigns.byId(campaignId)!;
       await this.advance(fresh, drawing);
     }
+    await runGuarantees(this.deps, campaignId);
     this.endIfFinished(campaignId);
   }
 

@@ -1,0 +1,25 @@
+import { Hono } from "hono";
+import { guaranteeView, pickGuarantee } from "../../domain/guarantees.js";
+import type { Store } from "../../store/index.js";
+import type { AuthVariables } from "../auth.js";
+import { readJson } from "../body.js";
+import { guaranteePickBody } from "../schemas.js";
+import { ownCampaign } from "./campaigns.js";
+
+/** /api/v1/campaigns/{slug}/guarantees: checked guarantee periods and the partner's pick. */
+export function guaranteeRoutes({ store }: { store: Store }) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get("/:slug/guarantees", (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ guarantees: store.guarantees.list(campaign.id).map(guaranteeView) });
+  });
+
+  app.post("/:slug/guarantees/:id/pick", async (c) => {
+    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const body = await readJson(c, guaranteePickBody);
+    return c.json(pickGuarantee(store, campaign, c.req.param("id"), { winner: body.winner, drawingId: body.drawingId }), 201);
+  });
+
+  return app;
+}

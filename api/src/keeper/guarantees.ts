@@ -1,0 +1,76 @@
+import { keccak256, toHex, type Hex } from "viem";
+import type { IndexerClient } from "../chain/indexer.js";
+import { ChainRevertError, type ChainPort } from "../chain/port.js";
+import { checkDuePeriods } from "../domain/guarantees.js";
+import { toCampaignId, winnerHash } from "../draw/index.js";
+import type { Logger } from "../logger.js";
+import type { Campaign } from "../store/campaigns.js";
+import type { GuaranteePeriod } from "../store/guarantees.js";
+import type { Store } from "../store/index.js";
+
+export type GuaranteeKeeperDeps = { store: Store; chain: ChainPort; indexer: IndexerClient; logger: Logger };
+
+/** A guarantee's onchain id: keccak256 of its service id's UTF-8 bytes (`gtd_...`). */
+export function onchainGuaranteeId(guaranteeId: string): Hex {
+  return keccak256(toHex(guaranteeId));
+}
+
+/**
+ * The keeper's guarantee step, at the end of each campaign cycle (ended campaigns included): checks the periods
+ * that are due, pays every `picked` guarantee onchain, and marks it `paid` once the indexer shows the transfer.
+ * Paying reads `isGuaranteePaid` first (and the contract refuses a second payment of the same id), so a step cut
+ * short anywhere resumes without paying twice. A failure is logged and retried next cycle; it never stops the
+ * drawing cycle.
+ */
+export async function runGuarantees(deps: GuaranteeKeeperDeps, campaignId: string): Promise<void> {
+  const { store, logger } = deps;
+  const campaign = store.campaigns.byId(campaignId);
+  if (!campaign?.guarantee) return;
+  try {
+    for (const checked of checkDuePeriods(store, campaign.id)) {
+      logger.info({ campaign: campaign.slug, guaranteeId: checked.id, period: checked.period, status: checked.status }, "guarantee period checked");
+    }
+    const picked = store.guarantees.withStatus(campaign.id, "picked");
+    if (picked.length > 0) await payPicked(deps, campaign, picked);
+  } catch (error) {
+    logger.warn({ campaign: campaign.slug, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, "guarantee step stopped; retrying next cycle");
+  }
+}
+
+async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: readonly GuaranteePeriod[]): Promise<void> {
+  const { store, chain, indexer, logger } = deps;
+  const campaignId = toCampaignId(campaign.slug);
+  for (const guarantee of picked) {
+    const id = onchainGuaranteeId(guarantee.id);
+    if (await chain.isGuaranteePaid(campaignId, id)) continue;
+    await ensureWallet(deps, campaign, campaignId);
+    try {
+      const receipt = await chain.payGuarantee(campaignId, id, winnerHash(guarantee.pickedWinner!), BigInt(guarantee.amountCents));
+      store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
+      logger.info({ campaign: campaign.slug, guaranteeId: guarantee.id, tx: receipt.transactionHash }, "guarantee paid onchain");
+    } catch (error) {
+      // Paid by an earlier, interrupted run whose read raced the send: nothing more to send.
+      if (!(error instanceof ChainRevertError && error.errorName === "GuaranteeAlreadyPaid")) throw error;
+    }
+  }
+  const payouts = await indexer.payouts(campaignId);
+  for (const guarantee of picked) {
+    const id = onchainGuaranteeId(guarantee.id);
+    const seen = payouts.find((p) => p.kind === "guarantee" && p.guaranteeId === id);
+    if (seen) store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash);
+  }
+}
+
+/** The guarantee goes to the campaign's current payout wallet: the chain gets it first if it changed. */
+async function ensureWallet(deps: GuaranteeKeeperDeps, campaign: Campaign, campaignId: Hex): Promise<void> {
+  const { chain, store } = deps;
+  const [registered, wallet] = await chain.getCampaign(campaignId);
+  if (!registered) throw new Error(`campaign ${campaign.slug} is not registered onchain`);
+  const want = campaign.payoutWallet as Hex | null;
+  if (!want || wallet.toLowerCase() === want.toLowerCase()) return;
+  await chain.setPayoutWallet(campaignId, want);
+  store.tx(() => {
+    const fresh = store.campaigns.byId(campaign.id);
+    if (fresh) store.campaigns.update({ ...fresh, onchainWallet: want });
+  });
+}
