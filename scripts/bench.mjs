@@ -11,6 +11,7 @@ const benches = [
   ["npx", ["tsx", "api/scripts/bench-selection.ts"], "api/scripts/bench-selection.ts"],
   ["node", ["api/scripts/bench-verifier.mjs"], "api/scripts/bench-verifier.mjs"],
   ["npx", ["tsx", "api/scripts/bench-ingest.ts"], "api/scripts/bench-ingest.ts"],
+  ["npx", ["tsx", "api/scripts/bench-public.ts"], "api/scripts/bench-public.ts"],
 ];
 
 let failed = false;
