@@ -22,6 +22,10 @@ export type Config = {
   databaseUrl: string | undefined;
   keeperIntervalSeconds: number;
   pullAllowHttpLoopback: boolean;
+  /** A drawing waiting longer than this for its random value is flagged (needsAttention). */
+  entropyTimeoutSeconds: number;
+  /** Test environment only: the service does not reveal MockEntropy requests itself (tests play the provider). */
+  holdMockReveal: boolean;
   /** The operator's key; in the test environment anvil's well-known account 1 by default. */
   operatorPrivateKey: Hex | undefined;
 };
@@ -55,6 +59,8 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   KEEPER_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
   PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: bool.default(false),
+  PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: z.coerce.number().positive().default(600),
+  PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
   OPERATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
@@ -74,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (production && v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK) {
     throw new ConfigError("PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK=true is for the test environment only; unset it in production");
   }
+  if (production && v.PRIZEDRAW_HOLD_MOCK_REVEAL) throw new ConfigError("PRIZEDRAW_HOLD_MOCK_REVEAL is for the test environment only; unset it in production");
   if (production && !v.RPC_URL) throw new ConfigError("RPC_URL: production needs a real network (set RPC_URL)");
   if (production && !v.OPERATOR_PRIVATE_KEY) throw new ConfigError("OPERATOR_PRIVATE_KEY: production needs the operator's key");
 
@@ -91,6 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl: v.DATABASE_URL,
     keeperIntervalSeconds: v.KEEPER_INTERVAL_SECONDS ?? (production ? 300 : 10),
     pullAllowHttpLoopback: v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK,
+    entropyTimeoutSeconds: v.PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS,
+    holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,
     operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
   };
 }

@@ -20,6 +20,12 @@ export type Stack = {
   cli: (...args: string[]) => Promise<Record<string, unknown>>;
   /** Stops and starts the service process (same data). */
   restartService: (signal?: NodeJS.Signals) => Promise<void>;
+  /** Stops anvil (it writes its state) / starts it again from its state file on the same port. */
+  stopChain: () => Promise<void>;
+  startChain: () => Promise<void>;
+  /** Stops Ponder / starts it again on the same data and port. */
+  stopIndexer: () => Promise<void>;
+  startIndexer: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -38,14 +44,19 @@ export async function startStack(options: { extraEnv?: Record<string, string> } 
   const rpcUrl = `http://127.0.0.1:${chainPort}`;
   const indexerUrl = `http://127.0.0.1:${indexerPort}`;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const anvil = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
+  let anvil: Proc = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
   let ponder: Proc | undefined;
   let service: Proc | undefined;
   try {
-    await until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).ok ? true : undefined), 20_000, 100, anvil);
+    const chainUp = () => until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).ok ? true : undefined), 20_000, 100, anvil);
+    await chainUp();
     const deployment = await deployLocal({ rpcUrl, dataDir });
-    ponder = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });
-    await until("ponder", async () => ((await fetch(`${indexerUrl}/ready`)).ok ? true : undefined), 120_000, 200, ponder);
+    const launchPonder = async () => {
+      const proc = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });
+      await until("ponder", async () => ((await fetch(`${indexerUrl}/ready`)).ok ? true : undefined), 120_000, 200, proc);
+      return proc;
+    };
+    ponder = await launchPonder();
 
     const env: NodeJS.ProcessEnv = {
       ...cleanEnv(),
@@ -89,6 +100,19 @@ export async function startStack(options: { extraEnv?: Record<string, string> } 
           await stop(stack.service);
         }
         stack.service = await startService();
+      },
+      stopChain: async () => {
+        await stop(anvil);
+      },
+      startChain: async () => {
+        anvil = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
+        await chainUp();
+      },
+      stopIndexer: async () => {
+        await stop(ponder);
+      },
+      startIndexer: async () => {
+        ponder = await launchPonder();
       },
       stop: async () => {
         await stop(stack.service);

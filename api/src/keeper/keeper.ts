@@ -17,13 +17,16 @@ const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as c
 /** Positions per settle() transaction. */
 const SETTLE_BATCH = 1_000n;
 export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
+/** Flags set by chain faults; cleared by the keeper once the drawing moves on again. */
+export const CHAIN_FAULT_PREFIX = "chain: ";
+export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (Pyth re-delivers failed callbacks, and anyone can call revealWithCallback)`;
 export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send entries";
 
 export type KeeperDeps = {
   store: Store;
   chain: ChainPort;
   indexer: IndexerClient;
-  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback">;
+  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal">;
   logger: Logger;
 };
 
@@ -89,10 +92,34 @@ export class Keeper {
     if (start.status === "open") await pullIfDue({ store, logger, allowLoopback: config.pullAllowHttpLoopback }, campaign, start);
     let drawing: Drawing | null = store.drawings.byId(campaign.id, start.id);
     while (drawing && drawing.status !== "paid") {
-      const before: string = drawing.status;
-      drawing = await this.step(campaign, drawing);
+      const current: Drawing = drawing;
+      const before: string = current.status;
+      try {
+        drawing = await this.step(campaign, current);
+      } catch (error) {
+        this.flagChainFault(campaign, current, error);
+        throw error;
+      }
       if (!drawing || drawing.status === before) return;
+      this.clearChainFault(campaign, drawing.id);
     }
+  }
+
+  /** A contract refusal (e.g. the prize pool cannot cover a payout) shows on the drawing until the step succeeds. */
+  private flagChainFault(campaign: Campaign, drawing: Drawing, error: unknown): void {
+    if (!(error instanceof ChainRevertError)) return;
+    const note = `${CHAIN_FAULT_PREFIX}${error.functionName} refused by the contract (${error.errorName}); retried every cycle`;
+    this.deps.store.tx(() => {
+      const current = this.deps.store.drawings.byId(campaign.id, drawing.id);
+      if (current && current.needsAttention !== note) this.deps.store.drawings.update({ ...current, needsAttention: note });
+    });
+  }
+
+  private clearChainFault(campaign: Campaign, drawingId: string): void {
+    this.deps.store.tx(() => {
+      const current = this.deps.store.drawings.byId(campaign.id, drawingId);
+      if (current?.needsAttention?.startsWith(CHAIN_FAULT_PREFIX)) this.deps.store.drawings.update({ ...current, needsAttention: null });
+    });
   }
 
   private async step(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
@@ -238,10 +265,20 @@ export class Keeper {
     const campaignId = toCampaignId(campaign.slug);
     const number = BigInt(drawing.number!);
     let onchain = await chain.getDrawing(campaignId, number);
-    if (onchain.status === ONCHAIN.Requested) {
-      if (!chain.deployment.mockEntropy) return null; // the provider's callback will come
+    if (onchain.status === ONCHAIN.Requested && chain.deployment.mockEntropy && !this.deps.config.holdMockReveal) {
       await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
       onchain = await chain.getDrawing(campaignId, number);
+    }
+    if (onchain.status === ONCHAIN.Requested) {
+      // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested:
+      // asking for another random value would let whoever asks choose among outcomes.
+      const committed = await indexer.drawing(campaignId, number);
+      const waited = committed ? Date.now() / 1000 - Number(committed.drawing.commitTimestamp) : 0;
+      if (waited > this.deps.config.entropyTimeoutSeconds && drawing.needsAttention !== ENTROPY_LATE) {
+        store.drawings.update({ ...drawing, needsAttention: ENTROPY_LATE });
+        this.deps.logger.warn({ alert: "entropy_late", campaign: campaign.slug, drawingId: drawing.id, waitedSeconds: Math.round(waited) }, "randomness callback overdue");
+      }
+      return null;
     }
     while (onchain.status === ONCHAIN.Revealed) {
       await chain.settle(campaignId, number, SETTLE_BATCH);

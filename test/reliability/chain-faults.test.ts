@@ -1,0 +1,135 @@
+// Chain faults on the real stack: the RPC unreachable for a while, the indexer down, a transaction the contract
+// refuses (an empty prize pool), and a randomness callback that does not arrive. The service reports itself not
+// ready, keeps accepting what it can, flags what needs attention, and catches up without duplicates.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, createWalletClient, http, keccak256, toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
+import { ANVIL_KEYS } from "../../api/src/config.js";
+import { toCampaignId } from "../../api/src/draw/index.js";
+import { until } from "../support/processes.js";
+import { api, startStack, type Stack } from "../support/stack.js";
+
+let stack: Stack;
+let key: string;
+const WALLET = "0x00000000000000000000000000000000000000a1";
+
+type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; verification: { entropyRequestId: string | null } };
+
+const drawing = async (slug: string, id: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
+const openDrawings = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
+const postWinners = (slug: string, id: string, winners: string[]) => api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${id}/winners`, { key, body: { winners } });
+const clockPast = (slug: string, d: DrawingBody) => api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(d.cutoffAt).getTime() + 1_000).toISOString() } });
+const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) => until(label, async () => {
+  const v = await read();
+  return ok(v) ? v : undefined;
+}, ms, 250);
+
+async function newCampaign(slug: string): Promise<void> {
+  const accountId = (await stack.cli("account", "create", "--email", `${slug}@example.com`)).accountId as string;
+  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", WALLET);
+  await stack.cli("campaign", "activate", slug);
+}
+
+/** Drawings and payouts the chain has for a campaign (through the indexer). */
+async function onchain(slug: string): Promise<{ numbers: string[]; payouts: number }> {
+  const campaignId = toCampaignId(slug);
+  const drawings = (await (await fetch(`${stack.indexerUrl}/campaigns/${campaignId}/drawings`)).json()) as { drawings: { number: string }[] };
+  const payouts = (await (await fetch(`${stack.indexerUrl}/payouts?campaignId=${campaignId}`)).json()) as { payouts: { kind: string }[] };
+  return { numbers: drawings.drawings.map((d) => d.number).sort(), payouts: payouts.payouts.filter((p) => p.kind === "drawing").length };
+}
+
+beforeAll(async () => {
+  stack = await startStack({ extraEnv: { PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: "2" } });
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("chain faults", () => {
+  it("with the RPC unreachable: not ready, still takes winners, and catches up once the chain is back", async () => {
+    await newCampaign("rpc-down");
+    const [first, second] = await openDrawings("rpc-down");
+    await postWinners("rpc-down", first!.id, ["a", "b"]);
+    await stack.stopChain();
+    const ready = await waitFor("not ready", () => api(stack, "GET", "/ready"), (r) => r.status === 503, 20_000);
+    expect(ready.body).toMatchObject({ ready: false, chain: { ok: false } });
+    expect((await postWinners("rpc-down", second!.id, ["c", "d"])).status).toBe(201);
+    await clockPast("rpc-down", first!);
+    // The lock needs no chain: it happens; the commit waits for the chain.
+    const locked = await waitFor("locked while the chain is down", () => drawing("rpc-down", first!.id), (d) => d.status === "locked", 20_000);
+    expect(locked.number).toBeNull(); // numbers are assigned with the request, which needs the chain
+    await new Promise((r) => setTimeout(r, 2_500)); // a few keeper cycles fail meanwhile
+    expect((await drawing("rpc-down", first!.id)).status).toBe("locked");
+    await stack.startChain();
+    const paid = await waitFor("paid after the chain came back", () => drawing("rpc-down", first!.id), (d) => d.status === "paid");
+    expect(paid.number).toBe(1);
+    await waitFor("ready again", () => api(stack, "GET", "/ready"), (r) => r.status === 200, 30_000);
+    expect(await onchain("rpc-down")).toEqual({ numbers: ["1"], payouts: 1 });
+  });
+
+  it("with the indexer down: not ready, draws onchain, and fills the drawing in once the indexer is back", async () => {
+    const [next] = await openDrawings("rpc-down");
+    await postWinners("rpc-down", next!.id, ["e", "f"]);
+    await stack.stopIndexer();
+    const ready = await waitFor("not ready", () => api(stack, "GET", "/ready"), (r) => r.status === 503, 20_000);
+    expect(ready.body).toMatchObject({ ready: false, chain: { ok: true }, indexer: { ok: false } });
+    await clockPast("rpc-down", next!);
+    const requested = await waitFor("requested onchain", () => drawing("rpc-down", next!.id), (d) => d.status === "entropy_requested", 20_000);
+    expect(requested.number).toBe(2);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await drawing("rpc-down", next!.id)).status).toBe("entropy_requested"); // prizes come from the index
+    await stack.startIndexer();
+    const paid = await waitFor("paid after the indexer came back", () => drawing("rpc-down", next!.id), (d) => d.status === "paid");
+    expect(paid.needsAttention).toBeNull();
+    expect(await onchain("rpc-down")).toEqual({ numbers: ["1", "2"], payouts: 2 });
+  });
+
+  it("flags a payout the contract refuses (empty prize pool) and pays once the pool is refilled", async () => {
+    const transport = http(stack.rpcUrl);
+    const publicClient = createPublicClient({ transport });
+    const chain = { id: 31337, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.rpcUrl] } } };
+    const admin = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS.admin), chain, transport });
+    const pool = await publicClient.readContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [stack.deployment.prizeDraw] });
+    await publicClient.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "withdrawTokens", args: [admin.account.address, pool] }) });
+
+    const [next] = await openDrawings("rpc-down");
+    await postWinners("rpc-down", next!.id, ["g", "h"]);
+    await clockPast("rpc-down", next!);
+    const flagged = await waitFor("payout refused", () => drawing("rpc-down", next!.id), (d) => d.needsAttention !== null);
+    expect(flagged.status).toBe("settled");
+    expect(flagged.needsAttention).toMatch(/^chain: payout refused by the contract/);
+
+    await publicClient.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "mint", args: [stack.deployment.prizeDraw, pool] }) });
+    const paid = await waitFor("paid after refill", () => drawing("rpc-down", next!.id), (d) => d.status === "paid");
+    expect(paid.needsAttention).toBeNull();
+    expect(await onchain("rpc-down")).toEqual({ numbers: ["1", "2", "3"], payouts: 3 });
+  });
+
+  it("flags a randomness callback that does not arrive, keeps the request, and completes when it comes", async () => {
+    stack.env.PRIZEDRAW_HOLD_MOCK_REVEAL = "true"; // the test plays the provider
+    await stack.restartService();
+    const [next] = await openDrawings("rpc-down");
+    await postWinners("rpc-down", next!.id, ["i", "j"]);
+    await clockPast("rpc-down", next!);
+    const late = await waitFor("flagged as late", () => drawing("rpc-down", next!.id), (d) => d.needsAttention !== null, 30_000);
+    expect(late.status).toBe("entropy_requested");
+    expect(late.needsAttention).toMatch(/no random value yet from the randomness provider/);
+    const sequence = BigInt(late.verification.entropyRequestId!);
+
+    const transport = http(stack.rpcUrl);
+    const chain = { id: 31337, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.rpcUrl] } } };
+    const provider = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS.provider), chain, transport });
+    const value: Hex = keccak256(toHex("late randomness"));
+    await createPublicClient({ transport }).waitForTransactionReceipt({
+      hash: await provider.writeContract({ address: stack.deployment.entropy, abi: MockEntropyAbi, functionName: "mockReveal", args: [stack.deployment.entropyProvider, sequence, value], gas: 3_000_000n }),
+    });
+    const paid = await waitFor("paid after the late callback", () => drawing("rpc-down", next!.id), (d) => d.status === "paid");
+    expect(paid.needsAttention).toBeNull();
+    expect((paid as DrawingBody & { verification: { entropy: string } }).verification.entropy).toBe(value);
+    expect(await onchain("rpc-down")).toEqual({ numbers: ["1", "2", "3", "4"], payouts: 4 });
+  });
+});
