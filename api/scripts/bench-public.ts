@@ -7,19 +7,10 @@
  */
 import http from "node:http";
 import { startStack, api } from "../../test/support/stack.js";
+import { emit, percentile } from "./benchOutput.js";
 
 const CONCURRENCY = 32;
 const DURATION_MS = 5_000;
-
-function line(name: string, value: number, unit: string, baseline?: number): void {
-  const round = (x: number) => Math.round(x * 100) / 100;
-  const record: Record<string, unknown> = { name, value: round(value), unit };
-  if (baseline !== undefined) {
-    record.baseline = round(baseline);
-    record.ratio = round(value / baseline);
-  }
-  console.log(JSON.stringify(record));
-}
 
 /** GETs `url` from CONCURRENCY keep-alive loops for DURATION_MS; returns requests/s and latency percentiles. */
 async function load(url: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
@@ -53,8 +44,7 @@ async function load(url: string): Promise<{ rps: number; p50: number; p99: numbe
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN;
-  return { rps: latencies.length / seconds, p50: pct(50), p99: pct(99), errors };
+  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
 async function main(): Promise<void> {
@@ -75,17 +65,17 @@ async function main(): Promise<void> {
       if (performance.now() - started > 60_000) throw new Error("the proof was not served within 60 s");
       await new Promise((r) => setTimeout(r, 50));
     }
-    line("e2e.testClockPastDrawTime.toProofServed", (performance.now() - started) / 1000, "s");
+    emit({ name: "e2e.testClockPastDrawTime.toProofServed", value: (performance.now() - started) / 1000, unit: "s" });
 
     const proof = await load(proofUrl);
-    line("public.proofJson.cached.throughput", proof.rps, "req/s");
-    line("public.proofJson.cached.p99", proof.p99, "ms");
+    emit({ name: "public.proofJson.cached.throughput", value: proof.rps, unit: "req/s" });
+    emit({ name: "public.proofJson.cached.p99", value: proof.p99, unit: "ms" });
     const draws = await load(`${stack.baseUrl}/campaigns/bench/draws.json`);
-    line("public.drawsJson.throughput", draws.rps, "req/s", proof.rps);
-    line("public.drawsJson.p99", draws.p99, "ms");
+    emit({ name: "public.drawsJson.throughput", value: draws.rps, unit: "req/s", baseline: proof.rps, ratio: draws.rps / proof.rps });
+    emit({ name: "public.drawsJson.p99", value: draws.p99, unit: "ms" });
     const health = await load(`${stack.baseUrl}/health`);
     // The ceiling of this process pair: the cheapest route, measured the same way in the same run.
-    line("public.proofJson.cached.vsHealth", proof.rps, "req/s", health.rps);
+    emit({ name: "public.proofJson.cached.vsHealth", value: proof.rps, unit: "req/s", baseline: health.rps, ratio: proof.rps / health.rps });
     if (proof.errors + draws.errors + health.errors > 0) console.error(`bench-public: ${proof.errors + draws.errors + health.errors} failed requests`);
   } finally {
     await stack.stop();

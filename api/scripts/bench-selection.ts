@@ -12,16 +12,12 @@ import {
   selectWinnersLinear,
   toCampaignId,
 } from "../src/draw/index.js";
+import { emit } from "./benchOutput.js";
 import { averagePrizeCentsExact } from "../src/draw/average.js";
 
+/** ratio = baseline / value: how many times faster than the baseline measured in the same run. */
 function line(name: string, value: number, unit: string, baseline?: number): void {
-  const round = (x: number): number => Math.round(x * 100) / 100;
-  const record: Record<string, unknown> = { name, value: round(value), unit };
-  if (baseline !== undefined) {
-    record.baseline = round(baseline);
-    record.ratio = round(baseline / value);
-  }
-  console.log(JSON.stringify(record));
+  emit(baseline === undefined ? { name, value, unit } : { name, value, unit, baseline, ratio: baseline / value });
 }
 
 /** Milliseconds of each of `runs` calls. */

@@ -1,44 +1,27 @@
 // Entries campaigns on the real stack: POST/GET entries, routing across a cutoff, counters, the 100,000 cap under
 // concurrent writers, bad input that stores nothing, and a 100,000-entrant drawing from lock to a verified proof.
 
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
 type EntriesResponse = { drawing: { id: string; drawAt: string; cutoffAt: string }; added: number; updated: number; unchanged: number; count: number; totalWeight: number };
 type EntriesPage = { count: number; totalWeight: number; entries: { entrantId: string; weight: number; displayName: string | null; position: number | null }[]; next: string | null };
 
 async function createEntriesCampaign(slug: string, winners = 3): Promise<void> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Entries ${slug}`, "--mode", "entries", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", WALLET);
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Entries ${slug}`, "--mode", "entries", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", TEST_WALLET);
   await stack.cli("campaign", "activate", slug);
 }
 
 const post = (slug: string, entries: unknown[]) => api(stack, "POST", `/api/v1/campaigns/${slug}/entries`, { key, body: { entries } });
 
-async function runVerifier(args: string[]): Promise<{ code: number; out: string }> {
-  const file = path.join(stack.dataDir, "verify-draw.mjs");
-  writeFileSync(file, await (await fetch(`${stack.baseUrl}/verify/verify-draw.mjs`)).text());
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("close", (code) => resolve({ code: code ?? 1, out }));
-  });
-}
-
 beforeAll(async () => {
   stack = await startStack();
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
   await createEntriesCampaign("raffle");
 }, 240_000);
 
@@ -113,7 +96,7 @@ describe("POST and GET entries", () => {
   }
 
   it("answers the spec's 409s: not_entrants_campaign, no_open_drawing, campaign_ended", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "winners-only", "--name", "W", "--mode", "push", "--cadence", "daily", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "winners-only", "--name", "W", "--mode", "push", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "winners-only");
     const wrong = await post("winners-only", ["a"]);
     expect(wrong.status).toBe(409);
@@ -161,7 +144,7 @@ describe("the drawing cycle of an entries campaign", () => {
     const proof = (await api(stack, "GET", `/campaigns/raffle/draws/${first!.id}/proof.json`)).body as { entrants: { count: number; totalWeight: number; selection: string; list: { hash: string; weight: number }[] } };
     expect(proof.entrants).toMatchObject({ count: 6, totalWeight: 12, selection: "sequential-weighted-v1" });
     expect(proof.entrants.list.map((e) => e.weight)).toEqual([1, 7, 1, 1, 1, 1]);
-    const verified = await runVerifier([proofUrl, "--rpc", stack.rpcUrl]);
+    const verified = await runServedVerifier(stack, [proofUrl, "--rpc", stack.rpcUrl]);
     expect(verified.out).toMatch(/PASS/);
     expect(verified.code).toBe(0);
   });
@@ -190,7 +173,7 @@ describe("the drawing cycle of an entries campaign", () => {
       const d = (await api(stack, "GET", `/api/v1/campaigns/big/drawings/${open.id}`, { key })).body.drawing as { status: string };
       return d.status === "paid" ? true : undefined;
     }, 120_000, 500);
-    const verified = await runVerifier([`${stack.baseUrl}/campaigns/big/draws/${open.id}/proof.json`]);
+    const verified = await runServedVerifier(stack, [`${stack.baseUrl}/campaigns/big/draws/${open.id}/proof.json`]);
     expect(verified.out).toMatch(/PASS/);
     expect(verified.code).toBe(0);
   }, 240_000);

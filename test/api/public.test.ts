@@ -3,38 +3,23 @@
 // a stored list that no longer hashes to the onchain commitment is refused and the drawing flagged),
 // and the verifier files.
 
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { newId } from "../../api/src/domain/ids.js";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
 let drawnId: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
 type DrawItem = { id: string; number: number | null; drawAt: string; stage: string; winners: number; proof: string | null; winnersCommitment: string | null };
 
-async function runVerifier(file: string, args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("close", (code) => resolve({ code: code ?? 1, out }));
-  });
-}
-
 beforeAll(async () => {
   stack = await startStack();
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", "public-daily", "--name", "Public Daily", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", WALLET);
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", "public-daily", "--name", "Public Daily", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", TEST_WALLET);
   await stack.cli("campaign", "activate", "public-daily");
   const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
   drawnId = open.id;
@@ -70,14 +55,12 @@ describe("proof.json", () => {
     });
     expect((proof.body.results as { displayName: string | null }[])[0]!.displayName).toBe("Ada");
 
-    const verifier = path.join(stack.dataDir, "verify-draw.mjs");
     const served = await fetch(`${stack.baseUrl}/verify/verify-draw.mjs`);
     expect(served.headers.get("content-type")).toMatch(/javascript/);
-    writeFileSync(verifier, await served.text());
-    const offline = await runVerifier(verifier, [item.proof!]);
+    const offline = await runServedVerifier(stack, [item.proof!]);
     expect(offline.out).toMatch(/PASS/);
     expect(offline.code).toBe(0);
-    const withRpc = await runVerifier(verifier, [item.proof!, "--rpc", stack.rpcUrl, "--json"]);
+    const withRpc = await runServedVerifier(stack, [item.proof!, "--rpc", stack.rpcUrl, "--json"]);
     expect(withRpc.code).toBe(0);
     const report = JSON.parse(withRpc.out) as { ok: boolean; checks: { id: string; status: string }[] };
     expect(report.ok).toBe(true);
@@ -138,7 +121,7 @@ describe("proof.json", () => {
 
 describe("draws.json", () => {
   it("pages through 250 draws newest first with nextBefore, and maps every status to its stage", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "history", "--name", "History", "--mode", "push", "--cadence", "hourly", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "history", "--name", "History", "--mode", "push", "--cadence", "hourly", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "history");
     // 250 past drawings written straight into the store (the keeper would need hours of chain time for them).
     const store: Store = openStore(storePath(stack.dataDir));

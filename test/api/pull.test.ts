@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { api, createAccount, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
 let key: string;
@@ -58,8 +58,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   urlBase = `https://localhost:${(server.address() as AddressInfo).port}/${SECRET}/winners`;
   stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") } });
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
 }, 240_000);
 
 afterAll(async () => {

@@ -5,12 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
 let accountId: string;
 let key: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
 type DrawingBody = {
   id: string;
@@ -25,7 +24,7 @@ type DrawingBody = {
 };
 
 async function createCampaign(slug: string, extra: string[] = []): Promise<void> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Campaign ${slug}`, "--mode", "push", "--cadence", "daily", "--hour", "20", "--timezone", "Europe/Berlin", "--winners", "3", "--payout-wallet", WALLET, ...extra);
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Campaign ${slug}`, "--mode", "push", "--cadence", "daily", "--hour", "20", "--timezone", "Europe/Berlin", "--winners", "3", "--payout-wallet", TEST_WALLET, ...extra);
 }
 
 async function openDrawing(slug: string): Promise<DrawingBody> {
@@ -44,8 +43,7 @@ async function drawing(slug: string, id: string): Promise<DrawingBody> {
 
 beforeAll(async () => {
   stack = await startStack();
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
 }, 240_000);
 
 afterAll(async () => {
@@ -263,7 +261,7 @@ describe("bad input changes nothing", () => {
 
 describe("campaign modes and ends", () => {
   it("refuses winners posted to a pull campaign with 409 pull_campaign", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "pulled", "--name", "Pulled", "--mode", "pull", "--cadence", "daily", "--pull-url", "https://partner.example/winners/{drawingId}", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "pulled", "--name", "Pulled", "--mode", "pull", "--cadence", "daily", "--pull-url", "https://partner.example/winners/{drawingId}", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "pulled");
     const open = await openDrawing("pulled");
     const r = await api(stack, "POST", `/api/v1/campaigns/pulled/drawings/${open.id}/winners`, { key, body: { winners: ["a"] } });

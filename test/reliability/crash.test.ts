@@ -4,17 +4,15 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
 beforeAll(async () => {
   stack = await startStack();
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
 }, 240_000);
 
 afterAll(async () => {
@@ -23,7 +21,7 @@ afterAll(async () => {
 
 describe("crash safety", () => {
   it("keeps every acknowledged entries request and no half of any other across SIGKILLs", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "crash-entries", "--name", "C", "--mode", "entries", "--cadence", "daily", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "crash-entries", "--name", "C", "--mode", "entries", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "crash-entries");
     const acknowledged: number[] = [];
     const unacknowledged: number[] = [];
@@ -72,7 +70,7 @@ describe("crash safety", () => {
 
 describe("races", () => {
   it("winner posts racing the cutoff: the locked list is one that was accepted, and nothing after changes it", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "race", "--name", "R", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", WALLET);
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "race", "--name", "R", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "race");
     const open = ((await api(stack, "GET", "/api/v1/campaigns/race/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
     await api(stack, "POST", "/api/v1/campaigns/race/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() - 1_500).toISOString() } });

@@ -1,7 +1,8 @@
 // The whole stack for service tests: anvil, the deployed contracts, Ponder and the service as real processes
 // on free ports in a temporary data folder, plus the prizedraw CLI run as a process against the same store.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deployLocal } from "../../api/src/chain/deploy.js";
@@ -154,4 +155,27 @@ export async function api(
     body = { raw: text };
   }
   return { status: response.status, body };
+}
+
+/** A payout wallet for test campaigns (any non-zero address: the test stablecoin lands there). */
+export const TEST_WALLET = "0x00000000000000000000000000000000000000a1";
+
+/** An account with its owner and an API key, through the CLI. */
+export async function createAccount(stack: Stack, email: string): Promise<{ accountId: string; key: string }> {
+  const accountId = (await stack.cli("account", "create", "--email", email)).accountId as string;
+  const key = (await stack.cli("key", "create", "--account", accountId)).key as string;
+  return { accountId, key };
+}
+
+/** Downloads the verifier the service serves and runs it on `args` (a proof URL and flags). */
+export async function runServedVerifier(stack: Stack, args: string[]): Promise<{ code: number; out: string }> {
+  const file = path.join(stack.dataDir, "verify-draw.mjs");
+  writeFileSync(file, await (await fetch(`${stack.baseUrl}/verify/verify-draw.mjs`)).text());
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("close", (code) => resolve({ code: code ?? 1, out }));
+  });
 }
