@@ -4,10 +4,12 @@
  * then the same requests again (all unchanged), against the floor: a bare better-sqlite3 insert of the same
  * rows in one transaction, measured in the same run.
  *
- * It always works in its own temporary folder. BENCH_DATA_DIR may name another (empty) folder; one that holds
+ * The service runs in a worker thread (as it would in its own process), so the load generator's work does not
+ * queue behind it on one thread. It always works in its own temporary folder. BENCH_DATA_DIR may name another (empty) folder; one that holds
  * a store already (real data) is refused.
  */
 import { serve } from "@hono/node-server";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,12 +45,13 @@ async function main(): Promise<void> {
   cli(["campaign", "create", "--account", accountId, "--slug", "bench", "--name", "Bench", "--mode", "entries", "--cadence", "daily", "--payout-wallet", "0x00000000000000000000000000000000000000a1"], store, config);
   cli(["campaign", "activate", "bench"], store, config);
 
-  // The ingest path needs neither the chain nor the indexer: they are never called here.
-  const deployment = { chainId: 31337 } as DeploymentRecord;
-  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
-  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
-  await new Promise((r) => server.once("listening", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/campaigns/bench/entries`;
+  store.db.close();
+  const worker = new Worker(new URL("./tsWorker.mjs", import.meta.url), { workerData: { dir, entry: import.meta.url } });
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once("message", (m: { port: number }) => resolve(m.port));
+    worker.once("error", reject);
+  });
+  const url = `http://127.0.0.1:${port}/api/v1/campaigns/bench/entries`;
   const bodies = batches();
 
   const send = async (): Promise<{ totalMs: number; times: number[] }> => {
@@ -88,12 +91,25 @@ async function main(): Promise<void> {
   emit({ name: "entries.resendUnchanged.request.p99", value: percentile(resend.times, 99), unit: "ms" });
   emit({ name: "entries.floor.betterSqlite3.oneTransaction", value: floorMs, unit: "ms" });
 
-  server.close();
-  store.db.close();
+  await worker.terminate();
   if (!requested) rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((error: unknown) => {
+/** The worker: the real service app on the benchmark's store, on a free loopback port. */
+async function serveInWorker(dir: string): Promise<void> {
+  const store = openStore(storePath(dir));
+  const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
+  // The ingest path needs neither the chain nor the indexer: they are never called here.
+  const deployment = { chainId: 31337 } as DeploymentRecord;
+  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
+  const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+  await new Promise((r) => server.once("listening", r));
+  parentPort!.postMessage({ port: (server.address() as AddressInfo).port });
+}
+
+if (!isMainThread) {
+  void serveInWorker((workerData as { dir: string }).dir);
+} else main().catch((error: unknown) => {
   console.error(`bench-ingest: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

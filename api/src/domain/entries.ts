@@ -50,8 +50,9 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
     let updated = 0;
     let unchanged = 0;
     let weightDelta = 0;
+    const stored = store.entries.existing(drawing.id, list.map((e) => e.entrantId));
     for (const e of list) {
-      const existing = store.entries.get(drawing.id, e.entrantId);
+      const existing = stored.get(e.entrantId);
       if (!existing) {
         added++;
         weightDelta += e.weight;

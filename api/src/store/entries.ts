@@ -16,19 +16,20 @@ const entry = (r: Record_): StoredEntry => ({
 
 /** Entrants of entries campaigns, per drawing, in arrival order (`seq`). */
 export class EntryStore {
-  private readonly find;
   private readonly insertOne;
   private readonly updateOne;
 
   constructor(private readonly db: Db) {
-    this.find = db.prepare("SELECT * FROM entries WHERE drawing_id = ? AND entrant_id = ?");
     this.insertOne = db.prepare("INSERT INTO entries (drawing_id, entrant_id, weight, display_name, avatar_url) VALUES (?, ?, ?, ?, ?)");
     this.updateOne = db.prepare("UPDATE entries SET weight = ?, display_name = ?, avatar_url = ? WHERE drawing_id = ? AND entrant_id = ?");
   }
 
-  get(drawingId: string, entrantId: string): StoredEntry | null {
-    const r = this.find.get(drawingId, entrantId) as Record_ | undefined;
-    return r ? entry(r) : null;
+  /** The stored entries among `entrantIds`, by id: one query for a whole request. */
+  existing(drawingId: string, entrantIds: readonly string[]): Map<string, StoredEntry> {
+    const rows = this.db
+      .prepare("SELECT * FROM entries WHERE drawing_id = ? AND entrant_id IN (SELECT value FROM json_each(?))")
+      .all(drawingId, JSON.stringify(entrantIds)) as Record_[];
+    return new Map(rows.map((r) => [r.entrant_id, entry(r)]));
   }
 
   insert(drawingId: string, e: Entry): void {
