@@ -1,9 +1,11 @@
+import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
 import { ConfigError, loadConfig } from "./config.js";
 import { IndexerClient } from "./chain/indexer.js";
 import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
 import { createApp } from "./http/app.js";
+import { answerClientError } from "./http/errors.js";
 import { Keeper } from "./keeper/keeper.js";
 import { logger } from "./logger.js";
 import { checkReadiness } from "./readiness.js";
@@ -34,6 +36,7 @@ function main(): void {
     logger.info({ port: info.port, env: config.env }, "service listening");
     keeper.start();
   });
+  (server as HttpServer).on("clientError", answerClientError);
   const stop = () => {
     keeper.stop();
     server.close(() => {

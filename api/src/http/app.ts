@@ -29,6 +29,8 @@ export type AppDeps = {
 /** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
 export function createApp({ store, indexer, deployment, config, readiness, runCampaign }: AppDeps): Hono {
   const app = new Hono();
+  // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
+  app.use(async (c, next) => { await next(); c.header("X-Content-Type-Options", "nosniff"); });
   app.onError(handleError);
   app.notFound((c) => handleError(new NotFoundError(`no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), c));
 

@@ -2,13 +2,25 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { BadRequestError } from "../domain/errors.js";
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads a JSON body and checks it against `schema`; anything else is 400 bad_request naming what is wrong. */
 export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   const type = c.req.header("content-type") ?? "";
-  if (!/^application\/json\b/i.test(type)) throw new BadRequestError("send a JSON body with Content-Type: application/json");
+  // application/json, with parameters or not; \b would also let "application/json-seq" or "application/jsonx" in.
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw new BadRequestError("send a JSON body with Content-Type: application/json");
+  // Read outside the try: a body over the limit must reach bodyLimit's handler (400 naming the limit).
+  const bytes = await c.req.arrayBuffer();
+  // Decoded strictly: a lenient decode turns invalid UTF-8 into U+FFFD, storing ids other than the bytes sent.
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new BadRequestError("the body is not valid UTF-8");
+  }
   let json: unknown;
   try {
-    json = JSON.parse(await c.req.text());
+    json = JSON.parse(text);
   } catch {
     throw new BadRequestError("the body is not valid JSON");
   }

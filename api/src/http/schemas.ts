@@ -6,9 +6,39 @@ export const MAX_WINNER_ID_LENGTH = 200;
 export const MAX_DISPLAY_NAME_LENGTH = 40;
 export const MAX_AVATAR_URL_LENGTH = 2_048;
 
+/**
+ * Length limits count characters as people do, by Unicode code point: an emoji is one character although it is two
+ * UTF-16 units (what zod's `max` counts) and four UTF-8 bytes. So a 200-emoji id (800 bytes) is accepted and 201
+ * refused, like 200 and 201 ASCII characters. Combining marks count on their own (e + U+0301 is two).
+ */
+function atMostChars(max: number) {
+  return (v: string) => {
+    if (v.length <= max) return true;
+    if (v.length > 2 * max) return false;
+    let n = 0;
+    for (const _ of v) if (++n > max) return false;
+    return true;
+  };
+}
+
+/**
+ * A lone UTF-16 surrogate (JSON allows "\ud800") is not a character: it comes back from SQLite as U+FFFD
+ * replacement characters, so the id stored and hashed would differ from the id sent (and re-sending the same list
+ * after the cutoff would be 409 locked).
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) reorder the text around
+ * them where ids and names are shown (the page, the proof, the verifier's terminal output: "Trojan Source").
+ * The plain direction marks U+200E, U+200F and U+061C stay allowed.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
 const httpsUrl = z
   .string()
-  .max(MAX_AVATAR_URL_LENGTH, `must be at most ${MAX_AVATAR_URL_LENGTH} characters`)
+  .refine(atMostChars(MAX_AVATAR_URL_LENGTH), `must be at most ${MAX_AVATAR_URL_LENGTH} characters`)
+  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
   .refine((v) => {
     try {
       return new URL(v).protocol === "https:";
@@ -21,13 +51,17 @@ const httpsUrl = z
 export const partnerId = z
   .string()
   .min(1, "must not be empty")
-  .max(MAX_WINNER_ID_LENGTH, `must be at most ${MAX_WINNER_ID_LENGTH} characters`)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+  .refine(atMostChars(MAX_WINNER_ID_LENGTH), `must be at most ${MAX_WINNER_ID_LENGTH} characters`)
+  .refine((v) => !CONTROL_CHARS.test(v), "must not contain control characters")
+  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
+  .refine((v) => !BIDI_CONTROLS.test(v), "must not contain bidirectional override characters (U+202A to U+202E, U+2066 to U+2069)");
 
 export const displayName = z
   .string()
-  .max(MAX_DISPLAY_NAME_LENGTH, `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters");
+  .refine(atMostChars(MAX_DISPLAY_NAME_LENGTH), `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`)
+  .refine((v) => !CONTROL_CHARS.test(v), "must not contain control characters")
+  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
+  .refine((v) => !BIDI_CONTROLS.test(v), "must not contain bidirectional override characters (U+202A to U+202E, U+2066 to U+2069)");
 
 const winnerObject = z.strictObject({
   winner: partnerId,

@@ -2,13 +2,16 @@ import { Hono } from "hono";
 import type { Config } from "../../config.js";
 import { campaignView, campaignNow } from "../../domain/campaigns.js";
 import { drawingOf, drawingView, submitWinners } from "../../domain/drawings.js";
-import { NotFoundError } from "../../domain/errors.js";
+import { BadRequestError, NotFoundError } from "../../domain/errors.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { DrawingStatus } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
 import { drawingsQuery, durationMs, testClockBody, winnersBody } from "../schemas.js";
+
+/** How far ahead of real time the test clock may go (see the test-clock route). */
+export const MAX_TEST_CLOCK_AHEAD_MS = 100 * 365 * 24 * 3_600_000;
 
 /** Drawings returned by GET drawings (spec: at most 50, no paging). */
 export const DRAWINGS_LIST_LIMIT = 50;
@@ -63,6 +66,9 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
     const body = await readJson(c, testClockBody);
     const now = campaignNow(campaign);
     const target = "advanceBy" in body ? new Date(now.getTime() + durationMs(body.advanceBy)) : new Date(body.advanceTo);
+    // The body allows "999999d" or year 9999, but drawings past year 9999 get ISO times ("+010000-...") that no
+    // longer sort as text in the store, and the clock never moves back: refuse moves that far instead.
+    if (target.getTime() > Date.now() + MAX_TEST_CLOCK_AHEAD_MS) throw new BadRequestError("the test clock moves at most 100 years ahead of real time");
     const moved = advanceClock(store, campaign.id, target);
     runCampaign(campaign.id);
     return c.json({ now: campaignNow(moved).toISOString() });
