@@ -50,14 +50,20 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
     let updated = 0;
     let unchanged = 0;
     let weightDelta = 0;
-    const stored = store.entries.existing(drawing.id, list.map((e) => e.entrantId));
+    // Most entrants of a request are new: inserting first leaves only the others to look up and compare.
+    const resent: Entry[] = [];
     for (const e of list) {
-      const existing = stored.get(e.entrantId);
-      if (!existing) {
+      if (store.entries.insertIfNew(drawing.id, e)) {
         added++;
         weightDelta += e.weight;
-        store.entries.insert(drawing.id, e);
-      } else if (existing.weight === e.weight && existing.displayName === e.displayName && existing.avatarUrl === e.avatarUrl) {
+      } else {
+        resent.push(e);
+      }
+    }
+    const stored = resent.length > 0 ? store.entries.existing(drawing.id, resent.map((e) => e.entrantId)) : new Map();
+    for (const e of resent) {
+      const existing = stored.get(e.entrantId)!;
+      if (existing.weight === e.weight && existing.displayName === e.displayName && existing.avatarUrl === e.avatarUrl) {
         unchanged++;
       } else {
         updated++;

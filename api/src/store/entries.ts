@@ -20,7 +20,9 @@ export class EntryStore {
   private readonly updateOne;
 
   constructor(private readonly db: Db) {
-    this.insertOne = db.prepare("INSERT INTO entries (drawing_id, entrant_id, weight, display_name, avatar_url) VALUES (?, ?, ?, ?, ?)");
+    this.insertOne = db.prepare(
+      "INSERT INTO entries (drawing_id, entrant_id, weight, display_name, avatar_url) VALUES (?, ?, ?, ?, ?) ON CONFLICT (drawing_id, entrant_id) DO NOTHING",
+    );
     this.updateOne = db.prepare("UPDATE entries SET weight = ?, display_name = ?, avatar_url = ? WHERE drawing_id = ? AND entrant_id = ?");
   }
 
@@ -32,8 +34,9 @@ export class EntryStore {
     return new Map(rows.map((r) => [r.entrant_id, entry(r)]));
   }
 
-  insert(drawingId: string, e: Entry): void {
-    this.insertOne.run(drawingId, e.entrantId, e.weight, e.displayName, e.avatarUrl);
+  /** Inserts a new entrant; returns false (and changes nothing) when the drawing already has it. */
+  insertIfNew(drawingId: string, e: Entry): boolean {
+    return this.insertOne.run(drawingId, e.entrantId, e.weight, e.displayName, e.avatarUrl).changes === 1;
   }
 
   update(drawingId: string, e: Entry): void {
