@@ -15,6 +15,7 @@ import {
   toCampaignId,
   validatePrizeTable,
   winnerHash,
+  type PrizeResult,
   type PrizeTable,
   type PrizeTierInput,
 } from "../src/draw/index.js";
@@ -29,14 +30,8 @@ export type VectorTable = {
   rejectionFloor: string;
 };
 
-export type VectorResult = {
-  position: number;
-  randomValue: Hex;
-  roll: number;
-  tier: number;
-  amountCents: number;
-  held: boolean;
-};
+/** A position's expected prize: the library's own result shape. */
+export type VectorResult = PrizeResult;
 
 export type VectorCase = {
   name: string;
