@@ -91,6 +91,10 @@ export default createConfig({
       // A local anvil mines a block per transaction: poll fast so a row is readable well under a second after
       // its receipt. Elsewhere Ponder's default (1 s) is plenty for block times of 2 s and more.
       ...(isLocal ? { pollingInterval: 200 } : {}),
+      // A reset local chain keeps its chain id but not its blocks: Ponder's RPC cache (kept per chain id, and
+      // shared by every schema of a Postgres database) would replay the old chain's logs. A local node is fast
+      // enough to read again on every start.
+      ...(isLocal ? { disableCache: true } : {}),
       ...(getLogsRange !== undefined ? { ethGetLogsBlockRange: getLogsRange } : {}),
     },
   },

@@ -11,6 +11,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import pg from "pg";
 import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { deployLocal } from "../api/src/chain/deploy.js";
@@ -20,6 +21,8 @@ import { openStore, storePath } from "../api/src/store/index.js";
 
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const PONDER_BIN = join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
+/** The Postgres schema Ponder writes its tables to (with PGlite it only names the app). */
+const PONDER_SCHEMA = process.env.PONDER_SCHEMA ?? "prizedraw";
 
 /** A start-up failure with the one line to print. */
 class StartError extends Error {}
@@ -133,9 +136,43 @@ async function startChain(config: Config): Promise<void> {
   await waitFor("the local chain answering", 20, async () => (await rpc<string>(config.rpcUrl, "eth_chainId")).startsWith("0x"), anvil);
 }
 
-function wipeIndexerData(config: Config): void {
+/** DATABASE_URL for messages: the password never reaches a terminal or a log. */
+function maskedDatabaseUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]+:)[^@]*@/, "$1***@");
+}
+
+/** One statement against DATABASE_URL on a short-lived connection. */
+async function withDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on("error", () => {}); // a dropped connection surfaces as the query's own error
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function checkDatabase(config: Config): Promise<void> {
+  if (config.databaseUrl === undefined) return;
+  try {
+    await withDatabase(config.databaseUrl, (client) => client.query("select 1"));
+  } catch (error) {
+    throw new StartError(`cannot reach DATABASE_URL=${maskedDatabaseUrl(config.databaseUrl)} (${(error as Error).message}): check the URL and that Postgres is up, or unset it to use the embedded store`);
+  }
+}
+
+/**
+ * Forgets everything the indexer wrote, so that Ponder rebuilds it from the chain: the PGlite folder, or with
+ * DATABASE_URL the app's schema (other schemas in the database are left alone). The local chain runs with
+ * Ponder's RPC cache off (indexer/ponder.config.ts), so no cached block of the old chain survives either.
+ */
+async function wipeIndexerData(config: Config): Promise<void> {
   rmSync(join(config.dataDir, "ponder"), { recursive: true, force: true });
   rmSync(join(REPO_ROOT, "indexer", ".ponder"), { recursive: true, force: true });
+  if (config.databaseUrl !== undefined) {
+    await withDatabase(config.databaseUrl, (client) => client.query(`drop schema if exists ${client.escapeIdentifier(PONDER_SCHEMA)} cascade`));
+  }
 }
 
 /**
@@ -172,7 +209,7 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
         ? `the chain was reset (genesis ${genesis.slice(0, 10)}... differs from the record's ${record.genesisHash.slice(0, 10)}...): redeploying and rebuilding the indexer's data`
         : `no contract at the recorded address ${record.prizeDraw}: redeploying and rebuilding the indexer's data`,
     );
-    wipeIndexerData(config);
+    await wipeIndexerData(config);
     setStoreAside(config);
   } else if (!config.localChain) {
     throw new StartError(`no deployment record in ${config.dataDir}: run npm run deploy -- --network NAME first`);
@@ -182,7 +219,7 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
     const compiled = spawnSync("npx", ["hardhat", "compile", "--quiet"], { cwd: REPO_ROOT, stdio: "inherit", env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true" } });
     if (compiled.status !== 0) throw new StartError("npx hardhat compile failed; see its output above");
   }
-  wipeIndexerData(config);
+  await wipeIndexerData(config);
   const fresh = await deployLocal({ rpcUrl: config.rpcUrl, dataDir: config.dataDir });
   say(`deployed PrizeDraw at ${fresh.prizeDraw}, MockEntropy at ${fresh.entropy}, test stablecoin at ${fresh.token}`);
   return fresh;
@@ -206,6 +243,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   mkdirSync(config.dataDir, { recursive: true });
   await checkPorts(config);
+  await checkDatabase(config);
   await startChain(config);
   const deployment = await ensureDeployment(config);
 
@@ -221,7 +259,7 @@ async function main(): Promise<void> {
     // Ponder reads PORT itself and it would win over -p: give it its own.
     PORT: String(config.indexerPort),
   };
-  const ponderArgs = [PONDER_BIN, "--log-level", process.env.PONDER_LOG_LEVEL ?? "warn", "start", "--schema", process.env.PONDER_SCHEMA ?? "prizedraw", "-H", "127.0.0.1", "-p", String(config.indexerPort)];
+  const ponderArgs = [PONDER_BIN, "--log-level", process.env.PONDER_LOG_LEVEL ?? "warn", "start", "--schema", PONDER_SCHEMA, "-H", "127.0.0.1", "-p", String(config.indexerPort)];
   const startPonder = () => startChild("indexer", process.execPath, ponderArgs, indexerEnv, join(REPO_ROOT, "indexer"));
   let ponder = startPonder();
   ponder.expectedExit = config.localChain; // a local index can be rebuilt from the chain (below)
@@ -235,7 +273,7 @@ async function main(): Promise<void> {
     if (!config.localChain || reason === undefined) throw error;
     say(`the indexer's data does not fit this chain or this indexer (${reason.trim()}): rebuilding it from the chain`);
     children.splice(children.indexOf(ponder), 1);
-    wipeIndexerData(config);
+    await wipeIndexerData(config);
     ponder = startPonder();
     await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder);
   }

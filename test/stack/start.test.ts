@@ -2,12 +2,13 @@
 // Fresh start, warm restart reusing everything, a reset chain detected and rebuilt, and start-up errors that
 // end with one clear line. Prints the measured start-up times as JSON lines.
 
-import { mkdtempSync, rmSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeDeployment } from "../../api/src/chain/deployment.js";
+import { startPostgres, type Postgres } from "../support/postgres.js";
 import { REPO_ROOT, freePort, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
 
 type Ports = { PORT: string; CHAIN_PORT: string; INDEXER_PORT: string };
@@ -30,9 +31,9 @@ function startStack(extraEnv: Record<string, string> = {}): Proc {
 }
 
 /** Starts the stack and waits for its "ready in" line; returns the seconds the script reports. */
-async function startAndWait(): Promise<{ proc: Proc; seconds: number }> {
+async function startAndWait(extraEnv: Record<string, string> = {}): Promise<{ proc: Proc; seconds: number }> {
   const started = performance.now();
-  const proc = startStack();
+  const proc = startStack(extraEnv);
   await until("the stack's ready line", async () => (/ready in [\d.]+ s/.test(proc.output()) ? true : undefined), 150_000, 100, proc);
   return { proc, seconds: (performance.now() - started) / 1000 };
 }
@@ -159,6 +160,56 @@ describe("npm start against RPC_URL", () => {
       await stop(anvil);
       rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("npm start with DATABASE_URL", () => {
+  let postgres: Postgres;
+  const pgDataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-start-pg-"));
+  const schemaTables = async () =>
+    (await postgres.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'start_test' order by 1")).map((r) => r.table_name);
+
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 60_000);
+
+  afterAll(async () => {
+    await stop(running, 20_000);
+    await postgres?.stop();
+    rmSync(pgDataDir, { recursive: true, force: true });
+  });
+
+  it("keeps the index in Postgres and, when the chain was reset, drops the schema and rebuilds it", async () => {
+    const env = { DATABASE_URL: postgres.url, PRIZEDRAW_DATA_DIR: pgDataDir };
+    const first = await startAndWait(env);
+    running = first.proc;
+    expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
+    expect(await schemaTables()).toEqual(expect.arrayContaining(["_ponder_checkpoint", "_ponder_meta", "campaign", "drawing", "payout", "prize", "prize_table"]));
+    expect(existsSync(path.join(pgDataDir, "ponder"))).toBe(false);
+    expect(await stop(first.proc, 20_000)).toBe(0);
+
+    // A table only this run has: gone after the reset if and only if the schema was dropped, not reused.
+    await postgres.query("create table start_test.left_from_the_old_chain (x int)");
+    rmSync(path.join(pgDataDir, "anvil-state.json"));
+    const second = await startAndWait(env);
+    running = second.proc;
+    expect(second.proc.output()).toMatch(/the chain was reset/);
+    expect((await getJson(`http://127.0.0.1:${ports.PORT}/ready`)).status).toBe(200);
+    expect(await schemaTables()).not.toContain("left_from_the_old_chain");
+    expect(await schemaTables()).toContain("_ponder_checkpoint");
+    expect(await stop(second.proc, 20_000)).toBe(0);
+    running = undefined;
+  });
+
+  it("ends with one clear line, the password masked, when DATABASE_URL cannot be reached", async () => {
+    const dead = await freePort();
+    const proc = startStack({ DATABASE_URL: `postgres://prizedraw:hunter2-secret@127.0.0.1:${dead}/postgres`, PRIZEDRAW_DATA_DIR: pgDataDir });
+    expect(await proc.exited).toBe(1);
+    const lines = proc.output().split("\n").filter((l) => l.startsWith("[start]"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^\\[start\\] cannot reach DATABASE_URL=postgres://prizedraw:\\*\\*\\*@127\\.0\\.0\\.1:${dead}/postgres \\(.+\\): check the URL and that Postgres is up`));
+    expect(proc.output()).not.toContain("hunter2-secret");
+    expect(proc.output()).not.toMatch(/\n\s+at /);
   });
 });
 

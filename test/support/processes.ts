@@ -37,8 +37,13 @@ export type Proc = {
 };
 
 /** Spawns `command`, appending its output to `log` and keeping its last 20,000 characters for assertions. */
-export function spawnProcess(name: string, command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd: string; log: string }): Proc {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnProcess(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string; log: string; uid?: number; gid?: number },
+): Proc {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, uid: options.uid, gid: options.gid, stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid === undefined) throw new Error(`${name} did not start`);
   const stream: WriteStream = createWriteStream(options.log, { flags: "a" });
   let tail = "";

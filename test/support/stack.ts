@@ -39,7 +39,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function startStack(options: { extraEnv?: Record<string, string> } = {}): Promise<Stack> {
+/** `databaseUrl`: Ponder writes its index to this Postgres database (schema stack_test) instead of PGlite. */
+export async function startStack(options: { extraEnv?: Record<string, string>; databaseUrl?: string } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-stack-"));
   const [chainPort, indexerPort, port] = [await freePort(), await freePort(), await freePort()];
   const rpcUrl = `http://127.0.0.1:${chainPort}`;
@@ -53,7 +54,7 @@ export async function startStack(options: { extraEnv?: Record<string, string> } 
     await chainUp();
     const deployment = await deployLocal({ rpcUrl, dataDir });
     const launchPonder = async () => {
-      const proc = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });
+      const proc = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir, ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}) }, log: path.join(dataDir, "ponder.log") });
       await until("ponder", async () => ((await fetch(`${indexerUrl}/ready`)).ok ? true : undefined), 120_000, 200, proc);
       return proc;
     };

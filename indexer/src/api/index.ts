@@ -116,7 +116,7 @@ app.get("/payouts", async (c) => {
 
 // Ponder's checkpoint: a checkpoint string starts with the block timestamp (10 digits), the chain id (16) and
 // the block number (16). Ponder advances it for every block it indexes, with or without events.
-type CheckpointRow = { chain_id: string | number; latest_checkpoint: string };
+type CheckpointRow = { chain_id: string | number; latest_checkpoint: string; safe_checkpoint: string };
 type MetaRow = { value: { is_ready?: number } | string };
 
 function rowsOf<T>(result: unknown): T[] {
@@ -126,10 +126,18 @@ function rowsOf<T>(result: unknown): T[] {
   return [];
 }
 
+/**
+ * Every start of Ponder on existing data is a crash recovery: it reverts the rows to the safe checkpoint and
+ * indexes the blocks after it again, live, but leaves latest_checkpoint where the previous process left it
+ * until then. So until this process has seen latest_checkpoint move, the rows are only known to reflect the
+ * safe checkpoint, and that is what /head reports (an under-report for at most one block on a fresh start).
+ */
+let latestSeenFirst: string | undefined;
+
 /** The last block the indexer has processed, to compare with the chain's head. */
 app.get("/head", async (c) => {
   const checkpoints = rowsOf<CheckpointRow>(
-    await db.execute(sql`SELECT chain_id, latest_checkpoint FROM _ponder_checkpoint`),
+    await db.execute(sql`SELECT chain_id, latest_checkpoint, safe_checkpoint FROM _ponder_checkpoint`),
   );
   const metas = rowsOf<MetaRow>(await db.execute(sql`SELECT value FROM _ponder_meta WHERE key = 'app'`));
   const meta = metas[0]?.value;
@@ -139,7 +147,8 @@ app.get("/head", async (c) => {
   if (checkpoint === undefined) {
     return c.json({ chainId: null, blockNumber: null, blockTimestamp: null, ready: false });
   }
-  const cp = checkpoint.latest_checkpoint;
+  latestSeenFirst ??= checkpoint.latest_checkpoint;
+  const cp = checkpoint.latest_checkpoint === latestSeenFirst ? checkpoint.safe_checkpoint : checkpoint.latest_checkpoint;
   return c.json({
     chainId: Number(checkpoint.chain_id),
     blockNumber: BigInt(cp.slice(26, 42)).toString(),
