@@ -7,10 +7,10 @@
  * PYTH_ENTROPY_ADDRESS (defaults: the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
  * `--network local` deploys the test environment on a local chain instead (what npm start does).
  */
-import { privateKeyToAccount } from "viem/accounts";
 import { isAddress, type Address, type Hex } from "viem";
 import { loadConfig } from "../api/src/config.js";
 import { deployLocal, deployRemote } from "../api/src/chain/deploy.js";
+import { deploymentPath, readDeployment } from "../api/src/chain/deployment.js";
 
 /** Pyth Entropy as published at docs.pyth.network/entropy/contract-addresses; USDC as published by Circle. */
 const NETWORKS: Record<string, { chainId: number; entropy: Address; usdc: Address }> = {
@@ -30,12 +30,21 @@ function address(name: string, fallback?: Address): Address {
   return value;
 }
 
+/** Default 500,000: Pyth's default provider limit on Base. The bounds are PrizeDraw's MIN/MAX_CALLBACK_GAS_LIMIT. */
+function callbackGasLimit(): number {
+  const raw = process.env.CALLBACK_GAS_LIMIT ?? "500000";
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 100_000 || value > 15_000_000) fail(`CALLBACK_GAS_LIMIT=${raw} must be a whole number from 100000 to 15000000`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const at = process.argv.indexOf("--network");
   const name = at >= 0 ? process.argv[at + 1] : undefined;
   if (!name) fail(`usage: npm run deploy -- --network ${[...Object.keys(NETWORKS), "local"].join("|")}`);
   const config = loadConfig({ ...process.env, PRIZEDRAW_ENV: "test", RPC_URL: undefined, OPERATOR_PRIVATE_KEY: undefined });
   if (name === "local") {
+    if (readDeployment(config.dataDir) !== null) fail(`${deploymentPath(config.dataDir)} already records a deployment: move it away or use another PRIZEDRAW_DATA_DIR`);
     const record = await deployLocal({ rpcUrl: process.env.RPC_URL ?? config.rpcUrl, dataDir: config.dataDir });
     console.log(JSON.stringify(record, null, 2));
     return;
@@ -44,18 +53,17 @@ async function main(): Promise<void> {
   const rpcUrl = process.env.DEPLOY_RPC_URL ?? process.env.RPC_URL ?? fail("DEPLOY_RPC_URL (or RPC_URL) is not set");
   const key = process.env.DEPLOYER_PRIVATE_KEY;
   if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) fail("DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits");
-  const deployer = privateKeyToAccount(key as Hex);
   const record = await deployRemote({
     rpcUrl,
     dataDir: config.dataDir,
-    deployer,
+    deployerKey: key as Hex,
     entropy: address("PYTH_ENTROPY_ADDRESS", network.entropy),
     token: address("PAYOUT_TOKEN_ADDRESS", network.usdc),
-    admin: address("ADMIN_ADDRESS", deployer.address),
+    admin: process.env.ADMIN_ADDRESS === undefined ? undefined : address("ADMIN_ADDRESS"),
     operator: address("OPERATOR_ADDRESS"),
-    callbackGasLimit: Number(process.env.CALLBACK_GAS_LIMIT ?? 500_000),
+    callbackGasLimit: callbackGasLimit(),
+    expectedChainId: network.chainId,
   });
-  if (record.chainId !== network.chainId) console.error(`[deploy] warning: ${name} is chain ${network.chainId}, the RPC answered ${record.chainId}`);
   console.log(JSON.stringify(record, null, 2));
 }
 

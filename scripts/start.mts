@@ -119,7 +119,7 @@ async function startChain(config: Config): Promise<void> {
     try {
       await rpc(config.rpcUrl, "eth_chainId");
     } catch {
-      throw new StartError(`cannot reach RPC_URL=${config.rpcUrl}: check the URL and that the node is up`);
+      throw new StartError(`cannot reach RPC_URL=${rpcOrigin(config.rpcUrl)}: check the URL and that the node is up`);
     }
     return;
   }
@@ -134,6 +134,11 @@ async function startChain(config: Config): Promise<void> {
     "--silent",
   ], process.env);
   await waitFor("the local chain answering", 20, async () => (await rpc<string>(config.rpcUrl, "eth_chainId")).startsWith("0x"), anvil);
+}
+
+/** An RPC URL for messages: a provider's URL often carries its API key in the path or query. */
+function rpcOrigin(url: string): string {
+  return new URL(url).origin;
 }
 
 /** DATABASE_URL for messages: the password never reaches a terminal or a log. */
@@ -290,7 +295,7 @@ async function main(): Promise<void> {
   createFirstAccount(config);
   say(`service   ${config.publicBaseUrl}  (GET /health, GET /ready)`);
   say(`indexer   ${config.indexerUrl}`);
-  say(`chain     ${config.rpcUrl}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);
+  say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);
   say("Ctrl-C stops everything");
 }
 

@@ -120,9 +120,11 @@ describe("npm start", () => {
 
   it("ends with one clear line when RPC_URL cannot be reached or the configuration is wrong", async () => {
     const dead = await freePort();
-    const unreachable = startStack({ RPC_URL: `http://127.0.0.1:${dead}` });
+    // A provider's URL carries its API key: the line names the origin only.
+    const unreachable = startStack({ RPC_URL: `http://127.0.0.1:${dead}/v2/secret-api-key` });
     expect(await unreachable.exited).toBe(1);
     expect(unreachable.output()).toContain(`[start] cannot reach RPC_URL=http://127.0.0.1:${dead}: check the URL and that the node is up`);
+    expect(unreachable.output()).not.toContain("secret-api-key");
     expect(unreachable.output()).not.toMatch(/\n\s+at /);
 
     const badPort = startStack({ PORT: "not-a-port" });

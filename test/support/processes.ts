@@ -77,11 +77,11 @@ export async function stop(proc: Proc | undefined, graceMs = 10_000): Promise<nu
   return "killed";
 }
 
-export function startAnvil(port: number, stateFile: string, log: string): Proc {
+export function startAnvil(port: number, stateFile: string, log: string, extraArgs: string[] = []): Proc {
   return spawnProcess(
     "anvil",
     ANVIL_BIN,
-    ["--host", "127.0.0.1", "--port", String(port), "--block-time", "1", "--mixed-mining", "--silent", "--state", stateFile, "--state-interval", "1"],
+    ["--host", "127.0.0.1", "--port", String(port), "--block-time", "1", "--mixed-mining", "--silent", "--state", stateFile, "--state-interval", "1", ...extraArgs],
     { env: process.env, cwd: REPO_ROOT, log },
   );
 }

@@ -3,7 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_KEYS } from "../config.js";
 import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "./abis.js";
 import { bytecodeOf } from "./artifacts.js";
-import { writeDeployment, type DeploymentRecord } from "./deployment.js";
+import { deploymentPath, readDeployment, writeDeployment, type DeploymentRecord } from "./deployment.js";
 
 /** Gas requested for (and budgeted by) the randomness callback; README's gas figures show what it covers. */
 export const DEFAULT_CALLBACK_GAS_LIMIT = 2_000_000;
@@ -16,13 +16,23 @@ export type DeployLocalOptions = { rpcUrl: string; dataDir: string };
 export type DeployRemoteOptions = {
   rpcUrl: string;
   dataDir: string;
-  deployer: Account;
+  /** The deploying key (it pays for the deployment and nothing else). */
+  deployerKey: Hex;
   entropy: Address;
   token: Address;
-  admin: Address;
+  /** Default: the deployer's address. */
+  admin?: Address;
   operator: Address;
   callbackGasLimit: number;
+  /** The network's chain id: a different chain behind rpcUrl is refused before anything is sent. */
+  expectedChainId: number;
 };
+
+/** A deployment refused before any transaction was sent; the message says what to fix. */
+export class DeployRefusedError extends Error {
+  readonly code = "deploy_refused";
+  override name = "DeployRefusedError";
+}
 
 function clientsFor(rpcUrl: string, chainId: number, account: Account) {
   const transport = http(rpcUrl);
@@ -32,8 +42,20 @@ function clientsFor(rpcUrl: string, chainId: number, account: Account) {
 
 /** Deploys PrizeDraw against Pyth Entropy and a real stablecoin, and writes the deployment record. */
 export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRecord> {
-  const chainId = await createPublicClient({ transport: http(o.rpcUrl) }).getChainId();
-  const { publicClient, wallet } = clientsFor(o.rpcUrl, chainId, o.deployer);
+  let chainId: number;
+  try {
+    chainId = await createPublicClient({ transport: http(o.rpcUrl, { retryCount: 1 }) }).getChainId();
+  } catch {
+    // Only the host: a provider's URL often carries an API key in its path.
+    throw new DeployRefusedError(`cannot reach the RPC at ${new URL(o.rpcUrl).host}: check the URL and that the node is up`);
+  }
+  if (chainId !== o.expectedChainId) throw new DeployRefusedError(`the RPC answers chain ${chainId}, not ${o.expectedChainId}: fix the RPC URL`);
+  if (readDeployment(o.dataDir) !== null) {
+    throw new DeployRefusedError(`${deploymentPath(o.dataDir)} already records a deployment: move it away or use another PRIZEDRAW_DATA_DIR`);
+  }
+  const deployer = privateKeyToAccount(o.deployerKey);
+  const admin = o.admin ?? deployer.address;
+  const { publicClient, wallet } = clientsFor(o.rpcUrl, chainId, deployer);
   const [provider, decimals, genesis] = await Promise.all([
     publicClient.readContract({ address: o.entropy, abi: MockEntropyAbi, functionName: "getDefaultProvider" }),
     publicClient.readContract({ address: o.token, abi: TestStablecoinAbi, functionName: "decimals" }),
@@ -44,7 +66,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     await wallet.deployContract({
       abi: PrizeDrawAbi,
       bytecode: bytecodeOf("PrizeDraw"),
-      args: [o.entropy, o.token, o.admin, o.operator, o.callbackGasLimit],
+      args: [o.entropy, o.token, admin, o.operator, o.callbackGasLimit],
     }),
   );
   const record: DeploymentRecord = {
@@ -57,7 +79,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     mockEntropy: false,
     token: o.token,
     tokenDecimals: decimals,
-    admin: o.admin,
+    admin,
     operator: o.operator,
     deployBlock: Number(prizeDraw.blockNumber),
     deployedAt: new Date().toISOString(),
