@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every suite, one after another, then one summary line "N passed, N failed" over all of them.
-// Suites: the contract suite (mocha through `hardhat test`) and the TypeScript suites (vitest).
+// Suites: the contract suite (mocha through `hardhat test`), the type checks (tsc) and the TypeScript suites (vitest).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,6 +33,21 @@ const suites = [];
   let failed = Number(/(\d+) failing/.exec(output)?.[1] ?? 0);
   if (code !== 0 && failed === 0) failed = 1; // the suite did not run to its summary
   suites.push({ name: "contracts (hardhat)", passed, failed });
+}
+
+// Type checks, one per TypeScript project, each counted as one test: the contracts' tests and hardhat scripts
+// (after the contract suite has generated typechain-types/), the service, the indexer, the tests and root
+// scripts. Vitest and tsx strip types without checking them.
+{
+  let passed = 0;
+  let failed = 0;
+  for (const project of ["tsconfig.json", "api/tsconfig.json", "indexer/tsconfig.json", "test/tsconfig.json"]) {
+    const { code } = await run("npx", ["tsc", "--noEmit", "-p", project]);
+    console.log(`tsc -p ${project}: ${code === 0 ? "ok" : "errors above"}`);
+    if (code === 0) passed += 1;
+    else failed += 1;
+  }
+  suites.push({ name: "typecheck (tsc)", passed, failed });
 }
 
 // TypeScript suites: vitest's JSON report.
