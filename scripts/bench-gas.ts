@@ -6,8 +6,16 @@
  * callback's own gas for 1, 10 and 100 winners. The callback's own gas is the reveal transaction's gas minus
  * the same MockEntropy reveal without a callback (a request made by an account, which has no code).
  */
-import type { ContractTransactionResponse } from "ethers";
-import { commit, commitArgs, deployFixture, randomBytes32, reveal, type Fixture } from "../test/contracts/helpers";
+import { id, type ContractTransactionResponse } from "ethers";
+import { commit, commitArgs, deployFixture, reveal, type Fixture } from "../test/contracts/helpers";
+
+/**
+ * Fixed "random" values: gas depends on them (rejection sampling, held prizes, zero bytes in calldata), so
+ * fresh ones would move the figures by a few hundred gas from run to run.
+ */
+function fixed(label: string): string {
+  return id(`bench-gas:${label}`);
+}
 
 function line(name: string, value: number, unit = "gas"): void {
   console.log(JSON.stringify({ name, value: Math.round(value), unit }));
@@ -22,7 +30,7 @@ let nextNumber = 1n;
 async function revealedDraw(f: Fixture, winners: number): Promise<{ num: bigint; revealGas: number }> {
   const num = nextNumber++;
   const sequence = await commit(f, commitArgs(f.campaignId, num, { winnersExpected: winners }));
-  const receipt = await reveal(f, sequence, randomBytes32());
+  const receipt = await reveal(f, sequence, fixed(`reveal-${num}`));
   return { num, revealGas: Number(receipt.gasUsed) };
 }
 
@@ -33,11 +41,11 @@ async function main(): Promise<void> {
   // MockEntropy's own reveal cost: a request by an account (no code) gets no callback.
   const accountSequence = (await f.mock.getProviderInfoV2(f.provider.address)).sequenceNumber;
   await (await f.mock.connect(f.other)["requestV2()"]()).wait();
-  const mockOnly = await gasOf(f.mock.mockReveal(f.provider.address, accountSequence, randomBytes32()));
+  const mockOnly = await gasOf(f.mock.mockReveal(f.provider.address, accountSequence, fixed("mock-only")));
 
   const commitGas = await gasOf(f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, nextNumber)));
   line("gas.commitAndRequest", commitGas);
-  await reveal(f, (await f.draw.getDrawing(f.campaignId, nextNumber++)).sequence, randomBytes32());
+  await reveal(f, (await f.draw.getDrawing(f.campaignId, nextNumber)).sequence, fixed(`reveal-${nextNumber++}`));
 
   const points: [number, number][] = [];
   for (const winners of [1, 10, 100]) {
@@ -67,7 +75,7 @@ async function main(): Promise<void> {
   line("gas.payout", await gasOf(f.draw.connect(f.operator).payout(f.campaignId, num)));
   line(
     "gas.payGuarantee",
-    await gasOf(f.draw.connect(f.operator).payGuarantee(f.campaignId, randomBytes32(), randomBytes32(), 2_500)),
+    await gasOf(f.draw.connect(f.operator).payGuarantee(f.campaignId, fixed("guarantee-id"), fixed("guarantee-winner"), 2_500)),
   );
 }
 

@@ -11,6 +11,7 @@ import { emit, percentile } from "./benchOutput.js";
 
 const CONCURRENCY = 32;
 const DURATION_MS = 5_000;
+const E2E_DRAWINGS = 5;
 
 /** GETs `url` from CONCURRENCY keep-alive loops for DURATION_MS; returns requests/s and latency percentiles. */
 async function load(url: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
@@ -54,18 +55,25 @@ async function main(): Promise<void> {
     const key = (await stack.cli("key", "create", "--account", accountId)).key as string;
     await stack.cli("campaign", "create", "--account", accountId, "--slug", "bench", "--name", "Bench", "--mode", "push", "--cadence", "daily", "--winners", "10", "--payout-wallet", "0x00000000000000000000000000000000000000a1");
     await stack.cli("campaign", "activate", "bench");
-    const open = ((await api(stack, "GET", "/api/v1/campaigns/bench/drawings?status=open", { key })).body.drawings as { id: string; drawAt: string }[])[0]!;
-    await api(stack, "POST", `/api/v1/campaigns/bench/drawings/${open.id}/winners`, { key, body: { winners: Array.from({ length: 10 }, (_, i) => `b-${i}`) } });
-    const proofUrl = `${stack.baseUrl}/campaigns/bench/draws/${open.id}/proof.json`;
-
-    const started = performance.now();
-    await api(stack, "POST", "/api/v1/campaigns/bench/test-clock", { key, body: { advanceTo: new Date(new Date(open.drawAt).getTime() + 1_000).toISOString() } });
-    for (;;) {
-      if ((await fetch(proofUrl)).status === 200) break;
-      if (performance.now() - started > 60_000) throw new Error("the proof was not served within 60 s");
-      await new Promise((r) => setTimeout(r, 50));
+    // Five drawings one after another; the median is the figure (one sample moved by 2x between runs here).
+    const seconds: number[] = [];
+    let proofUrl = "";
+    for (let i = 0; i < E2E_DRAWINGS; i++) {
+      const open = ((await api(stack, "GET", "/api/v1/campaigns/bench/drawings?status=open", { key })).body.drawings as { id: string; drawAt: string }[])[0]!;
+      await api(stack, "POST", `/api/v1/campaigns/bench/drawings/${open.id}/winners`, { key, body: { winners: Array.from({ length: 10 }, (_, w) => `b-${i}-${w}`) } });
+      proofUrl = `${stack.baseUrl}/campaigns/bench/draws/${open.id}/proof.json`;
+      const started = performance.now();
+      await api(stack, "POST", "/api/v1/campaigns/bench/test-clock", { key, body: { advanceTo: new Date(new Date(open.drawAt).getTime() + 1_000).toISOString() } });
+      for (;;) {
+        if ((await fetch(proofUrl)).status === 200) break;
+        if (performance.now() - started > 60_000) throw new Error("the proof was not served within 60 s");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      seconds.push((performance.now() - started) / 1000);
     }
-    emit({ name: "e2e.testClockPastDrawTime.toProofServed", value: (performance.now() - started) / 1000, unit: "s" });
+    seconds.sort((a, b) => a - b);
+    emit({ name: `e2e.testClockPastDrawTime.toProofServed.median${E2E_DRAWINGS}`, value: percentile(seconds, 50), unit: "s" });
+    emit({ name: `e2e.testClockPastDrawTime.toProofServed.max${E2E_DRAWINGS}`, value: seconds[seconds.length - 1]!, unit: "s" });
 
     const proof = await load(proofUrl);
     emit({ name: "public.proofJson.cached.throughput", value: proof.rps, unit: "req/s" });
