@@ -141,9 +141,17 @@ function rpcOrigin(url: string): string {
   return new URL(url).origin;
 }
 
-/** DATABASE_URL for messages: the password never reaches a terminal or a log. */
+/** DATABASE_URL for messages: the password (in the authority or a `password` parameter) never reaches a log. */
 function maskedDatabaseUrl(url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]+:)[^@]*@/, "$1***@");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "(not a URL)";
+  }
+  if (parsed.password !== "") parsed.password = "***";
+  if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "***");
+  return parsed.toString().replace("%2A%2A%2A", "***");
 }
 
 /** One statement against DATABASE_URL on a short-lived connection. */
