@@ -24,6 +24,8 @@ export type Config = {
   pullAllowHttpLoopback: boolean;
   /** A drawing waiting longer than this for its random value is flagged (needsAttention). */
   entropyTimeoutSeconds: number;
+  /** A sent transaction without a receipt after this long is given up on (and its nonce reused on retry). */
+  txTimeoutSeconds: number;
   /** Test environment only: the service does not reveal MockEntropy requests itself (tests play the provider). */
   holdMockReveal: boolean;
   /** The operator's key; in the test environment anvil's well-known account 1 by default. */
@@ -60,6 +62,7 @@ const schema = z.object({
   KEEPER_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
   PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: bool.default(false),
   PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: z.coerce.number().positive().default(600),
+  PRIZEDRAW_TX_TIMEOUT_SECONDS: z.coerce.number().positive().default(180),
   PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
   OPERATOR_PRIVATE_KEY: z
     .string()
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     keeperIntervalSeconds: v.KEEPER_INTERVAL_SECONDS ?? (production ? 300 : 10),
     pullAllowHttpLoopback: v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK,
     entropyTimeoutSeconds: v.PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS,
+    txTimeoutSeconds: v.PRIZEDRAW_TX_TIMEOUT_SECONDS,
     holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,
     operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
   };

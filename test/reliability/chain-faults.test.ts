@@ -1,7 +1,9 @@
 // Chain faults on the real stack: the RPC unreachable for a while, the indexer down, a transaction the contract
-// refuses (an empty prize pool), and a randomness callback that does not arrive. The service reports itself not
+// refuses (an empty prize pool), a transaction the node drops, and a randomness callback that does not arrive. The service reports itself not
 // ready, keeps accepting what it can, flags what needs attention, and catches up without duplicates.
 
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, http, keccak256, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -41,8 +43,16 @@ async function onchain(slug: string): Promise<{ numbers: string[]; payouts: numb
   return { numbers: drawings.drawings.map((d) => d.number).sort(), payouts: payouts.payouts.filter((p) => p.kind === "drawing").length };
 }
 
+/** A JSON-RPC call straight to anvil (its own methods included). */
+async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(stack.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: "2" } });
+  stack = await startStack({ extraEnv: { PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: "2", PRIZEDRAW_TX_TIMEOUT_SECONDS: "3" } });
 }, 240_000);
 
 afterAll(async () => {
@@ -107,6 +117,37 @@ describe("chain faults", () => {
     const paid = await waitFor("paid after refill", () => drawing("rpc-down", next!.id), (d) => d.status === "paid");
     expect(paid.needsAttention).toBeNull();
     expect(await onchain("rpc-down")).toEqual({ numbers: ["1", "2", "3"], payouts: 3 });
+  });
+
+  it("sends again with the same nonce when the node drops a transaction, and completes with one number", async () => {
+    const otherKey = key;
+    await newCampaign("dropped");
+    const [first, second] = await openDrawings("dropped");
+    // A first drawing registers the campaign and gives the operator a transaction history (a nonce above 0).
+    await postWinners("dropped", first!.id, ["k", "l"]);
+    await clockPast("dropped", first!);
+    await waitFor("the first drawing paid", () => drawing("dropped", first!.id), (d) => d.status === "paid");
+    await postWinners("dropped", second!.id, ["m", "n"]);
+    // Mining paused: the keeper's commitAndRequest waits in the mempool, where the node then drops it.
+    await rpc("evm_setAutomine", [false]);
+    await rpc("evm_setIntervalMining", [0]);
+    try {
+      await clockPast("dropped", second!);
+      await until("the commit waiting in the mempool", async () => (Number((await rpc<{ pending: string }>("txpool_status")).pending) > 0 ? true : undefined), 20_000, 50);
+      await rpc("anvil_dropAllTransactions");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+      await rpc("evm_setIntervalMining", [1]);
+    }
+    // Its receipt never comes: after PRIZEDRAW_TX_TIMEOUT_SECONDS the keeper sends again with the same nonce (a
+    // local nonce counter would have skipped it and left every later transaction queued behind the gap).
+    const paid = await waitFor("paid after the dropped commit", () => drawing("dropped", second!.id), (d) => d.status === "paid");
+    expect(paid.number).toBe(2);
+    expect(paid.needsAttention).toBeNull();
+    expect(await onchain("dropped")).toEqual({ numbers: ["1", "2"], payouts: 2 });
+    const log = readFileSync(path.join(stack.dataDir, "service.log"), "utf8");
+    expect(log).toMatch(/commitAndRequest: Timed out while waiting for transaction/);
+    key = otherKey;
   });
 
   it("flags a randomness callback that does not arrive, keeps the request, and completes when it comes", async () => {

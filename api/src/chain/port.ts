@@ -4,7 +4,6 @@ import {
   createPublicClient,
   createWalletClient,
   http,
-  nonceManager,
   parseEventLogs,
   type Account,
   type Chain,
@@ -62,20 +61,35 @@ export type CommitInput = {
   tableVersion: number;
 };
 
-export type ChainPortOptions = { rpcUrl: string; deployment: DeploymentRecord; operatorKey: Hex };
+export type ChainPortOptions = {
+  rpcUrl: string;
+  deployment: DeploymentRecord;
+  operatorKey: Hex;
+  /** How long to wait for a sent transaction's receipt before giving up on it (default 180 s). */
+  receiptTimeoutMs?: number;
+};
+
+export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
 /**
- * The service's port to the chain: sends the operator's transactions one at a time (viem's nonce manager
- * keeps nonces; the queue keeps a failed send from leaving a gap), waits for receipts, and turns reverts
- * into ChainRevertError with the contract's custom error name.
+ * The service's port to the chain: sends the operator's transactions one at a time, waits for receipts, and
+ * turns reverts into ChainRevertError with the contract's custom error name.
+ *
+ * Nonces: each send takes the operator's pending transaction count from the node. Sends are serialized and each
+ * waits for its receipt, so that count is the next nonce; and a transaction the node dropped (its receipt never
+ * comes: ChainUnavailableError after receiptTimeoutMs) frees its nonce for the keeper's retry. A local nonce
+ * counter (viem's nonceManager) would skip past it instead and every later transaction would wait behind the
+ * gap until a restart.
  */
 export class ChainPort {
   readonly publicClient: PublicClient;
   readonly deployment: DeploymentRecord;
   private readonly wallet: WalletClient<Transport, Chain, Account>;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly receiptTimeoutMs: number;
 
-  constructor({ rpcUrl, deployment, operatorKey }: ChainPortOptions) {
+  constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS }: ChainPortOptions) {
+    this.receiptTimeoutMs = receiptTimeoutMs;
     const chain: Chain = {
       id: deployment.chainId,
       name: `chain-${deployment.chainId}`,
@@ -85,7 +99,7 @@ export class ChainPort {
     const transport = http(rpcUrl, { retryCount: 2, timeout: 10_000 });
     this.deployment = deployment;
     this.publicClient = createPublicClient({ chain, transport, pollingInterval: 250 }) as PublicClient;
-    this.wallet = createWalletClient({ account: privateKeyToAccount(operatorKey, { nonceManager }), chain, transport });
+    this.wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain, transport });
   }
 
   get operatorAddress(): Hex {
@@ -110,7 +124,7 @@ export class ChainPort {
           ...(value === undefined ? {} : { value }),
         } as Parameters<PublicClient["simulateContract"]>[0]);
         const hash = await this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), ...(gas === undefined ? {} : { gas }) });
-        const receipt = await this.publicClient.waitForTransactionReceipt({ hash });
+        const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
         if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
         return receipt;
       } catch (error) {
@@ -183,7 +197,7 @@ export class ChainPort {
           // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
           gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
         });
-        return await this.publicClient.waitForTransactionReceipt({ hash });
+        return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
       } catch (error) {
         throw toChainError("mockReveal", error);
       }
