@@ -222,8 +222,7 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
         ? `the chain was reset (genesis ${genesis.slice(0, 10)}... differs from the record's ${record.genesisHash.slice(0, 10)}...): redeploying and rebuilding the indexer's data`
         : `no contract at the recorded address ${record.prizeDraw}: redeploying and rebuilding the indexer's data`,
     );
-    await wipeIndexerData(config);
-    setStoreAside(config);
+    setStoreAside(config); // the indexer's data goes with the fresh deployment below
   } else if (!config.localChain) {
     throw new StartError(`no deployment record in ${config.dataDir}: run npm run deploy -- --network NAME first`);
   }
