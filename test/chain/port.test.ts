@@ -13,7 +13,7 @@ import { IndexerClient } from "../../api/src/chain/indexer.js";
 import { ChainPort, ChainRevertError } from "../../api/src/chain/port.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
-import { freePort, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
+import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-port-test-"));
 const stateFile = path.join(dataDir, "anvil-state.json");
@@ -41,7 +41,7 @@ beforeAll(async () => {
   chainPort = await freePort();
   rpcUrl = `http://127.0.0.1:${chainPort}`;
   anvil = startAnvil(chainPort, stateFile, path.join(dataDir, "anvil.log"));
-  await until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', headers: { "content-type": "application/json" } })).ok ? true : undefined), 20_000, 100, anvil);
+  await until("anvil", async () => ((await jsonRpc<string>(rpcUrl, "eth_chainId")) ? true : undefined), 20_000, 100, anvil);
   deployment = await deployLocal({ rpcUrl, dataDir });
   const indexerPort = await freePort();
   ponder = startPonder({ port: indexerPort, schema: "port_test", env: { PRIZEDRAW_DATA_DIR: dataDir }, log: path.join(dataDir, "ponder.log") });

@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
-import { until } from "../support/processes.js";
+import { jsonRpc, until } from "../support/processes.js";
 import { api, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -44,12 +44,7 @@ async function onchain(slug: string): Promise<{ numbers: string[]; payouts: numb
 }
 
 /** A JSON-RPC call straight to anvil (its own methods included). */
-async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(stack.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = <T = unknown>(method: string, params: unknown[] = []) => jsonRpc<T>(stack.rpcUrl, method, params);
 
 beforeAll(async () => {
   stack = await startStack({ extraEnv: { PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: "2", PRIZEDRAW_TX_TIMEOUT_SECONDS: "3" } });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { deployLocal } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
-import { REPO_ROOT, freePort, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
+import { REPO_ROOT, freePort, inheritedEnv, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
 
 const BASE_SEPOLIA = 84532;
 /** anvil's account 3: a deployer that does nothing else on this chain, so its nonce counts its deployments. */
@@ -27,12 +27,7 @@ let existing: DeploymentRecord;
 const client = () => createPublicClient({ transport: http(rpcUrl) });
 
 function runDeploy(network: string, env: Record<string, string | undefined>): Proc {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key === "NODE_OPTIONS" || key.startsWith("PRIZEDRAW_") || key.startsWith("DEPLOY") || key === "RPC_URL") continue;
-    base[key] = value;
-  }
-  const full = { ...base, ...env };
+  const full = { ...inheritedEnv(["PRIZEDRAW_*", "DEPLOY*", "RPC_URL"]), ...env };
   for (const [key, value] of Object.entries(full)) if (value === undefined) delete full[key];
   return spawnProcess("deploy", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts/deploy.mts"), "--network", network], {
     env: full,

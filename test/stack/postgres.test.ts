@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
-import { until } from "../support/processes.js";
+import { jsonRpc, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let postgres: Postgres;
@@ -32,11 +32,6 @@ async function payNextDrawing(winners: string[]): Promise<string> {
     return (d.body.drawing as { status: string }).status === "paid" ? true : undefined;
   }, 60_000, 250);
   return drawing.id;
-}
-
-async function blockNumber(): Promise<bigint> {
-  const response = await fetch(stack.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' });
-  return BigInt(((await response.json()) as { result: string }).result);
 }
 
 async function rowCounts(): Promise<Record<string, number>> {
@@ -84,7 +79,7 @@ describe("the indexer on Postgres", () => {
     const before = await rowCounts();
     const drawingsBefore = await indexedDrawings("pg-daily");
     await stack.stopIndexer();
-    const chainHead = await blockNumber();
+    const chainHead = BigInt(await jsonRpc<string>(stack.rpcUrl, "eth_blockNumber"));
     await stack.startIndexer();
     // Ponder reverts the blocks after the finalized one on restart and indexes them again: /head says when.
     await until("/head at the chain's head again", async () => {

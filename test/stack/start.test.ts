@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeDeployment } from "../../api/src/chain/deployment.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
-import { REPO_ROOT, freePort, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
+import { REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
 
 type Ports = { PORT: string; CHAIN_PORT: string; INDEXER_PORT: string };
 
@@ -18,11 +18,7 @@ let ports: Ports;
 let running: Proc | undefined;
 
 function startStack(extraEnv: Record<string, string> = {}): Proc {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key === "NODE_OPTIONS" || key.startsWith("PRIZEDRAW_") || key === "RPC_URL" || key === "DATABASE_URL") continue;
-    env[key] = value;
-  }
+  const env = inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL"]);
   return spawnProcess("start", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts/start.mts")], {
     env: { ...env, ...ports, PRIZEDRAW_DATA_DIR: dataDir, PONDER_SCHEMA: "start_test", ...extraEnv },
     cwd: REPO_ROOT,
@@ -141,14 +137,7 @@ describe("npm start against RPC_URL", () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), "prizedraw-start-missing-"));
     const anvil = startAnvil(chainPort, path.join(otherDir, "anvil-state.json"), path.join(otherDir, "anvil.log"));
     try {
-      const genesis = await until("anvil", async () => {
-        const response = await fetch(rpcUrl, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["0x0", false] }),
-        });
-        return ((await response.json()) as { result: { hash: `0x${string}` } }).result.hash;
-      }, 20_000, 100, anvil);
+      const genesis = await until("anvil", async () => (await jsonRpc<{ hash: `0x${string}` }>(rpcUrl, "eth_getBlockByNumber", ["0x0", false])).hash, 20_000, 100, anvil);
       const nowhere = "0x00000000000000000000000000000000000000aa" as const;
       writeDeployment(otherDir, {
         chainId: 31337, rpcUrl, genesisHash: genesis, prizeDraw: nowhere, entropy: nowhere, entropyProvider: nowhere,

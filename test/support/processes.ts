@@ -86,14 +86,28 @@ export function startAnvil(port: number, stateFile: string, log: string, extraAr
   );
 }
 
-/** The environment Ponder gets: the test's, without the test runner's and database variables, plus `extra`. */
-function ponderEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+/**
+ * This process's environment for a child: without the test runner's variables (VITEST*, NODE_OPTIONS) and
+ * without those in `drop`, each a name or a prefix ending in "*".
+ */
+export function inheritedEnv(drop: readonly string[]): NodeJS.ProcessEnv {
+  const dropped = (key: string) => ["VITEST*", "NODE_OPTIONS", ...drop].some((d) => (d.endsWith("*") ? key.startsWith(d.slice(0, -1)) : key === d));
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key === "NODE_ENV" || key === "NODE_OPTIONS" || key.startsWith("DATABASE_") || key.startsWith("PRIZEDRAW_")) continue;
-    env[key] = value;
-  }
-  return { ...env, PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: "1", ...extra };
+  for (const [key, value] of Object.entries(process.env)) if (!dropped(key)) env[key] = value;
+  return env;
+}
+
+/** One JSON-RPC call (anvil's own methods included); throws on an error answer. */
+export async function jsonRpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** The environment Ponder gets: the test's, without the database and service variables, plus `extra`. */
+function ponderEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...inheritedEnv(["NODE_ENV", "DATABASE_*", "PRIZEDRAW_*"]), PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: "1", ...extra };
 }
 
 export function startPonder(options: { port: number; schema: string; env: Record<string, string>; log: string }): Proc {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { deployLocal } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
-import { REPO_ROOT, freePort, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+import { REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
 
 export type Stack = {
   dataDir: string;
@@ -30,15 +30,6 @@ export type Stack = {
   stop: () => Promise<void>;
 };
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key === "NODE_OPTIONS" || key.startsWith("PRIZEDRAW_") || key === "RPC_URL" || key === "DATABASE_URL" || key === "PORT") continue;
-    env[key] = value;
-  }
-  return env;
-}
-
 /** `databaseUrl`: Ponder writes its index to this Postgres database (schema stack_test) instead of PGlite. */
 export async function startStack(options: { extraEnv?: Record<string, string>; databaseUrl?: string } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-stack-"));
@@ -50,7 +41,7 @@ export async function startStack(options: { extraEnv?: Record<string, string>; d
   let ponder: Proc | undefined;
   let service: Proc | undefined;
   try {
-    const chainUp = () => until("anvil", async () => ((await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })).ok ? true : undefined), 20_000, 100, anvil);
+    const chainUp = () => until("anvil", async () => ((await jsonRpc<string>(rpcUrl, "eth_chainId")) ? true : undefined), 20_000, 100, anvil);
     await chainUp();
     const deployment = await deployLocal({ rpcUrl, dataDir });
     const launchPonder = async () => {
@@ -61,7 +52,7 @@ export async function startStack(options: { extraEnv?: Record<string, string>; d
     ponder = await launchPonder();
 
     const env: NodeJS.ProcessEnv = {
-      ...cleanEnv(),
+      ...inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL", "PORT"]),
       PRIZEDRAW_ENV: "test",
       PRIZEDRAW_DATA_DIR: dataDir,
       PORT: String(port),
