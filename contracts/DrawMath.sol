@@ -31,6 +31,18 @@ library DrawMath {
         }
     }
 
+    /// @notice The user contribution of a drawing's randomness request:
+    /// keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)).
+    /// Derived from the commit, so the random value (keccak256 of this and the provider's revelation) is fixed
+    /// by the committed list and nobody, the operator included, can choose it after seeing the list.
+    function userRandomNumber(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(campaignId, number, slot, listCommitment));
+    }
+
     /// @notice The accepted random value of `position` and its roll in 0..denominator-1.
     /// @param floor rejectionFloor(denominator), passed in so a batch computes it once.
     /// @dev The retry loop ends with probability 1; a retry happens with probability below denominator / 2^256.
@@ -55,7 +67,7 @@ library DrawMath {
     }
 
     /// @notice The tier whose run of rolls contains `rolled`: the first whose threshold exceeds it.
-    /// @dev Tiers are at most PrizeDraw.MAX_TIERS, so the scan is bounded.
+    /// @dev Tiers are at most PrizeTables.MAX_TIERS, so the scan is bounded.
     function tierOf(uint64[] memory tiers, uint256 rolled) internal pure returns (uint256 tier, uint256 amountCents) {
         uint256 count = tiers.length;
         for (uint256 i; i < count; ++i) {

@@ -11,6 +11,9 @@ export const campaign = onchainTable("campaign", (t) => ({
   /** Zero address while the campaign is a draft without a wallet. */
   payoutWallet: t.hex().notNull(),
   largePrizeThresholdCents: t.bigint().notNull(),
+  /** Guarantee terms (CampaignRegistered): cents per period (0: none), period in seconds. */
+  guaranteeCents: t.bigint().notNull(),
+  guaranteePeriod: t.bigint().notNull(),
   /** Number of the last committed drawing; 0 before the first. */
   lastNumber: t.bigint().notNull(),
   registeredBlock: t.bigint().notNull(),
@@ -44,6 +47,11 @@ export const drawing = onchainTable(
     id: t.text().primaryKey(),
     campaignId: t.hex().notNull(),
     number: t.bigint().notNull(),
+    /** keccak256 of the service's drawing id, and the draw time (unix seconds) the commit carried. */
+    slot: t.hex().notNull(),
+    drawAt: t.bigint().notNull(),
+    /** The wallet the drawing's payouts go to: the commit's, unless the admin moved it (DrawingWalletMoved). */
+    payoutWallet: t.hex().notNull(),
     /** 0 winners, 1 entrants. */
     kind: t.integer().notNull(),
     listCommitment: t.hex().notNull(),
@@ -61,6 +69,8 @@ export const drawing = onchainTable(
     provider: t.hex(),
     sequence: t.bigint(),
     fee: t.bigint(),
+    /** The request's user contribution, derived from the commit (DrawMath.userRandomNumber). */
+    userRandomNumber: t.hex(),
     commitBlock: t.bigint().notNull(),
     commitTimestamp: t.bigint().notNull(),
     commitTx: t.hex().notNull(),
@@ -85,7 +95,6 @@ export const drawing = onchainTable(
     winnersRecordedBlock: t.bigint(),
     winnersRecordedTx: t.hex(),
     // DrawingPaid
-    payoutWallet: t.hex(),
     payoutTokenAmount: t.bigint(),
     paidBlock: t.bigint(),
     paidTimestamp: t.bigint(),
@@ -113,8 +122,10 @@ export const prize = onchainTable(
     tier: t.integer().notNull(),
     amountCents: t.bigint().notNull(),
     held: t.boolean().notNull(),
-    heldPaid: t.boolean().notNull().default(false),
-    heldPaidTx: t.hex(),
+    /** Held prizes: "open" until the operator pays ("paid") or refuses ("refused") it; null when not held. */
+    heldStatus: t.text(),
+    heldReason: t.text(),
+    heldClosedTx: t.hex(),
     blockNumber: t.bigint().notNull(),
     txHash: t.hex().notNull(),
   }),
@@ -136,10 +147,8 @@ export const payout = onchainTable(
     number: t.bigint(),
     /** Held prize position (kind "held"). */
     position: t.integer(),
-    /** Kind "guarantee". */
-    guaranteeId: t.hex(),
-    /** Kind "guarantee": keccak256 of the winner's id. */
-    winnerHash: t.hex(),
+    /** Kind "guarantee": the period (0-based from the campaign's guarantee start). */
+    period: t.integer(),
     wallet: t.hex().notNull(),
     amountCents: t.bigint().notNull(),
     tokenAmount: t.bigint().notNull(),
@@ -152,6 +161,21 @@ export const payout = onchainTable(
     campaignBlockIdx: index().on(table.campaignId, table.blockNumber),
   }),
 );
+
+/** A picked guarantee (GuaranteePicked): owed to `wallet` until paid (GuaranteePaid). */
+export const guarantee = onchainTable("guarantee", (t) => ({
+  /** `${campaignId}:${period}` */
+  id: t.text().primaryKey(),
+  campaignId: t.hex().notNull(),
+  period: t.integer().notNull(),
+  winnerHash: t.hex().notNull(),
+  wallet: t.hex().notNull(),
+  amountCents: t.bigint().notNull(),
+  /** "picked" | "paid" */
+  status: t.text().notNull(),
+  pickedTx: t.hex().notNull(),
+  paidTx: t.hex(),
+}));
 
 /** A randomness callback that matched no pending request (EntropyCallbackIgnored). */
 export const ignoredCallback = onchainTable("ignored_callback", (t) => ({

@@ -2,9 +2,12 @@
  * `npm run deploy -- --network NAME`: deploys PrizeDraw to a real network and writes the deployment record
  * into PRIZEDRAW_DATA_DIR (then run the service with RPC_URL, PRIZEDRAW_ENV=production, OPERATOR_PRIVATE_KEY).
  *
- * Configuration (environment): DEPLOY_RPC_URL (or RPC_URL), DEPLOYER_PRIVATE_KEY, OPERATOR_ADDRESS (the
- * service's key's address), ADMIN_ADDRESS (default: the deployer), PAYOUT_TOKEN_ADDRESS and
- * PYTH_ENTROPY_ADDRESS (defaults: the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
+ * Configuration (environment): DEPLOY_RPC_URL (or RPC_URL), DEPLOYER_PRIVATE_KEY (pays for the deployment,
+ * holds no role), ADMIN_ADDRESS (a multisig: limits, resume, withdrawals, wallet moves), OPERATOR_ADDRESS (the
+ * service's key), GUARDIAN_ADDRESS (pauses payments), three different accounts; DAILY_LIMIT_CENTS (the overall
+ * 24-hour payment limit; README "Prize money" says how to size it), ADMIN_DELAY_SECONDS (172800: two days
+ * between starting and accepting an admin transfer), PAYOUT_TOKEN_ADDRESS and PYTH_ENTROPY_ADDRESS (defaults:
+ * the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
  * `--network local` deploys the test environment on a local chain instead (what npm start does).
  */
 import { isAddress, type Address, type Hex } from "viem";
@@ -38,6 +41,14 @@ function callbackGasLimit(): number {
   return value;
 }
 
+function wholeNumber(name: string, fallback: string | undefined, min: number, max: number): number {
+  const raw = process.env[name] ?? fallback;
+  if (raw === undefined) fail(`${name} is not set`);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) fail(`${name}=${raw} must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
 async function main(): Promise<void> {
   const at = process.argv.indexOf("--network");
   const name = at >= 0 ? process.argv[at + 1] : undefined;
@@ -59,8 +70,11 @@ async function main(): Promise<void> {
     deployerKey: key as Hex,
     entropy: address("PYTH_ENTROPY_ADDRESS", network.entropy),
     token: address("PAYOUT_TOKEN_ADDRESS", network.usdc),
-    admin: process.env.ADMIN_ADDRESS === undefined ? undefined : address("ADMIN_ADDRESS"),
+    admin: address("ADMIN_ADDRESS"),
     operator: address("OPERATOR_ADDRESS"),
+    guardian: address("GUARDIAN_ADDRESS"),
+    adminDelay: wholeNumber("ADMIN_DELAY_SECONDS", "172800", 0, 2 ** 40),
+    dailyLimitCents: BigInt(wholeNumber("DAILY_LIMIT_CENTS", undefined, 2, Number.MAX_SAFE_INTEGER)),
     callbackGasLimit: callbackGasLimit(),
     expectedChainId: network.chainId,
   });

@@ -5,7 +5,9 @@
  */
 import { keccak256, stringToBytes, type Hex } from "viem";
 import {
+  combineRandomValues,
   computePrizes,
+  drawingSlot,
   DEFAULT_PRIZE_TABLE,
   ENTRANTS_SELECTION,
   entrantsCommitment,
@@ -13,6 +15,7 @@ import {
   rejectionFloor,
   selectWinners,
   toCampaignId,
+  userRandomNumber,
   validatePrizeTable,
   winnerHash,
   type PrizeResult,
@@ -36,6 +39,13 @@ export type VectorResult = PrizeResult;
 export type VectorCase = {
   name: string;
   description: string;
+  /** The service's drawing id; slot = keccak256(UTF-8 bytes of drawingId). */
+  drawingId: string;
+  slot: Hex;
+  /** The committed list: entrants.entrantsCommitment for entrant draws, else winners.fingerprint. */
+  listCommitment: Hex;
+  /** keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)). */
+  userRandomNumber: Hex;
   inputs: {
     entropy: Hex;
     slug: string;
@@ -59,13 +69,23 @@ export type VectorCase = {
   expected: { prizeCount: number; results: VectorResult[] };
 };
 
+/** One Entropy v2 combination: randomNumber = keccak256(abi.encodePacked(user, provider, bytes32(0))). */
+export type CombineVector = { user: Hex; provider: Hex; randomNumber: Hex };
+
 export type DrawVectors = {
   description: string;
   fields: Record<string, string>;
   cases: VectorCase[];
+  combine: CombineVector[];
 };
 
 const FIELDS: Record<string, string> = {
+  "drawingId": "the service's drawing id (any UTF-8 string)",
+  "slot": "keccak256 of drawingId's UTF-8 bytes (DrawingCommitted's indexed slot)",
+  "listCommitment": "the committed list: entrants.entrantsCommitment for entrant draws, else winners.fingerprint",
+  "userRandomNumber":
+    "keccak256(abi.encode(bytes32 inputs.campaignId, uint64 inputs.number, bytes32 slot, bytes32 listCommitment)), " +
+    "the user contribution of the drawing's randomness request (DrawMath.userRandomNumber)",
   "inputs.entropy": "bytes32, the revealed random value of the drawing",
   "inputs.slug": "campaign slug; inputs.campaignId = bytes32(slug), ASCII right-padded with zeros",
   "inputs.number": "uint64 drawing number as a decimal string (may exceed 2^53)",
@@ -84,6 +104,8 @@ const FIELDS: Record<string, string> = {
   "expected.results":
     "per position: randomValue = accepted keccak256(abi.encode(entropy, campaignId, uint64 number, uint256 position, uint256 retry)), " +
     "roll = randomValue mod denominator, tier after the top-prize-once rule, amountCents, held = amountCents >= largePrizeThresholdCents",
+  "combine":
+    "top level, Pyth Entropy v2's random number: randomNumber = keccak256(abi.encodePacked(bytes32 user, bytes32 provider, bytes32(0)))",
 };
 
 function vectorTable(table: PrizeTable): VectorTable {
@@ -101,6 +123,7 @@ function vectorTable(table: PrizeTable): VectorTable {
 type CaseSpec = {
   name: string;
   description: string;
+  drawingId: string;
   slug: string;
   number: bigint;
   table: PrizeTable;
@@ -145,6 +168,8 @@ function buildCase(spec: CaseSpec): VectorCase {
     };
   }
   if (ids.length !== prizeCount) throw new Error(`${spec.name}: ${ids.length} winner ids for ${prizeCount} prizes`);
+  const slot = drawingSlot(spec.drawingId);
+  const listCommitment = entrants === null ? fingerprint(ids) : entrants.entrantsCommitment;
   const results = computePrizes({
     entropy,
     campaignId,
@@ -156,6 +181,10 @@ function buildCase(spec: CaseSpec): VectorCase {
   return {
     name: spec.name,
     description: spec.description,
+    drawingId: spec.drawingId,
+    slot,
+    listCommitment,
+    userRandomNumber: userRandomNumber({ campaignId, number: spec.number, slot, listCommitment }),
     inputs: {
       entropy,
       slug: spec.slug,
@@ -177,6 +206,7 @@ export function buildDrawVectors(): DrawVectors {
   const specs: CaseSpec[] = [
     {
       name: "default-single",
+      drawingId: "drw_01jdefault0single",
       description: "Spec default table, one winner.",
       slug: "summer-daily",
       number: 1n,
@@ -187,6 +217,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "default-twenty-low-threshold",
+      drawingId: "drw_01jdefault0twenty",
       description: "Spec default table, 20 winners, large-prize threshold 10 dollars so the 1000-cent prizes are held.",
       slug: "summer-daily",
       number: 7n,
@@ -197,6 +228,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "top-prize-once-two-tiers",
+      drawingId: "drw_likely_top_3",
       description:
         "Two tiers, top tier weight 9 of 10: most rolls land in tier 0 but only the first pays it; later tier-0 rolls pay tier 1.",
       slug: "likely-top",
@@ -211,6 +243,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "top-prize-once-three-tiers",
+      drawingId: "drw_three_tiers_42",
       description: "Three tiers with a likely top tier; the rule pays tier 1, never tier 2, for a repeated top roll.",
       slug: "three-tiers",
       number: 42n,
@@ -225,6 +258,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "max-denominator-max-number",
+      drawingId: "drw_edge",
       description: "Denominator 2,147,483,647 (the cap) and drawing number 2^64 - 1 (uint64 max).",
       slug: "edge-case",
       number: (1n << 64n) - 1n,
@@ -239,6 +273,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "sixteen-tiers-32-byte-slug",
+      drawingId: "drw_sixteen",
       description: "MAX_TIERS (16) tiers, a 32-byte slug (no padding) and a drawing number above 2^53.",
       slug: "abcdefghijklmnopqrstuvwxyz-12345",
       number: 9_007_199_254_740_993n,
@@ -252,6 +287,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "repeated-and-unicode-winner-ids",
+      drawingId: "drw_café-☕",
       description: "The same id listed twice gets two rolls (spec rule 6); ids are hashed as UTF-8.",
       slug: "summer-daily",
       number: 2n,
@@ -262,6 +298,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "entrants-weighted",
+      drawingId: "drw_entries_5",
       description: "Entrant draw: 12 weighted entrants (weights 1 to 2^32 - 1), 5 winners selected, then their prizes.",
       slug: "entries-weekly",
       number: 5n,
@@ -275,6 +312,7 @@ export function buildDrawVectors(): DrawVectors {
     },
     {
       name: "entrants-fewer-than-winners",
+      drawingId: "drw_entries_6",
       description: "Entrant draw with 6 entrants and 10 winners wanted: all 6 are selected, in draw order; 6 prizes.",
       slug: "entries-weekly",
       number: 6n,
@@ -288,12 +326,30 @@ export function buildDrawVectors(): DrawVectors {
       entrants: { ids: numbered("e", 6), weights: [10, 1, 1, 5, 2, 3] },
     },
   ];
+  const cases = specs.map(buildCase);
   return {
     description:
       "Draw math test vectors (spec 'Draw computation', DESIGN.md sections 5-6). Generated by " +
       "api/scripts/write-draw-vectors.ts from api/src/draw; the contract and the verifier must reproduce them. " +
       "Hex is lowercase; integers that may exceed 2^53 are decimal strings.",
     fields: FIELDS,
-    cases: specs.map(buildCase),
+    cases,
+    combine: combineVectors(cases),
   };
+}
+
+/** Entropy v2 combinations: edge words, and made-up provider revelations for two of the cases' requests. */
+function combineVectors(cases: VectorCase[]): CombineVector[] {
+  const word = (byte: string): Hex => `0x${byte.repeat(32)}`;
+  const pairs: [Hex, Hex][] = [
+    [word("00"), word("00")],
+    [word("ff"), word("00")],
+    [word("00"), word("ff")],
+    [word("01"), word("02")],
+    ...[cases[0], cases[cases.length - 1]].map((c): [Hex, Hex] => [
+      (c as VectorCase).userRandomNumber,
+      keccak256(stringToBytes(`prize-draw-vectors/provider/${(c as VectorCase).name}`)),
+    ]),
+  ];
+  return pairs.map(([user, provider]) => ({ user, provider, randomNumber: combineRandomValues(user, provider) }));
 }

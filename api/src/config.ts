@@ -44,6 +44,8 @@ export const ANVIL_KEYS = {
   operator: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
   /** Account 2: MockEntropy's default provider address. */
   provider: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  /** Account 3: the guardian, which may pause payments. */
+  guardian: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
 } as const satisfies Record<string, Hex>;
 
 const port = z.coerce.number().int().min(1).max(65_535);

@@ -23,9 +23,24 @@ export const PrizeDrawAbi = [
         "type": "address"
       },
       {
+        "internalType": "address",
+        "name": "guardian",
+        "type": "address"
+      },
+      {
+        "internalType": "uint48",
+        "name": "adminDelay",
+        "type": "uint48"
+      },
+      {
         "internalType": "uint32",
         "name": "callbackGasLimit_",
         "type": "uint32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "dailyLimitCents",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",
@@ -50,6 +65,22 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "AccessControlUnauthorizedAccount",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint48",
+        "name": "acceptableAt",
+        "type": "uint48"
+      }
+    ],
+    "name": "AdminTransferNotReady",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "AdminTransferRequired",
     "type": "error"
   },
   {
@@ -109,6 +140,27 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint40",
+        "name": "lastDrawAt",
+        "type": "uint40"
+      },
+      {
+        "internalType": "uint40",
+        "name": "drawAt",
+        "type": "uint40"
+      }
+    ],
+    "name": "DrawTimeNotLater",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
         "internalType": "uint64",
         "name": "number",
         "type": "uint64"
@@ -125,17 +177,102 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "fee",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxFee",
+        "type": "uint256"
+      }
+    ],
+    "name": "FeeAboveCap",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "FeeRefundFailed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
       },
       {
-        "internalType": "bytes32",
-        "name": "guaranteeId",
-        "type": "bytes32"
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
       }
     ],
     "name": "GuaranteeAlreadyPaid",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      }
+    ],
+    "name": "GuaranteeAlreadyPicked",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      }
+    ],
+    "name": "GuaranteeNotPicked",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "committedDrawings",
+        "type": "uint32"
+      }
+    ],
+    "name": "GuaranteePeriodNotDrawn",
     "type": "error"
   },
   {
@@ -156,7 +293,7 @@ export const PrizeDrawAbi = [
         "type": "uint256"
       }
     ],
-    "name": "HeldPrizeAlreadyPaid",
+    "name": "HeldPrizeClosed",
     "type": "error"
   },
   {
@@ -168,7 +305,7 @@ export const PrizeDrawAbi = [
       },
       {
         "internalType": "uint256",
-        "name": "available",
+        "name": "sent",
         "type": "uint256"
       }
     ],
@@ -208,8 +345,19 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
-    "inputs": [],
-    "name": "InvalidGuarantee",
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "cents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "period",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidGuaranteeTerms",
     "type": "error"
   },
   {
@@ -235,6 +383,22 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "cents",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidLimit",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "InvalidSlot",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "InvalidTableId",
     "type": "error"
@@ -242,6 +406,32 @@ export const PrizeDrawAbi = [
   {
     "inputs": [],
     "name": "InvalidTableVersion",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "InvalidWinnerHash",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "cents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "availableCents",
+        "type": "uint256"
+      }
+    ],
+    "name": "LimitExceeded",
     "type": "error"
   },
   {
@@ -258,6 +448,22 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "NativeTransferFailed",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "NoAdminTransfer",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "NoGuarantee",
     "type": "error"
   },
   {
@@ -300,6 +506,11 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "NotHeldPrize",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "NotPaused",
     "type": "error"
   },
   {
@@ -347,6 +558,22 @@ export const PrizeDrawAbi = [
         "type": "uint64"
       }
     ],
+    "name": "NothingToMove",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
     "name": "NothingToSettle",
     "type": "error"
   },
@@ -369,6 +596,11 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "NumberOutOfSequence",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "PaymentsArePaused",
     "type": "error"
   },
   {
@@ -452,6 +684,27 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "ReasonRequired",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "account",
+        "type": "address"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "heldRole",
+        "type": "bytes32"
+      }
+    ],
+    "name": "RoleConflict",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "address",
@@ -460,6 +713,27 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "SafeERC20FailedOperation",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "slot",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "SlotAlreadyUsed",
     "type": "error"
   },
   {
@@ -571,6 +845,22 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "free",
+        "type": "uint256"
+      }
+    ],
+    "name": "WithdrawalExceedsFree",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "ZeroAddress",
     "type": "error"
@@ -585,6 +875,38 @@ export const PrizeDrawAbi = [
     ],
     "name": "ZeroWeight",
     "type": "error"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "AdminTransferCanceled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "acceptableAt",
+        "type": "uint48"
+      }
+    ],
+    "name": "AdminTransferStarted",
+    "type": "event"
   },
   {
     "anonymous": false,
@@ -625,6 +947,18 @@ export const PrizeDrawAbi = [
         "internalType": "uint256",
         "name": "largePrizeThresholdCents",
         "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "guaranteeCents",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "guaranteePeriod",
+        "type": "uint256"
       }
     ],
     "name": "CampaignRegistered",
@@ -644,6 +978,18 @@ export const PrizeDrawAbi = [
         "internalType": "uint64",
         "name": "number",
         "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "slot",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint40",
+        "name": "drawAt",
+        "type": "uint40"
       },
       {
         "indexed": false,
@@ -692,6 +1038,12 @@ export const PrizeDrawAbi = [
         "internalType": "uint64",
         "name": "largePrizeThresholdCents",
         "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "payoutWallet",
+        "type": "address"
       }
     ],
     "name": "DrawingCommitted",
@@ -782,6 +1134,37 @@ export const PrizeDrawAbi = [
     "inputs": [
       {
         "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "previousWallet",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "newWallet",
+        "type": "address"
+      }
+    ],
+    "name": "DrawingWalletMoved",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
         "internalType": "address",
         "name": "provider",
         "type": "address"
@@ -834,6 +1217,12 @@ export const PrizeDrawAbi = [
         "internalType": "uint256",
         "name": "fee",
         "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "userRandomNumber",
+        "type": "bytes32"
       }
     ],
     "name": "EntropyRequested",
@@ -887,15 +1276,9 @@ export const PrizeDrawAbi = [
       },
       {
         "indexed": true,
-        "internalType": "bytes32",
-        "name": "guaranteeId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": false,
-        "internalType": "bytes32",
-        "name": "winnerHash",
-        "type": "bytes32"
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
       },
       {
         "indexed": false,
@@ -917,6 +1300,74 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "GuaranteePaid",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "winnerHash",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "wallet",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amountCents",
+        "type": "uint256"
+      }
+    ],
+    "name": "GuaranteePicked",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "previousWallet",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "newWallet",
+        "type": "address"
+      }
+    ],
+    "name": "GuaranteeWalletMoved",
     "type": "event"
   },
   {
@@ -972,6 +1423,43 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "position",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amountCents",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "string",
+        "name": "reason",
+        "type": "string"
+      }
+    ],
+    "name": "HeldPrizeRefused",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
         "indexed": false,
         "internalType": "uint256",
         "name": "previousCents",
@@ -992,6 +1480,31 @@ export const PrizeDrawAbi = [
     "inputs": [
       {
         "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "previousCents",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "newCents",
+        "type": "uint256"
+      }
+    ],
+    "name": "LimitChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
         "internalType": "address",
         "name": "to",
         "type": "address"
@@ -1004,6 +1517,32 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "NativeWithdrawn",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "PaymentsPaused",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "PaymentsResumed",
     "type": "event"
   },
   {
@@ -1256,7 +1795,33 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "CALLBACK_BASE_GAS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "DEFAULT_ADMIN_ROLE",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "GUARDIAN_ROLE",
     "outputs": [
       {
         "internalType": "bytes32",
@@ -1334,6 +1899,19 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_GUARANTEE_PERIOD",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MAX_PRIZE_CENTS",
     "outputs": [
       {
@@ -1399,6 +1977,19 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "MIN_GUARANTEE_PERIOD",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MIN_TIERS",
     "outputs": [
       {
@@ -1418,6 +2009,19 @@ export const PrizeDrawAbi = [
         "internalType": "bytes32",
         "name": "",
         "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "POSITION_GAS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -1448,6 +2052,80 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "acceptAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "admin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "adminDelay",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "balances",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "tokenBalance",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "owedCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "owedUnits",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "freeUnits",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "beginAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "callbackGasLimit",
     "outputs": [
       {
@@ -1457,6 +2135,37 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "campaignAllowance",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "limitCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "availableCents",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "cancelAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1472,6 +2181,16 @@ export const PrizeDrawAbi = [
             "internalType": "uint64",
             "name": "number",
             "type": "uint64"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "slot",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint40",
+            "name": "drawAt",
+            "type": "uint40"
           },
           {
             "internalType": "uint8",
@@ -1507,6 +2226,11 @@ export const PrizeDrawAbi = [
             "internalType": "uint32",
             "name": "tableVersion",
             "type": "uint32"
+          },
+          {
+            "internalType": "uint128",
+            "name": "maxFee",
+            "type": "uint128"
           }
         ],
         "internalType": "struct PrizeDraw.Commit",
@@ -1523,50 +2247,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "payable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "entropyValue",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "denominator",
-        "type": "uint256"
-      }
-    ],
-    "name": "computeRoll",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "randomValue",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint256",
-        "name": "roll",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "pure",
     "type": "function"
   },
   {
@@ -1622,6 +2302,35 @@ export const PrizeDrawAbi = [
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
+      }
+    ],
+    "name": "getCampaignTerms",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "guaranteeCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "guaranteePeriod",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "lastDrawAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
       },
       {
         "internalType": "uint64",
@@ -1634,16 +2343,6 @@ export const PrizeDrawAbi = [
       {
         "components": [
           {
-            "internalType": "enum PrizeDraw.Status",
-            "name": "status",
-            "type": "uint8"
-          },
-          {
-            "internalType": "uint8",
-            "name": "kind",
-            "type": "uint8"
-          },
-          {
             "internalType": "bytes32",
             "name": "listCommitment",
             "type": "bytes32"
@@ -1652,6 +2351,31 @@ export const PrizeDrawAbi = [
             "internalType": "bytes32",
             "name": "winnersCommitment",
             "type": "bytes32"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "randomValue",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "tableId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint64",
+            "name": "sequence",
+            "type": "uint64"
+          },
+          {
+            "internalType": "uint64",
+            "name": "totalWeight",
+            "type": "uint64"
+          },
+          {
+            "internalType": "uint32",
+            "name": "tableVersion",
+            "type": "uint32"
           },
           {
             "internalType": "uint32",
@@ -1664,44 +2388,24 @@ export const PrizeDrawAbi = [
             "type": "uint32"
           },
           {
-            "internalType": "uint64",
-            "name": "totalWeight",
-            "type": "uint64"
+            "internalType": "uint8",
+            "name": "kind",
+            "type": "uint8"
           },
           {
-            "internalType": "bytes32",
-            "name": "tableId",
-            "type": "bytes32"
+            "internalType": "enum PrizeDraw.Status",
+            "name": "status",
+            "type": "uint8"
           },
           {
-            "internalType": "uint32",
-            "name": "tableVersion",
-            "type": "uint32"
-          },
-          {
-            "internalType": "uint64",
-            "name": "largePrizeThresholdCents",
-            "type": "uint64"
+            "internalType": "uint16",
+            "name": "callbackPositions",
+            "type": "uint16"
           },
           {
             "internalType": "address",
-            "name": "provider",
+            "name": "payoutWallet",
             "type": "address"
-          },
-          {
-            "internalType": "uint64",
-            "name": "sequence",
-            "type": "uint64"
-          },
-          {
-            "internalType": "bytes32",
-            "name": "randomValue",
-            "type": "bytes32"
-          },
-          {
-            "internalType": "uint40",
-            "name": "revealedAt",
-            "type": "uint40"
           },
           {
             "internalType": "uint32",
@@ -1719,6 +2423,11 @@ export const PrizeDrawAbi = [
             "type": "uint32"
           },
           {
+            "internalType": "uint64",
+            "name": "largePrizeThresholdCents",
+            "type": "uint64"
+          },
+          {
             "internalType": "uint48",
             "name": "payoutCents",
             "type": "uint48"
@@ -1732,11 +2441,55 @@ export const PrizeDrawAbi = [
             "internalType": "uint32",
             "name": "heldCount",
             "type": "uint32"
+          },
+          {
+            "internalType": "uint40",
+            "name": "revealedAt",
+            "type": "uint40"
+          },
+          {
+            "internalType": "uint24",
+            "name": "heldClosed",
+            "type": "uint24"
           }
         ],
-        "internalType": "struct PrizeDraw.DrawingView",
-        "name": "v",
+        "internalType": "struct PrizeDraw.Drawing",
+        "name": "d",
         "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      }
+    ],
+    "name": "getGuarantee",
+    "outputs": [
+      {
+        "internalType": "enum PrizeDraw.GuaranteeStatus",
+        "name": "status",
+        "type": "uint8"
+      },
+      {
+        "internalType": "address",
+        "name": "wallet",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountCents",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -1860,41 +2613,12 @@ export const PrizeDrawAbi = [
         "type": "uint256"
       }
     ],
-    "name": "heldPrize",
+    "name": "heldPrizeState",
     "outputs": [
       {
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "bool",
-        "name": "paid",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "guaranteeId",
-        "type": "bytes32"
-      }
-    ],
-    "name": "isGuaranteePaid",
-    "outputs": [
-      {
-        "internalType": "bool",
+        "internalType": "enum PrizeDraw.HeldState",
         "name": "",
-        "type": "bool"
+        "type": "uint8"
       }
     ],
     "stateMutability": "view",
@@ -1908,19 +2632,76 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "moveDrawingWallet",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
-        "name": "guaranteeId",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      }
+    ],
+    "name": "moveGuaranteeWallet",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
         "type": "bytes32"
       },
       {
         "internalType": "bytes32",
-        "name": "winnerHash",
+        "name": "slot",
+        "type": "bytes32"
+      }
+    ],
+    "name": "numberOfSlot",
+    "outputs": [
+      {
+        "internalType": "uint64",
+        "name": "",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "pause",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
         "type": "bytes32"
       },
       {
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
       }
     ],
     "name": "payGuarantee",
@@ -1952,6 +2733,29 @@ export const PrizeDrawAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "paymentState",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "limitCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "availableCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bool",
+        "name": "paused",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "bytes32",
@@ -1965,6 +2769,55 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "payout",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "pendingAdmin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "pendingAdminAcceptableAt",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "winnerHash",
+        "type": "bytes32"
+      }
+    ],
+    "name": "pickGuarantee",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -2077,6 +2930,34 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint256",
+        "name": "position",
+        "type": "uint256"
+      },
+      {
+        "internalType": "string",
+        "name": "reason",
+        "type": "string"
+      }
+    ],
+    "name": "refuseHeldPrize",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
         "internalType": "address",
         "name": "payoutWallet",
         "type": "address"
@@ -2084,6 +2965,16 @@ export const PrizeDrawAbi = [
       {
         "internalType": "uint256",
         "name": "largePrizeThresholdCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "guaranteeCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "guaranteePeriod",
         "type": "uint256"
       }
     ],
@@ -2137,6 +3028,37 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "setCallbackGasLimit",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "cents",
+        "type": "uint256"
+      }
+    ],
+    "name": "setCampaignLimit",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "cents",
+        "type": "uint256"
+      }
+    ],
+    "name": "setDailyLimit",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -2260,25 +3182,6 @@ export const PrizeDrawAbi = [
     "type": "function"
   },
   {
-    "inputs": [
-      {
-        "internalType": "string",
-        "name": "slug",
-        "type": "string"
-      }
-    ],
-    "name": "toCampaignId",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "id",
-        "type": "bytes32"
-      }
-    ],
-    "stateMutability": "pure",
-    "type": "function"
-  },
-  {
     "inputs": [],
     "name": "token",
     "outputs": [
@@ -2305,22 +3208,10 @@ export const PrizeDrawAbi = [
     "type": "function"
   },
   {
-    "inputs": [
-      {
-        "internalType": "string[]",
-        "name": "winnerIds",
-        "type": "string[]"
-      }
-    ],
-    "name": "winnersFingerprint",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
-      }
-    ],
-    "stateMutability": "pure",
+    "inputs": [],
+    "name": "unpause",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {

@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { campaign, drawing, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
+import { campaign, drawing, guarantee, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
 
 // One handler per PrizeDraw event. Ponder runs them in log order (block, then log index), so within a
 // transaction DrawingCommitted comes before EntropyRequested, and EntropyRevealed before the PrizeAwarded and
@@ -47,11 +47,13 @@ ponder.on("PrizeDraw:PrizeTablePublished", async ({ event, context }) => {
 });
 
 ponder.on("PrizeDraw:CampaignRegistered", async ({ event, context }) => {
-  const { campaignId, payoutWallet, largePrizeThresholdCents } = event.args;
+  const { campaignId, payoutWallet, largePrizeThresholdCents, guaranteeCents, guaranteePeriod } = event.args;
   await context.db.insert(campaign).values({
     id: lower(campaignId),
     payoutWallet: lower(payoutWallet),
     largePrizeThresholdCents,
+    guaranteeCents,
+    guaranteePeriod,
     lastNumber: 0n,
     registeredBlock: event.block.number,
     registeredTx: lower(event.transaction.hash),
@@ -83,6 +85,9 @@ ponder.on("PrizeDraw:DrawingCommitted", async ({ event, context }) => {
     id: drawingId(a.campaignId, a.number),
     campaignId: lower(a.campaignId),
     number: a.number,
+    slot: lower(a.slot),
+    drawAt: BigInt(a.drawAt),
+    payoutWallet: lower(a.payoutWallet),
     kind,
     listCommitment: lower(a.listCommitment),
     winnersCommitment: kind === KIND_WINNERS ? lower(a.listCommitment) : null,
@@ -105,10 +110,10 @@ ponder.on("PrizeDraw:DrawingCommitted", async ({ event, context }) => {
 });
 
 ponder.on("PrizeDraw:EntropyRequested", async ({ event, context }) => {
-  const { campaignId, number, provider, sequence, fee } = event.args;
+  const { campaignId, number, provider, sequence, fee, userRandomNumber } = event.args;
   await context.db
     .update(drawing, { id: drawingId(campaignId, number) })
-    .set({ provider: lower(provider), sequence, fee, status: "requested" });
+    .set({ provider: lower(provider), sequence, fee, userRandomNumber: lower(userRandomNumber), status: "requested" });
 });
 
 ponder.on("PrizeDraw:EntropyRevealed", async ({ event, context }) => {
@@ -149,7 +154,7 @@ ponder.on("PrizeDraw:PrizeAwarded", async ({ event, context }) => {
     tier: int(tier),
     amountCents,
     held,
-    heldPaid: false,
+    heldStatus: held ? "open" : null,
     blockNumber: event.block.number,
     txHash: lower(event.transaction.hash),
   });
@@ -212,7 +217,6 @@ ponder.on("PrizeDraw:DrawingPaid", async ({ event, context }) => {
   const { campaignId, number, wallet, amountCents, tokenAmount } = event.args;
   await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({
     status: "paid",
-    payoutWallet: lower(wallet),
     payoutTokenAmount: tokenAmount,
     paidBlock: event.block.number,
     paidTimestamp: event.block.timestamp,
@@ -225,18 +229,51 @@ ponder.on("PrizeDraw:HeldPrizePaid", async ({ event, context }) => {
   const { campaignId, number, position, wallet, amountCents, tokenAmount } = event.args;
   await context.db
     .update(prize, { id: prizeId(campaignId, number, position) })
-    .set({ heldPaid: true, heldPaidTx: lower(event.transaction.hash) });
+    .set({ heldStatus: "paid", heldClosedTx: lower(event.transaction.hash) });
   await context.db
     .insert(payout)
     .values({ ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount), kind: "held", number, position: int(position) });
 });
 
+ponder.on("PrizeDraw:HeldPrizeRefused", async ({ event, context }) => {
+  const { campaignId, number, position, reason } = event.args;
+  await context.db
+    .update(prize, { id: prizeId(campaignId, number, position) })
+    .set({ heldStatus: "refused", heldReason: reason, heldClosedTx: lower(event.transaction.hash) });
+});
+
+ponder.on("PrizeDraw:DrawingWalletMoved", async ({ event, context }) => {
+  const { campaignId, number, newWallet } = event.args;
+  await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({ payoutWallet: lower(newWallet) });
+});
+
+ponder.on("PrizeDraw:GuaranteePicked", async ({ event, context }) => {
+  const { campaignId, period, winnerHash, wallet, amountCents } = event.args;
+  await context.db.insert(guarantee).values({
+    id: `${lower(campaignId)}:${period}`,
+    campaignId: lower(campaignId),
+    period: int(period),
+    winnerHash: lower(winnerHash),
+    wallet: lower(wallet),
+    amountCents,
+    status: "picked",
+    pickedTx: lower(event.transaction.hash),
+  });
+});
+
+ponder.on("PrizeDraw:GuaranteeWalletMoved", async ({ event, context }) => {
+  const { campaignId, period, newWallet } = event.args;
+  await context.db.update(guarantee, { id: `${lower(campaignId)}:${period}` }).set({ wallet: lower(newWallet) });
+});
+
 ponder.on("PrizeDraw:GuaranteePaid", async ({ event, context }) => {
-  const { campaignId, guaranteeId, winnerHash, wallet, amountCents, tokenAmount } = event.args;
+  const { campaignId, period, wallet, amountCents, tokenAmount } = event.args;
+  await context.db
+    .update(guarantee, { id: `${lower(campaignId)}:${period}` })
+    .set({ status: "paid", paidTx: lower(event.transaction.hash) });
   await context.db.insert(payout).values({
     ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount),
     kind: "guarantee",
-    guaranteeId: lower(guaranteeId),
-    winnerHash: lower(winnerHash),
+    period: int(period),
   });
 });

@@ -3,9 +3,18 @@ import { ethers, network } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash } from "ethers";
 import {
+  ADMIN_DELAY,
+  CALLBACK_GAS_LIMIT,
   DEFAULT_TABLE,
+  DRAW_EPOCH,
+  GUARANTEE,
   KIND_ENTRANTS,
+  LARGE_DAILY_LIMIT,
+  MAX_FEE,
+  STATUS,
+  UNITS_PER_CENT,
   awarded,
+  callbackPositionsOf,
   campaignIdOf,
   commit,
   commitArgs,
@@ -15,12 +24,15 @@ import {
   findEvents,
   randomBytes32,
   reveal,
+  sendCommit,
+  slotOf,
+  userRandomNumberOf,
   winnersFingerprint,
   type Fixture,
 } from "./helpers";
 
-const UNITS_PER_CENT = 10_000n; // 6-decimal test stablecoin
 const LIKELY_TOP = { id: encodeBytes32String("likely-top"), amounts: [5_000n, 100n], weights: [9n, 1n] };
+const DAY = 24 * 3600;
 
 async function withLikelyTopTable(f: Fixture) {
   await f.draw.connect(f.operator).publishPrizeTable(LIKELY_TOP.id, 1, LIKELY_TOP.amounts, LIKELY_TOP.weights);
@@ -28,30 +40,42 @@ async function withLikelyTopTable(f: Fixture) {
 
 describe("PrizeDraw", () => {
   describe("deployment", () => {
-    it("derives token units per cent from the token's decimals and grants the roles", async () => {
+    it("derives token units per cent from the token's decimals and grants the three roles", async () => {
       const f = await loadFixture(deployFixture);
       expect(await f.draw.tokenUnitsPerCent()).to.equal(UNITS_PER_CENT);
       expect(await f.draw.hasRole(await f.draw.OPERATOR_ROLE(), f.operator.address)).to.equal(true);
+      expect(await f.draw.hasRole(await f.draw.GUARDIAN_ROLE(), f.guardian.address)).to.equal(true);
       expect(await f.draw.hasRole(await f.draw.DEFAULT_ADMIN_ROLE(), f.admin.address)).to.equal(true);
+      expect(await f.draw.admin()).to.equal(f.admin.address);
+      expect(await f.draw.adminDelay()).to.equal(BigInt(ADMIN_DELAY));
       expect(await f.draw.hasRole(await f.draw.OPERATOR_ROLE(), f.stranger.address)).to.equal(false);
+      expect(await f.draw.callbackGasLimit()).to.equal(BigInt(CALLBACK_GAS_LIMIT));
+      expect(await f.draw.paymentState()).to.deep.equal([LARGE_DAILY_LIMIT, LARGE_DAILY_LIMIT / 2n, false]);
     });
 
-    it("refuses zero addresses and an out-of-range callback gas limit", async () => {
+    it("refuses zero addresses, an out-of-range callback gas limit and a bad daily limit", async () => {
       const f = await loadFixture(deployFixture);
       const factory = await ethers.getContractFactory("PrizeDraw");
       const entropy = await f.mock.getAddress();
       const token = await f.token.getAddress();
-      await expect(factory.deploy(ZeroAddress, token, f.admin, f.operator, 500_000)).to.be.revertedWithCustomError(
-        f.draw,
-        "ZeroAddress",
-      );
-      await expect(factory.deploy(entropy, token, f.admin, ZeroAddress, 500_000)).to.be.revertedWithCustomError(
-        f.draw,
-        "ZeroAddress",
-      );
-      await expect(factory.deploy(entropy, token, f.admin, f.operator, 99_999))
-        .to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit")
-        .withArgs(99_999);
+      const deploy = (o: Partial<{ entropy: string; token: string; admin: string; operator: string; guardian: string; gas: number; limit: bigint }>) =>
+        factory.deploy(
+          o.entropy ?? entropy,
+          o.token ?? token,
+          o.admin ?? f.admin.address,
+          o.operator ?? f.operator.address,
+          o.guardian ?? f.guardian.address,
+          ADMIN_DELAY,
+          o.gas ?? 500_000,
+          o.limit ?? LARGE_DAILY_LIMIT,
+        );
+      for (const bad of [{ entropy: ZeroAddress }, { token: ZeroAddress }, { admin: ZeroAddress }, { operator: ZeroAddress }, { guardian: ZeroAddress }]) {
+        await expect(deploy(bad), JSON.stringify(bad)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
+      }
+      await expect(deploy({ gas: 99_999 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(99_999);
+      await expect(deploy({ gas: 15_000_001 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(15_000_001);
+      await expect(deploy({ limit: 1n })).to.be.revertedWithCustomError(f.draw, "InvalidLimit").withArgs(1n);
+      await expect(deploy({ limit: 2n ** 64n })).to.be.revertedWithCustomError(f.draw, "InvalidLimit").withArgs(2n ** 64n);
     });
   });
 
@@ -109,16 +133,27 @@ describe("PrizeDraw", () => {
       const [, amounts] = await f.draw.getPrizeTable(DEFAULT_TABLE.id, 1);
       expect(amounts).to.deep.equal(DEFAULT_TABLE.amounts);
     });
+
+    it("reads the tier of a roll (before the top-prize-once rule)", async () => {
+      const f = await loadFixture(deployFixture);
+      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 0)).to.deep.equal([0n, 10_000_000n]);
+      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 54_410)).to.deep.equal([4n, 1_000n]);
+      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 54_411)).to.deep.equal([5n, 500n]);
+      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 99_999)).to.deep.equal([5n, 500n]);
+      await expect(f.draw.tierOf(DEFAULT_TABLE.id, 2, 0))
+        .to.be.revertedWithCustomError(f.draw, "PrizeTableNotFound")
+        .withArgs(DEFAULT_TABLE.id, 2);
+    });
   });
 
   describe("campaign registry", () => {
     it("registers once, changes the payout wallet but never removes it", async () => {
       const f = await loadFixture(deployFixture);
       const id = campaignIdOf("draft-one");
-      await expect(f.draw.connect(f.operator).registerCampaign(id, ZeroAddress, 50_000))
+      await expect(f.draw.connect(f.operator).registerCampaign(id, ZeroAddress, 50_000, 0, 0))
         .to.emit(f.draw, "CampaignRegistered")
-        .withArgs(id, ZeroAddress, 50_000);
-      await expect(f.draw.connect(f.operator).registerCampaign(id, f.wallet.address, 50_000))
+        .withArgs(id, ZeroAddress, 50_000, 0, 0);
+      await expect(f.draw.connect(f.operator).registerCampaign(id, f.wallet.address, 50_000, 0, 0))
         .to.be.revertedWithCustomError(f.draw, "CampaignAlreadyRegistered")
         .withArgs(id);
       await expect(f.draw.connect(f.operator).setPayoutWallet(id, f.wallet.address))
@@ -128,44 +163,82 @@ describe("PrizeDraw", () => {
         .to.be.revertedWithCustomError(f.draw, "PayoutWalletRequired")
         .withArgs(id);
       await f.draw.connect(f.operator).setPayoutWallet(id, f.other.address);
-      const [registered, wallet] = await f.draw.getCampaign(id);
-      expect(registered).to.equal(true);
-      expect(wallet).to.equal(f.other.address);
+      const [registered, wallet, lastNumber, threshold] = await f.draw.getCampaign(id);
+      expect([registered, wallet, lastNumber, threshold]).to.deep.equal([true, f.other.address, 0n, 50_000n]);
     });
 
     it("validates ids and thresholds", async () => {
       const f = await loadFixture(deployFixture);
-      await expect(f.draw.connect(f.operator).registerCampaign(ZeroHash, f.wallet.address, 1)).to.be.revertedWithCustomError(
+      await expect(f.draw.connect(f.operator).registerCampaign(ZeroHash, f.wallet.address, 1, 0, 0)).to.be.revertedWithCustomError(
         f.draw,
         "InvalidCampaignId",
       );
-      await expect(f.draw.connect(f.operator).registerCampaign(campaignIdOf("x"), f.wallet.address, 0))
+      await expect(f.draw.connect(f.operator).registerCampaign(campaignIdOf("x"), f.wallet.address, 0, 0, 0))
         .to.be.revertedWithCustomError(f.draw, "InvalidLargePrizeThreshold")
         .withArgs(0);
+      await expect(f.draw.connect(f.operator).registerCampaign(campaignIdOf("x"), f.wallet.address, 2n ** 64n, 0, 0))
+        .to.be.revertedWithCustomError(f.draw, "InvalidLargePrizeThreshold")
+        .withArgs(2n ** 64n);
       await expect(f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 1_000))
         .to.emit(f.draw, "LargePrizeThresholdChanged")
         .withArgs(f.campaignId, 50_000, 1_000);
       await expect(f.draw.connect(f.operator).setPayoutWallet(campaignIdOf("nobody"), f.wallet.address))
         .to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered")
         .withArgs(campaignIdOf("nobody"));
+      await expect(f.draw.connect(f.operator).setLargePrizeThreshold(campaignIdOf("nobody"), 1))
+        .to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered")
+        .withArgs(campaignIdOf("nobody"));
+    });
+
+    it("registers guarantee terms and validates them", async () => {
+      const f = await loadFixture(deployFixture);
+      const reg = (slug: string, cents: bigint, period: number) =>
+        f.draw.connect(f.operator).registerCampaign(campaignIdOf(slug), f.wallet.address, 50_000, cents, period);
+      await expect(reg("weekly", 2_500n, 7 * DAY))
+        .to.emit(f.draw, "CampaignRegistered")
+        .withArgs(campaignIdOf("weekly"), f.wallet.address, 50_000, 2_500, 7 * DAY);
+      expect(await f.draw.getCampaignTerms(campaignIdOf("weekly"))).to.deep.equal([2_500n, BigInt(7 * DAY), 0n]);
+      // Without a guarantee, the period is ignored.
+      await expect(reg("none", 0n, 5)).to.emit(f.draw, "CampaignRegistered").withArgs(campaignIdOf("none"), f.wallet.address, 50_000, 0, 0);
+      for (const [cents, period] of [
+        [100_000_001n, DAY],
+        [1n, DAY - 1],
+        [1n, 366 * DAY + 1],
+      ] as [bigint, number][]) {
+        await expect(reg("bad", cents, period))
+          .to.be.revertedWithCustomError(f.draw, "InvalidGuaranteeTerms")
+          .withArgs(cents, period);
+      }
+      await reg("max", 100_000_000n, 366 * DAY);
+      await reg("min", 1n, DAY);
     });
   });
 
   describe("commit and request", () => {
-    it("records the commitment and requests randomness in one transaction", async () => {
+    it("records the commitment under its slot and draw time and requests randomness in one transaction", async () => {
       const f = await loadFixture(deployFixture);
       const args = commitArgs(f.campaignId, 1);
-      const tx = f.draw.connect(f.operator).commitAndRequest(args);
+      const user = userRandomNumberOf(f.campaignId, 1, args.slot as string, args.listCommitment as string);
+      const tx = sendCommit(f, args);
       await expect(tx)
         .to.emit(f.draw, "DrawingCommitted")
-        .withArgs(f.campaignId, 1, 0, args.listCommitment, 3, 0, 0, DEFAULT_TABLE.id, 1, 50_000);
-      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.provider.address, 1, 0);
-      await expect(tx).to.emit(f.mock, "Requested");
+        .withArgs(f.campaignId, 1, slotOf("drw_1"), DRAW_EPOCH + 3600, 0, args.listCommitment, 3, 0, 0, DEFAULT_TABLE.id, 1, 50_000, f.wallet.address);
+      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.provider.address, 1, 0, user);
+      await expect(tx).to.emit(f.mock, "Requested").withArgs(f.provider.address, await f.draw.getAddress(), 1, user, CALLBACK_GAS_LIMIT, "0x");
+      // The whole msg.value comes back when the fee is 0.
+      await expect(tx).to.changeEtherBalances([f.operator, f.draw], [0n, 0n]);
       const d = await f.draw.getDrawing(f.campaignId, 1);
-      expect(d.status).to.equal(1n); // Requested
+      expect(d.status).to.equal(STATUS.Requested);
       expect(d.sequence).to.equal(1n);
       expect(d.winnersCommitment).to.equal(args.listCommitment);
+      expect(d.randomValue).to.equal(ZeroHash);
       expect(d.prizeCount).to.equal(3n);
+      expect(d.payoutWallet).to.equal(f.wallet.address);
+      expect(d.callbackPositions).to.equal(BigInt(callbackPositionsOf(CALLBACK_GAS_LIMIT)));
+      expect(d.callbackPositions).to.equal(242n);
+      expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_1"))).to.equal(1n);
+      expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_2"))).to.equal(0n);
+      expect((await f.draw.getCampaignTerms(f.campaignId)).lastDrawAt).to.equal(BigInt(DRAW_EPOCH + 3600));
       const request = await f.mock.getRequestV2(f.provider.address, 1);
       expect(request.requester).to.equal(await f.draw.getAddress());
       expect(request.gasLimit10k).to.equal(200n); // CALLBACK_GAS_LIMIT / 10k
@@ -173,37 +246,58 @@ describe("PrizeDraw", () => {
 
     it("numbers drawings 1, 2, 3 without gaps and refuses a replayed or skipped number", async () => {
       const f = await loadFixture(deployFixture);
-      await expect(f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 2)))
+      await expect(sendCommit(f, commitArgs(f.campaignId, 2)))
         .to.be.revertedWithCustomError(f.draw, "NumberOutOfSequence")
         .withArgs(f.campaignId, 1, 2);
       await commit(f, commitArgs(f.campaignId, 1));
-      await expect(f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 1)))
+      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { slot: slotOf("drw_other") })))
         .to.be.revertedWithCustomError(f.draw, "NumberOutOfSequence")
         .withArgs(f.campaignId, 2, 1);
       await commit(f, commitArgs(f.campaignId, 2));
       await commit(f, commitArgs(f.campaignId, 3));
       const [, , lastNumber] = await f.draw.getCampaign(f.campaignId);
       expect(lastNumber).to.equal(3n);
-      // Numbers are per campaign.
+      // Numbers, slots and draw times are per campaign.
       const second = campaignIdOf("second");
-      await f.draw.connect(f.operator).registerCampaign(second, f.wallet.address, 50_000);
+      await f.draw.connect(f.operator).registerCampaign(second, f.wallet.address, 50_000, 0, 0);
       await commit(f, commitArgs(second, 1));
     });
 
-    it("refuses an unregistered campaign, a missing table, zero winners, an empty commitment and bad kinds or counts", async () => {
+    it("refuses a zero slot, a used slot and a draw time not later than the last commit's", async () => {
       const f = await loadFixture(deployFixture);
-      const c = (o: Parameters<typeof commitArgs>[2]) => f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 1, o));
-      await expect(f.draw.connect(f.operator).commitAndRequest(commitArgs(campaignIdOf("ghost"), 1)))
+      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { slot: ZeroHash }))).to.be.revertedWithCustomError(f.draw, "InvalidSlot");
+      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { drawAt: 0 })))
+        .to.be.revertedWithCustomError(f.draw, "DrawTimeNotLater")
+        .withArgs(f.campaignId, 0, 0);
+      await commit(f, commitArgs(f.campaignId, 1));
+      await expect(sendCommit(f, commitArgs(f.campaignId, 2, { slot: slotOf("drw_1") })))
+        .to.be.revertedWithCustomError(f.draw, "SlotAlreadyUsed")
+        .withArgs(f.campaignId, slotOf("drw_1"), 1);
+      await expect(sendCommit(f, commitArgs(f.campaignId, 2, { drawAt: DRAW_EPOCH + 3600 })))
+        .to.be.revertedWithCustomError(f.draw, "DrawTimeNotLater")
+        .withArgs(f.campaignId, DRAW_EPOCH + 3600, DRAW_EPOCH + 3600);
+      await commit(f, commitArgs(f.campaignId, 2, { drawAt: DRAW_EPOCH + 3601 }));
+    });
+
+    it("refuses an unregistered campaign, a campaign without a wallet, a missing table, zero winners, an empty commitment and bad kinds or counts", async () => {
+      const f = await loadFixture(deployFixture);
+      const c = (o: Parameters<typeof commitArgs>[2]) => sendCommit(f, commitArgs(f.campaignId, 1, o));
+      await expect(sendCommit(f, commitArgs(campaignIdOf("ghost"), 1)))
         .to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered")
         .withArgs(campaignIdOf("ghost"));
+      const draft = campaignIdOf("no-wallet");
+      await f.draw.connect(f.operator).registerCampaign(draft, ZeroAddress, 50_000, 0, 0);
+      await expect(sendCommit(f, commitArgs(draft, 1)))
+        .to.be.revertedWithCustomError(f.draw, "PayoutWalletRequired")
+        .withArgs(draft);
       await expect(c({ tableVersion: 2 }))
         .to.be.revertedWithCustomError(f.draw, "PrizeTableNotFound")
         .withArgs(DEFAULT_TABLE.id, 2);
       await expect(c({ winnersExpected: 0 })).to.be.revertedWithCustomError(f.draw, "NoWinners");
-      await expect(c({ winnersExpected: 100_001 })).to.be.revertedWithCustomError(f.draw, "TooManyWinners");
+      await expect(c({ winnersExpected: 100_001 })).to.be.revertedWithCustomError(f.draw, "TooManyWinners").withArgs(100_001);
       await expect(c({ listCommitment: ZeroHash })).to.be.revertedWithCustomError(f.draw, "EmptyCommitment");
       await expect(c({ kind: 2 })).to.be.revertedWithCustomError(f.draw, "InvalidKind").withArgs(2);
-      await expect(c({ entrantCount: 1 })).to.be.revertedWithCustomError(f.draw, "InvalidEntrantCounts");
+      await expect(c({ entrantCount: 1 })).to.be.revertedWithCustomError(f.draw, "InvalidEntrantCounts").withArgs(1, 0);
       await expect(c({ kind: KIND_ENTRANTS, entrantCount: 0 })).to.be.revertedWithCustomError(f.draw, "InvalidEntrantCounts");
       await expect(c({ kind: KIND_ENTRANTS, entrantCount: 3, totalWeight: 2n })).to.be.revertedWithCustomError(
         f.draw,
@@ -217,9 +311,10 @@ describe("PrizeDraw", () => {
         f.draw,
         "InvalidEntrantCounts",
       );
-      // Nothing was half-written: number 1 is still the next one and no drawing exists.
+      // Nothing was half-written: number 1 is still the next one, no drawing exists, the slot is unused.
       const [, , lastNumber] = await f.draw.getCampaign(f.campaignId);
       expect(lastNumber).to.equal(0n);
+      expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_1"))).to.equal(0n);
       await expect(f.draw.getDrawing(f.campaignId, 1)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
     });
   });
@@ -230,7 +325,7 @@ describe("PrizeDraw", () => {
       const slugs = ["summer-daily", "a", "exactly-thirty-two-bytes-long-id"];
       for (const slug of slugs) {
         const id = campaignIdOf(slug);
-        if (slug !== "summer-daily") await f.draw.connect(f.operator).registerCampaign(id, f.wallet.address, 50_000);
+        if (slug !== "summer-daily") await f.draw.connect(f.operator).registerCampaign(id, f.wallet.address, 50_000, 0, 0);
         for (const num of [1n, 2n]) {
           const entropy = randomBytes32();
           const sequence = await commit(f, commitArgs(id, num, { winnersExpected: 12 }));
@@ -240,20 +335,25 @@ describe("PrizeDraw", () => {
           const revealed = findEvents(f, receipt, "EntropyRevealed")[0];
           expect(revealed.args.randomValue).to.equal(entropy);
           expect(revealed.args.sequence).to.equal(sequence);
+          const settledEvent = findEvents(f, receipt, "DrawingSettled")[0];
+          const payoutCents = expected.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n);
+          expect(settledEvent.args.payoutCents).to.equal(payoutCents);
           const d = await f.draw.getDrawing(id, num);
-          expect(d.status).to.equal(3n); // Settled
+          expect(d.status).to.equal(STATUS.Settled);
           expect(d.randomValue).to.equal(entropy);
           expect(d.settledCount).to.equal(12n);
-          expect(d.payoutCents).to.equal(expected.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n));
+          expect(d.payoutCents).to.equal(payoutCents);
+          expect(d.revealedAt).to.equal(BigInt((await ethers.provider.getBlock(receipt.blockNumber))!.timestamp));
           for (const p of [0n, 5n, 11n]) {
-            const onchain = await f.draw.computeRoll(entropy, id, num, p, 100_000);
             const independent = expectedRoll(entropy, id, num, p, 100_000n);
-            expect(onchain.randomValue).to.equal(independent.randomValue);
-            expect(onchain.roll).to.equal(independent.roll);
             const prize = await f.draw.prizeAt(id, num, p);
+            expect(prize.randomValue).to.equal(independent.randomValue);
+            expect(prize.roll).to.equal(independent.roll);
             expect(prize.amountCents).to.equal(expected[Number(p)].amountCents);
             expect(prize.tier).to.equal(expected[Number(p)].tier);
+            expect(prize.held).to.equal(expected[Number(p)].held);
           }
+          await expect(f.draw.prizeAt(id, num, 12)).to.be.revertedWithCustomError(f.draw, "PositionNotSettled").withArgs(id, num, 12);
         }
       }
     });
@@ -275,6 +375,7 @@ describe("PrizeDraw", () => {
       const top = prizes.find((p) => p.tier === 0n)!;
       expect((await f.draw.prizeAt(f.campaignId, 1, top.position)).tier).to.equal(0n);
       expect((await f.draw.prizeAt(f.campaignId, 1, rolledTop[1].position)).tier).to.equal(1n);
+      expect((await f.draw.getDrawing(f.campaignId, 1)).topPosition).to.equal(top.position + 1n);
     });
 
     it("refuses a callback from anyone but the entropy contract", async () => {
@@ -283,7 +384,7 @@ describe("PrizeDraw", () => {
       await expect(f.draw.connect(f.stranger)._entropyCallback(sequence, f.provider.address, randomBytes32())).to.be.revertedWith(
         "Only Entropy can call this function",
       );
-      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(1n);
+      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Requested);
     });
 
     it("ignores, without reverting, a repeated callback and one for an unknown request", async () => {
@@ -302,31 +403,39 @@ describe("PrizeDraw", () => {
       await expect(f.draw.connect(asEntropy)._entropyCallback(999, f.provider.address, other))
         .to.emit(f.draw, "EntropyCallbackIgnored")
         .withArgs(f.provider.address, 999, other);
+      // The right sequence number from another provider is unknown too.
+      await expect(f.draw.connect(asEntropy)._entropyCallback(sequence, f.stranger.address, other))
+        .to.emit(f.draw, "EntropyCallbackIgnored")
+        .withArgs(f.stranger.address, sequence, other);
       await network.provider.request({ method: "hardhat_stopImpersonatingAccount", params: [mockAddress] });
       expect((await f.draw.getDrawing(f.campaignId, 1)).randomValue).to.equal(entropy);
     });
 
-    it("never reverts when settlement exceeds the callback budget, and settle() finishes the rest", async () => {
+    it("the callback settles exactly the positions its commit paid for, and settle() finishes the rest", async () => {
       const f = await loadFixture(deployFixture);
       await f.draw.connect(f.admin).setCallbackGasLimit(150_000);
+      const perCallback = callbackPositionsOf(150_000); // 11
       const winners = 60;
       const entropy = randomBytes32();
       const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: winners }));
+      expect((await f.draw.getDrawing(f.campaignId, 1)).callbackPositions).to.equal(BigInt(perCallback));
       const first = await reveal(f, sequence, entropy);
       const firstBatch = awarded(f, first);
-      expect(firstBatch.length).to.be.greaterThan(0);
-      expect(firstBatch.length).to.be.lessThan(winners);
+      expect(firstBatch.length).to.equal(perCallback);
+      expect(findEvents(f, first, "DrawingSettled")).to.have.length(0);
       let d = await f.draw.getDrawing(f.campaignId, 1);
-      expect(d.status).to.equal(2n); // Revealed, not settled
-      expect(d.settledCount).to.equal(BigInt(firstBatch.length));
+      expect(d.status).to.equal(STATUS.Revealed);
+      expect(d.settledCount).to.equal(BigInt(perCallback));
       await expect(f.draw.connect(f.operator).payout(f.campaignId, 1)).to.be.revertedWithCustomError(f.draw, "NotSettled");
+      await expect(f.draw.connect(f.stranger).settle(f.campaignId, 1, 0))
+        .to.be.revertedWithCustomError(f.draw, "NothingToSettle")
+        .withArgs(f.campaignId, 1);
 
-      // Anyone can continue, in batches of their choosing.
+      // Anyone can continue, in batches of their choosing; a batch settles exactly min(asked, remaining).
       const second = (await (await f.draw.connect(f.stranger).settle(f.campaignId, 1, 7)).wait())!;
       const secondBatch = awarded(f, second);
-      expect(secondBatch.map((p) => p.position)).to.deep.equal(
-        Array.from({ length: 7 }, (_, i) => BigInt(firstBatch.length + i)),
-      );
+      expect(secondBatch.map((p) => p.position)).to.deep.equal(Array.from({ length: 7 }, (_, i) => BigInt(perCallback + i)));
+      expect(await f.draw.connect(f.stranger).settle.staticCall(f.campaignId, 1, 10_000)).to.equal(BigInt(winners - perCallback - 7));
       const rest = (await (await f.draw.connect(f.stranger).settle(f.campaignId, 1, 10_000)).wait())!;
       const all = [...firstBatch, ...secondBatch, ...awarded(f, rest)];
       expect(all).to.deep.equal(
@@ -334,8 +443,23 @@ describe("PrizeDraw", () => {
       );
       expect(findEvents(f, rest, "DrawingSettled")).to.have.length(1);
       d = await f.draw.getDrawing(f.campaignId, 1);
-      expect(d.status).to.equal(3n);
+      expect(d.status).to.equal(STATUS.Settled);
       await expect(f.draw.settle(f.campaignId, 1, 1)).to.be.revertedWithCustomError(f.draw, "NothingToSettle");
+    });
+
+    it("keeps the callback positions of the gas limit in force at the commit", async () => {
+      const f = await loadFixture(deployFixture);
+      const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 20 }));
+      await expect(f.draw.connect(f.admin).setCallbackGasLimit(100_000))
+        .to.emit(f.draw, "CallbackGasLimitChanged")
+        .withArgs(CALLBACK_GAS_LIMIT, 100_000);
+      const receipt = await reveal(f, sequence, randomBytes32());
+      expect(awarded(f, receipt)).to.have.length(20);
+      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Settled);
+      // The next commit settles (100,000 - 60,000) / 8,000 = 5 in its callback.
+      const next = await commit(f, commitArgs(f.campaignId, 2, { winnersExpected: 20 }));
+      expect(awarded(f, await reveal(f, next, randomBytes32()))).to.have.length(5);
+      await expect(f.draw.connect(f.admin).setCallbackGasLimit(15_000_001)).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit");
     });
 
     it("refuses settle before the reveal and for an unknown drawing", async () => {
@@ -345,6 +469,16 @@ describe("PrizeDraw", () => {
       await expect(f.draw.settle(f.campaignId, 1, 10))
         .to.be.revertedWithCustomError(f.draw, "NotRevealed")
         .withArgs(f.campaignId, 1);
+    });
+
+    it("makes settled prizes owed", async () => {
+      const f = await loadFixture(deployFixture);
+      const prizes = awarded(f, await reveal(f, await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 25 })), randomBytes32()));
+      const total = prizes.reduce((a, p) => a + p.amountCents, 0n);
+      const [balance, owedCents, owedUnits, freeUnits] = await f.draw.balances();
+      expect(owedCents).to.equal(total);
+      expect(owedUnits).to.equal(total * UNITS_PER_CENT);
+      expect(freeUnits).to.equal(balance - owedUnits);
     });
   });
 
@@ -369,13 +503,15 @@ describe("PrizeDraw", () => {
       const { prizes } = await settledDraw(f, 40);
       const cents = prizes.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n);
       expect(cents).to.be.greaterThan(0n);
+      const [, owedBefore] = await f.draw.balances();
       const tx = f.draw.connect(f.operator).payout(f.campaignId, 1);
       await expect(tx).to.emit(f.draw, "DrawingPaid").withArgs(f.campaignId, 1, f.wallet.address, cents, cents * UNITS_PER_CENT);
       await expect(tx).to.changeTokenBalances(f.token, [f.draw, f.wallet], [-cents * UNITS_PER_CENT, cents * UNITS_PER_CENT]);
       const receipt = (await (await tx).wait())!;
       const transfers = receipt.logs.filter((l) => f.token.interface.parseLog(l)?.name === "Transfer");
       expect(transfers).to.have.length(1);
-      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(4n); // Paid
+      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Paid);
+      expect((await f.draw.balances()).owedCents).to.equal(owedBefore - cents);
       await expect(f.draw.connect(f.operator).payout(f.campaignId, 1))
         .to.be.revertedWithCustomError(f.draw, "AlreadyPaid")
         .withArgs(f.campaignId, 1);
@@ -390,8 +526,13 @@ describe("PrizeDraw", () => {
       expect(held).to.have.length(1);
       expect(held[0].amountCents).to.equal(5_000n);
       const d = await f.draw.getDrawing(f.campaignId, 1);
-      expect([d.heldCount, d.heldCents, d.payoutCents]).to.deep.equal([1n, 5_000n, 900n]);
+      expect([d.heldCount, d.heldCents, d.payoutCents, d.largePrizeThresholdCents]).to.deep.equal([1n, 5_000n, 900n, 5_000n]);
 
+      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position)).to.changeTokenBalance(
+        f.token,
+        f.wallet,
+        5_000n * UNITS_PER_CENT,
+      );
       await expect(f.draw.connect(f.operator).payout(f.campaignId, 1)).to.changeTokenBalance(f.token, f.wallet, 900n * UNITS_PER_CENT);
       const notHeld = prizes.find((p) => !p.held)!.position;
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, notHeld))
@@ -400,24 +541,20 @@ describe("PrizeDraw", () => {
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 10))
         .to.be.revertedWithCustomError(f.draw, "PositionNotSettled")
         .withArgs(f.campaignId, 1, 10);
-      const pay = f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position);
-      await expect(pay)
-        .to.emit(f.draw, "HeldPrizePaid")
-        .withArgs(f.campaignId, 1, held[0].position, f.wallet.address, 5_000n, 5_000n * UNITS_PER_CENT);
-      await expect(pay).to.changeTokenBalance(f.token, f.wallet, 5_000n * UNITS_PER_CENT);
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position))
-        .to.be.revertedWithCustomError(f.draw, "HeldPrizeAlreadyPaid")
+        .to.be.revertedWithCustomError(f.draw, "HeldPrizeClosed")
         .withArgs(f.campaignId, 1, held[0].position);
-      expect(await f.draw.heldPrize(f.campaignId, 1, held[0].position)).to.deep.equal([5_000n, true]);
+      expect(await f.draw.heldPrizeState(f.campaignId, 1, held[0].position)).to.equal(1n); // Paid
+      expect((await f.draw.balances()).owedCents).to.equal(0n);
     });
 
-    it("refuses to pay a campaign that has no payout wallet", async () => {
+    it("a threshold change applies to later commits only", async () => {
       const f = await loadFixture(deployFixture);
-      const id = campaignIdOf("no-wallet");
-      await f.draw.connect(f.operator).registerCampaign(id, ZeroAddress, 50_000);
-      const sequence = await commit(f, commitArgs(id, 1));
-      await reveal(f, sequence, randomBytes32());
-      await expect(f.draw.connect(f.operator).payout(id, 1)).to.be.revertedWithCustomError(f.draw, "PayoutWalletRequired");
+      await withLikelyTopTable(f);
+      const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 10, tableId: LIKELY_TOP.id }));
+      await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 100);
+      const prizes = awarded(f, await reveal(f, sequence, keccak256(toUtf8Bytes("threshold-at-commit"))));
+      expect(prizes.every((p) => !p.held)).to.equal(true); // 50,000 was in force at the commit
     });
   });
 
@@ -433,9 +570,9 @@ describe("PrizeDraw", () => {
         entrantCount: 3,
         totalWeight: 7n,
       });
-      await expect(f.draw.connect(f.operator).commitAndRequest(args))
+      await expect(sendCommit(f, args))
         .to.emit(f.draw, "DrawingCommitted")
-        .withArgs(f.campaignId, 1, KIND_ENTRANTS, entrantsCommitment, 5, 3, 7, DEFAULT_TABLE.id, 1, 50_000);
+        .withArgs(f.campaignId, 1, args.slot, args.drawAt, KIND_ENTRANTS, entrantsCommitment, 5, 3, 7, DEFAULT_TABLE.id, 1, 50_000, f.wallet.address);
       const winners = winnersFingerprint(["e-2", "e-0", "e-1"]);
       await expect(f.draw.connect(f.operator).recordWinners(f.campaignId, 1, winners))
         .to.be.revertedWithCustomError(f.draw, "NotRevealed")
@@ -443,7 +580,7 @@ describe("PrizeDraw", () => {
       const entropy = randomBytes32();
       const prizes = awarded(f, await reveal(f, 1n, entropy));
       expect(prizes).to.deep.equal(expectedPrizes(entropy, f.campaignId, 1n, 3, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n));
-      await expect(f.draw.connect(f.operator).payout(f.campaignId, 1))
+      await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1))
         .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
         .withArgs(f.campaignId, 1);
       await expect(f.draw.connect(f.operator).recordWinners(f.campaignId, 1, ZeroHash)).to.be.revertedWithCustomError(
@@ -463,7 +600,23 @@ describe("PrizeDraw", () => {
         3n,
         7n,
       ]);
-      await expect(f.draw.connect(f.operator).payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid");
+      await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid");
+    });
+
+    it("needs the winners recorded before a held prize is paid or refused", async () => {
+      const f = await loadFixture(deployFixture);
+      await withLikelyTopTable(f);
+      await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 100); // every prize held
+      const args = commitArgs(f.campaignId, 1, { kind: KIND_ENTRANTS, listCommitment: entrantsCommitment, winnersExpected: 2, entrantCount: 2, totalWeight: 2n, tableId: LIKELY_TOP.id });
+      await reveal(f, await commit(f, args), randomBytes32());
+      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 0))
+        .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
+        .withArgs(f.campaignId, 1);
+      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "checks failed"))
+        .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
+        .withArgs(f.campaignId, 1);
+      await f.draw.connect(f.operator).recordWinners(f.campaignId, 1, winnersFingerprint(["e-1", "e-0"]));
+      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 0)).to.emit(f.draw, "HeldPrizePaid");
     });
 
     it("refuses recordWinners on a winner draw", async () => {
@@ -477,37 +630,88 @@ describe("PrizeDraw", () => {
   });
 
   describe("guarantee payouts", () => {
-    it("pays a guarantee as its own transfer, once per guarantee id", async () => {
+    const GUARANTEED = campaignIdOf("guaranteed");
+    const winnerHash = keccak256(toUtf8Bytes("w-1"));
+
+    /** A campaign with a 2,500-cent daily guarantee and `drawings` committed drawings. */
+    async function guaranteed(f: Fixture, drawings: number) {
+      await f.draw.connect(f.operator).registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
+      for (let n = 1; n <= drawings; n++) await commit(f, commitArgs(GUARANTEED, n));
+    }
+
+    it("picks exactly the registered amount once per period that holds a committed drawing, and pays it once, to the wallet of the pick", async () => {
       const f = await loadFixture(deployFixture);
-      const guaranteeId = keccak256(toUtf8Bytes("gtd_1"));
-      const winnerHash = keccak256(toUtf8Bytes("w-1"));
-      const pay = f.draw.connect(f.operator).payGuarantee(f.campaignId, guaranteeId, winnerHash, 2_500);
-      await expect(pay)
-        .to.emit(f.draw, "GuaranteePaid")
-        .withArgs(f.campaignId, guaranteeId, winnerHash, f.wallet.address, 2_500, 2_500n * UNITS_PER_CENT);
-      await expect(pay).to.changeTokenBalance(f.token, f.wallet, 2_500n * UNITS_PER_CENT);
-      expect(await f.draw.isGuaranteePaid(f.campaignId, guaranteeId)).to.equal(true);
-      await expect(f.draw.connect(f.operator).payGuarantee(f.campaignId, guaranteeId, winnerHash, 2_500))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPaid")
-        .withArgs(f.campaignId, guaranteeId);
+      await guaranteed(f, 0);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
+        .withArgs(GUARANTEED, 0, 0);
+      await commit(f, commitArgs(GUARANTEED, 1));
+      const pick = f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
+      await expect(pick).to.emit(f.draw, "GuaranteePicked").withArgs(GUARANTEED, 0, winnerHash, f.wallet.address, 2_500);
+      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
+      expect((await f.draw.balances()).owedCents).to.equal(2_500n);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPicked")
+        .withArgs(GUARANTEED, 0);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
+        .withArgs(GUARANTEED, 1, 1);
+
+      // A wallet change after the pick does not redirect it; paying is permissionless.
+      await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
+      const pay = f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0);
+      await expect(pay).to.emit(f.draw, "GuaranteePaid").withArgs(GUARANTEED, 0, f.wallet.address, 2_500, 2_500n * UNITS_PER_CENT);
+      await expect(pay).to.changeTokenBalances(f.token, [f.wallet, f.other, f.stranger], [2_500n * UNITS_PER_CENT, 0n, 0n]);
+      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Paid, f.wallet.address, 2_500n]);
+      expect((await f.draw.balances()).owedCents).to.equal(0n);
+      await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPaid").withArgs(GUARANTEED, 0);
+      await expect(f.draw.payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked").withArgs(GUARANTEED, 1);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.be.revertedWithCustomError(
+        f.draw,
+        "GuaranteeAlreadyPicked",
+      );
+      // The next period needs the next drawing; the pick goes to the wallet of that moment.
+      await commit(f, commitArgs(GUARANTEED, 2));
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
+        .to.emit(f.draw, "GuaranteePicked")
+        .withArgs(GUARANTEED, 1, winnerHash, f.other.address, 2_500);
     });
 
-    it("refuses invalid guarantees and campaigns without a wallet", async () => {
+    it("refuses campaigns without a guarantee, unknown campaigns and a zero winner hash", async () => {
       const f = await loadFixture(deployFixture);
-      const g = randomBytes32();
-      const w = randomBytes32();
-      const pay = (id: string, cents: bigint) => f.draw.connect(f.operator).payGuarantee(id, g, w, cents);
-      await expect(pay(f.campaignId, 0n)).to.be.revertedWithCustomError(f.draw, "InvalidGuarantee");
-      await expect(pay(f.campaignId, 100_000_001n)).to.be.revertedWithCustomError(f.draw, "InvalidGuarantee");
-      await expect(f.draw.connect(f.operator).payGuarantee(f.campaignId, ZeroHash, w, 1)).to.be.revertedWithCustomError(
+      await guaranteed(f, 1);
+      await commit(f, commitArgs(f.campaignId, 1));
+      await expect(f.draw.connect(f.operator).pickGuarantee(f.campaignId, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "NoGuarantee")
+        .withArgs(f.campaignId);
+      await expect(f.draw.connect(f.operator).pickGuarantee(campaignIdOf("ghost"), 0, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered")
+        .withArgs(campaignIdOf("ghost"));
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, ZeroHash)).to.be.revertedWithCustomError(
         f.draw,
-        "InvalidGuarantee",
+        "InvalidWinnerHash",
       );
-      await expect(pay(campaignIdOf("ghost"), 1n)).to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered");
-      const id = campaignIdOf("no-wallet");
-      await f.draw.connect(f.operator).registerCampaign(id, ZeroAddress, 50_000);
-      await expect(pay(id, 1n)).to.be.revertedWithCustomError(f.draw, "PayoutWalletRequired");
-      expect(await f.draw.isGuaranteePaid(id, g)).to.equal(false);
+      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+    });
+
+    it("the admin moves a picked, unpaid guarantee to the campaign's current wallet", async () => {
+      const f = await loadFixture(deployFixture);
+      await guaranteed(f, 1);
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked")
+        .withArgs(GUARANTEED, 0);
+      await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
+      await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
+      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0)).to.be.revertedWithCustomError(
+        f.draw,
+        "AccessControlUnauthorizedAccount",
+      );
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0))
+        .to.emit(f.draw, "GuaranteeWalletMoved")
+        .withArgs(GUARANTEED, 0, f.wallet.address, f.other.address);
+      await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.changeTokenBalance(f.token, f.other, 2_500n * UNITS_PER_CENT);
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
     });
   });
 
@@ -515,59 +719,63 @@ describe("PrizeDraw", () => {
     it("refuses every operator function to anyone without the operator role", async () => {
       const f = await loadFixture(deployFixture);
       const role = await f.draw.OPERATOR_ROLE();
-      const asStranger = f.draw.connect(f.stranger);
-      const asAdmin = f.draw.connect(f.admin); // the admin is not an operator either
-      for (const contract of [asStranger, asAdmin]) {
-        const who = contract === asStranger ? f.stranger.address : f.admin.address;
+      for (const who of [f.stranger, f.admin, f.guardian]) {
+        const contract = f.draw.connect(who); // the admin and the guardian are not operators either
         const calls = [
           () => contract.publishPrizeTable(LIKELY_TOP.id, 1, LIKELY_TOP.amounts, LIKELY_TOP.weights),
-          () => contract.registerCampaign(campaignIdOf("x"), f.wallet.address, 50_000),
+          () => contract.registerCampaign(campaignIdOf("x"), f.wallet.address, 50_000, 0, 0),
           () => contract.setPayoutWallet(f.campaignId, f.other.address),
           () => contract.setLargePrizeThreshold(f.campaignId, 1),
-          () => contract.commitAndRequest(commitArgs(f.campaignId, 1)),
+          () => contract.commitAndRequest(commitArgs(f.campaignId, 1), { value: MAX_FEE }),
           () => contract.recordWinners(f.campaignId, 1, randomBytes32()),
-          () => contract.payout(f.campaignId, 1),
           () => contract.payHeldPrize(f.campaignId, 1, 0),
-          () => contract.payGuarantee(f.campaignId, randomBytes32(), randomBytes32(), 1),
+          () => contract.refuseHeldPrize(f.campaignId, 1, 0, "no"),
+          () => contract.pickGuarantee(f.campaignId, 0, randomBytes32()),
         ];
         for (const call of calls) {
-          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(who, role);
+          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(who.address, role);
         }
       }
     });
 
-    it("refuses every admin function to the operator", async () => {
+    it("refuses every admin function to the operator, the guardian and a stranger", async () => {
       const f = await loadFixture(deployFixture);
       const adminRole = await f.draw.DEFAULT_ADMIN_ROLE();
-      const asOperator = f.draw.connect(f.operator);
-      for (const call of [
-        () => asOperator.setCallbackGasLimit(300_000),
-        () => asOperator.withdrawTokens(f.operator.address, 1),
-        () => asOperator.withdrawNative(f.operator.address, 0),
-        () => asOperator.grantRole(adminRole, f.operator.address),
-      ]) {
-        await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(f.operator.address, adminRole);
+      for (const who of [f.operator, f.guardian, f.stranger]) {
+        const as = f.draw.connect(who);
+        for (const call of [
+          () => as.setCallbackGasLimit(300_000),
+          () => as.withdrawTokens(who.address, 1),
+          () => as.withdrawNative(who.address, 0),
+          () => as.grantRole(adminRole, who.address),
+          () => as.grantRole(ethers.id("OPERATOR_ROLE"), f.other.address),
+          () => as.setDailyLimit(10),
+          () => as.setCampaignLimit(f.campaignId, 10),
+          () => as.unpause(),
+          () => as.moveDrawingWallet(f.campaignId, 1),
+          () => as.moveGuaranteeWallet(f.campaignId, 0),
+          () => as.beginAdminTransfer(who.address),
+          () => as.cancelAdminTransfer(),
+        ]) {
+          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(who.address, adminRole);
+        }
       }
       await expect(f.draw.connect(f.admin).setCallbackGasLimit(300_000))
         .to.emit(f.draw, "CallbackGasLimitChanged")
         .withArgs(2_000_000, 300_000);
       await expect(f.draw.connect(f.admin).withdrawTokens(f.admin.address, 5)).to.changeTokenBalance(f.token, f.admin, 5);
     });
-  });
 
-  describe("pure helpers", () => {
-    it("encodes campaign ids and fingerprints winner lists like the spec", async () => {
+    it("the admin withdraws native currency sent to the contract", async () => {
       const f = await loadFixture(deployFixture);
-      expect(await f.draw.toCampaignId("summer-daily")).to.equal(campaignIdOf("summer-daily"));
-      await expect(f.draw.toCampaignId("")).to.be.revertedWithCustomError(f.draw, "InvalidCampaignId");
-      await expect(f.draw.toCampaignId("x".repeat(33))).to.be.revertedWithCustomError(f.draw, "InvalidCampaignId");
-      const ids = ["w-1", "w-2", "ünïcödé 🎉"];
-      expect(await f.draw.winnersFingerprint(ids)).to.equal(winnersFingerprint(ids));
-      expect(await f.draw.winnersFingerprint([...ids].reverse())).to.not.equal(winnersFingerprint(ids));
-      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 0)).to.deep.equal([0n, 10_000_000n]);
-      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 54_410)).to.deep.equal([4n, 1_000n]);
-      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 54_411)).to.deep.equal([5n, 500n]);
-      expect(await f.draw.tierOf(DEFAULT_TABLE.id, 1, 99_999)).to.deep.equal([5n, 500n]);
+      await f.stranger.sendTransaction({ to: await f.draw.getAddress(), value: 1_000n });
+      await expect(f.draw.connect(f.admin).withdrawNative(f.other.address, 1_000n))
+        .to.emit(f.draw, "NativeWithdrawn")
+        .withArgs(f.other.address, 1_000n);
+      await expect(f.draw.connect(f.admin).withdrawNative(f.other.address, 1n))
+        .to.be.revertedWithCustomError(f.draw, "NativeTransferFailed")
+        .withArgs(f.other.address, 1n);
+      await expect(f.draw.connect(f.admin).withdrawNative(ZeroAddress, 0)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
     });
   });
 });

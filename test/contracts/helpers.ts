@@ -1,5 +1,14 @@
 import { ethers } from "hardhat";
-import { AbiCoder, keccak256, toUtf8Bytes, encodeBytes32String, zeroPadBytes, type ContractTransactionReceipt, type EventLog } from "ethers";
+import {
+  AbiCoder,
+  keccak256,
+  toUtf8Bytes,
+  encodeBytes32String,
+  zeroPadBytes,
+  type ContractTransactionReceipt,
+  type EventLog,
+  type Log,
+} from "ethers";
 import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
 
 /** An independent computation of the spec's "Draw computation" with ethers, to check the contract against. */
@@ -15,13 +24,46 @@ export const DEFAULT_TABLE = {
 export const KIND_WINNERS = 0;
 export const KIND_ENTRANTS = 1;
 
+/** Drawing.status */
+export const STATUS = { None: 0n, Requested: 1n, Revealed: 2n, Settled: 3n, Paid: 4n } as const;
+/** heldPrizeState */
+export const HELD = { Open: 0n, Paid: 1n, Refused: 2n } as const;
+/** getGuarantee status */
+export const GUARANTEE = { None: 0n, Picked: 1n, Paid: 2n } as const;
+
+export const UNITS_PER_CENT = 10_000n; // 6-decimal test stablecoin
+export const CALLBACK_GAS_LIMIT = 2_000_000;
+/** PrizeDraw.CALLBACK_BASE_GAS and POSITION_GAS: the callback settles (limit - base) / position positions. */
+export const CALLBACK_BASE_GAS = 60_000;
+export const POSITION_GAS = 8_000;
+export function callbackPositionsOf(limit: number): number {
+  return Math.floor((limit - CALLBACK_BASE_GAS) / POSITION_GAS);
+}
+export const ADMIN_DELAY = 3 * 24 * 3600;
+/** Large enough never to stop a test that is not about limits: 10^12 cents. */
+export const LARGE_DAILY_LIMIT = 10n ** 12n;
+/** A generous fee cap: the fee is paid from msg.value and the rest refunded. */
+export const MAX_FEE = 10n ** 16n;
+/** Draw times: drawing n of a campaign is drawn at DRAW_EPOCH + n hours unless a test says otherwise. */
+export const DRAW_EPOCH = 1_700_000_000;
+
 /** The slug's ASCII bytes right-padded to 32 (unlike encodeBytes32String, a full 32 bytes is allowed). */
 export function campaignIdOf(slug: string): string {
   return zeroPadBytes(toUtf8Bytes(slug), 32);
 }
 
+/** A drawing's slot: keccak256 of the service's drawing id. */
+export function slotOf(drawingId: string): string {
+  return keccak256(toUtf8Bytes(drawingId));
+}
+
 export function winnersFingerprint(ids: string[]): string {
   return keccak256(coder.encode(["bytes32[]"], [ids.map((id) => keccak256(toUtf8Bytes(id)))]));
+}
+
+/** DrawMath.userRandomNumber: keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)). */
+export function userRandomNumberOf(campaignId: string, num: bigint | number, slot: string, listCommitment: string): string {
+  return keccak256(coder.encode(["bytes32", "uint64", "bytes32", "bytes32"], [campaignId, num, slot, listCommitment]));
 }
 
 export function expectedRoll(entropy: string, campaignId: string, num: bigint, position: bigint, denominator: bigint) {
@@ -76,10 +118,12 @@ export function randomBytes32(): string {
 
 export type Fixture = Awaited<ReturnType<typeof deployFixture>>;
 
-export const CALLBACK_GAS_LIMIT = 2_000_000;
-
+/**
+ * PrizeDraw on the SDK's MockEntropy (fee 0, mockReveal forwards all gas), a 6-decimal stablecoin with 10^15
+ * units (10^11 cents) in the pool, the default table and the campaign "summer-daily" paying `wallet`.
+ */
 export async function deployFixture() {
-  const [admin, operator, stranger, wallet, provider, other] = await ethers.getSigners();
+  const [admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin] = await ethers.getSigners();
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
   const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
   const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
@@ -87,31 +131,38 @@ export async function deployFixture() {
     await token.getAddress(),
     admin.address,
     operator.address,
+    guardian.address,
+    ADMIN_DELAY,
     CALLBACK_GAS_LIMIT,
+    LARGE_DAILY_LIMIT,
   )) as unknown as PrizeDraw;
   await token.mint(await draw.getAddress(), 10n ** 15n);
   await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
   const campaignId = campaignIdOf("summer-daily");
-  await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000);
-  return { admin, operator, stranger, wallet, provider, other, token, mock, draw, campaignId };
+  await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000, 0, 0);
+  return { admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin, token, mock, draw, campaignId };
 }
 
-export function commitArgs(
-  campaignId: string,
-  num: bigint | number,
-  overrides: Partial<{
-    kind: number;
-    listCommitment: string;
-    winnersExpected: number;
-    entrantCount: number;
-    totalWeight: bigint;
-    tableId: string;
-    tableVersion: number;
-  }> = {},
-): PrizeDraw.CommitStruct {
+export type CommitOverrides = Partial<{
+  slot: string;
+  drawAt: number | bigint;
+  kind: number;
+  listCommitment: string;
+  winnersExpected: number;
+  entrantCount: number;
+  totalWeight: bigint;
+  tableId: string;
+  tableVersion: number;
+  maxFee: bigint;
+}>;
+
+/** A valid commit of drawing `num`: slot keccak256("drw_<num>"), draw time DRAW_EPOCH + num hours, 3 winners. */
+export function commitArgs(campaignId: string, num: bigint | number, overrides: CommitOverrides = {}): PrizeDraw.CommitStruct {
   return {
     campaignId,
     number: num,
+    slot: overrides.slot ?? slotOf(`drw_${num}`),
+    drawAt: overrides.drawAt ?? DRAW_EPOCH + Number(num) * 3600,
     kind: overrides.kind ?? KIND_WINNERS,
     listCommitment: overrides.listCommitment ?? winnersFingerprint(["w-1", "w-2", "w-3"]),
     winnersExpected: overrides.winnersExpected ?? 3,
@@ -119,12 +170,20 @@ export function commitArgs(
     totalWeight: overrides.totalWeight ?? 0n,
     tableId: overrides.tableId ?? DEFAULT_TABLE.id,
     tableVersion: overrides.tableVersion ?? 1,
+    maxFee: overrides.maxFee ?? MAX_FEE,
   };
 }
 
+type DrawLike = { draw: PrizeDraw; operator: Fixture["operator"] };
+
+/** Sends commitAndRequest as the operator with value = maxFee (the excess comes back). */
+export function sendCommit(f: DrawLike, args: PrizeDraw.CommitStruct) {
+  return f.draw.connect(f.operator).commitAndRequest(args, { value: args.maxFee });
+}
+
 /** Commits a drawing and returns Pyth's sequence number from the EntropyRequested event. */
-export async function commit(f: Fixture, args: PrizeDraw.CommitStruct): Promise<bigint> {
-  const receipt = (await (await f.draw.connect(f.operator).commitAndRequest(args)).wait()) as ContractTransactionReceipt;
+export async function commit(f: DrawLike, args: PrizeDraw.CommitStruct): Promise<bigint> {
+  const receipt = (await (await sendCommit(f, args)).wait()) as ContractTransactionReceipt;
   const event = findEvents(f, receipt, "EntropyRequested")[0];
   return event.args.sequence as bigint;
 }
@@ -133,17 +192,34 @@ export async function reveal(f: Fixture, sequence: bigint, value: string): Promi
   return (await (await f.mock.mockReveal(f.provider.address, sequence, value)).wait()) as ContractTransactionReceipt;
 }
 
-export function findEvents(f: Fixture, receipt: ContractTransactionReceipt, name: string): EventLog[] {
+/** Commits drawing `num` and reveals it with `entropy`; returns the reveal's receipt. */
+export async function commitAndReveal(
+  f: Fixture,
+  campaignId: string,
+  num: bigint | number,
+  entropy: string,
+  overrides: CommitOverrides = {},
+): Promise<ContractTransactionReceipt> {
+  const sequence = await commit(f, commitArgs(campaignId, num, overrides));
+  return reveal(f, sequence, entropy);
+}
+
+export function findEvents(f: { draw: PrizeDraw }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
   const out: EventLog[] = [];
   for (const log of receipt.logs) {
-    const parsed = f.draw.interface.parseLog(log);
+    let parsed = null;
+    try {
+      parsed = f.draw.interface.parseLog(log);
+    } catch {
+      parsed = null;
+    }
     if (parsed && parsed.name === name) out.push({ ...log, args: parsed.args, eventName: parsed.name } as unknown as EventLog);
   }
   return out;
 }
 
 /** PrizeAwarded events of a receipt, as plain values. */
-export function awarded(f: Fixture, receipt: ContractTransactionReceipt): ExpectedPrize[] {
+export function awarded(f: { draw: PrizeDraw }, receipt: { logs: readonly Log[] }): ExpectedPrize[] {
   return findEvents(f, receipt, "PrizeAwarded").map((e) => ({
     position: e.args.position as bigint,
     randomValue: e.args.randomValue as string,

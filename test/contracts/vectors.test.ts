@@ -1,19 +1,50 @@
 import { expect } from "chai";
+import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { zeroPadBytes, toUtf8Bytes } from "ethers";
-import { KIND_ENTRANTS, KIND_WINNERS, awarded, commit, commitArgs, deployFixture, reveal } from "./helpers";
+import type { DrawMathHarness, TestEntropyV2 } from "../../typechain-types";
+import {
+  KIND_ENTRANTS,
+  KIND_WINNERS,
+  STATUS,
+  awarded,
+  campaignIdOf,
+  commit,
+  commitArgs,
+  deployFixture,
+  expectedRoll,
+  findEvents,
+  reveal,
+  slotOf,
+  userRandomNumberOf,
+  winnersFingerprint,
+} from "./helpers";
+import { combineRandomValues } from "./entropyV2";
 
 /** The shared draw vectors (test/vectors/draw-vectors.json, written from the TypeScript library). */
 type VectorCase = {
   name: string;
+  /** The service's drawing id, its slot (keccak256 of it), the committed list and the request's user number. */
+  drawingId?: string;
+  slot?: string;
+  listCommitment?: string;
+  userRandomNumber?: string;
   inputs: {
     entropy: string;
     slug: string;
     campaignId: string;
     number: string;
-    table: { id: string; version: number; denominator: number; amountsCents: number[]; weights: number[]; thresholds: number[] };
+    table: {
+      id: string;
+      version: number;
+      denominator: number;
+      amountsCents: number[];
+      weights: number[];
+      thresholds: number[];
+      rejectionFloor?: string;
+    };
     count: number;
     largePrizeThresholdCents: number;
   };
@@ -24,8 +55,30 @@ type VectorCase = {
     results: { position: number; randomValue: string; roll: number; tier: number; amountCents: number; held: boolean }[];
   };
 };
+type CombineCase = { user: string; provider: string; randomNumber: string };
 
-const vectors = JSON.parse(readFileSync(join(__dirname, "../vectors/draw-vectors.json"), "utf8")) as { cases: VectorCase[] };
+const vectors = JSON.parse(readFileSync(join(__dirname, "../vectors/draw-vectors.json"), "utf8")) as {
+  cases: VectorCase[];
+  combine?: CombineCase[];
+};
+
+/** PrizeDraw numbers drawings 1, 2, 3... in 32 bits: larger vector numbers are checked through DrawMathHarness only. */
+const MAX_ONCHAIN_NUMBER = 50n;
+
+async function vectorFixture() {
+  const f = await deployFixture();
+  const harness = (await (await ethers.getContractFactory("DrawMathHarness")).deploy()) as unknown as DrawMathHarness;
+  return { ...f, harness };
+}
+
+function listCommitmentOf(v: VectorCase): string {
+  return v.entrants ? v.entrants.entrantsCommitment : v.winners.fingerprint;
+}
+
+/** The vector's slot, or (for an older vector file) keccak256 of a made-up drawing id. */
+function slotOfVector(v: VectorCase): string {
+  return v.slot ?? slotOf(v.drawingId ?? `drw_vector_${v.name}`);
+}
 
 describe("PrizeDraw reproduces the shared draw vectors", () => {
   it("has vectors to check", () => {
@@ -35,19 +88,38 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
   for (const v of vectors.cases) {
     const { inputs, expected } = v;
     const tableId = zeroPadBytes(toUtf8Bytes(inputs.table.id), 32);
+    const num = BigInt(inputs.number);
 
-    it(`${v.name}: rolls, tiers, fingerprint (view functions)`, async () => {
-      const f = await loadFixture(deployFixture);
-      expect(await f.draw.toCampaignId(inputs.slug)).to.equal(inputs.campaignId);
-      expect(await f.draw.winnersFingerprint(v.winners.ids)).to.equal(v.winners.fingerprint);
+    it(`${v.name}: ids, fingerprint, slot and user random number derive as the spec says`, () => {
+      expect(campaignIdOf(inputs.slug)).to.equal(inputs.campaignId);
+      expect(winnersFingerprint(v.winners.ids)).to.equal(v.winners.fingerprint);
+      if (v.drawingId !== undefined) expect(slotOf(v.drawingId)).to.equal(v.slot);
+      if (v.listCommitment !== undefined) expect(v.listCommitment).to.equal(listCommitmentOf(v));
+      if (v.userRandomNumber !== undefined) {
+        expect(userRandomNumberOf(inputs.campaignId, num, slotOfVector(v), listCommitmentOf(v))).to.equal(v.userRandomNumber);
+      }
+      for (const r of expected.results) {
+        const independent = expectedRoll(inputs.entropy, inputs.campaignId, num, BigInt(r.position), BigInt(inputs.table.denominator));
+        expect([independent.randomValue, Number(independent.roll)]).to.deep.equal([r.randomValue, r.roll]);
+      }
+    });
+
+    it(`${v.name}: DrawMath rolls, rejection floor, table thresholds and tiers (onchain views)`, async () => {
+      const f = await loadFixture(vectorFixture);
       if (inputs.table.id !== "default" || inputs.table.version !== 1) {
         await f.draw.connect(f.operator).publishPrizeTable(tableId, inputs.table.version, inputs.table.amountsCents, inputs.table.weights);
       }
       const [denominator, , , thresholds] = await f.draw.getPrizeTable(tableId, inputs.table.version);
       expect(denominator).to.equal(BigInt(inputs.table.denominator));
       expect(thresholds.map(Number)).to.deep.equal(inputs.table.thresholds);
+      if (inputs.table.rejectionFloor !== undefined) {
+        expect(await f.harness.rejectionFloor(inputs.table.denominator)).to.equal(BigInt(inputs.table.rejectionFloor));
+      }
+      expect(await f.harness.userRandomNumber(inputs.campaignId, num, slotOfVector(v), listCommitmentOf(v))).to.equal(
+        v.userRandomNumber ?? userRandomNumberOf(inputs.campaignId, num, slotOfVector(v), listCommitmentOf(v)),
+      );
       for (const r of expected.results) {
-        const [randomValue, roll] = await f.draw.computeRoll(inputs.entropy, inputs.campaignId, BigInt(inputs.number), r.position, inputs.table.denominator);
+        const [randomValue, roll] = await f.harness.roll(inputs.entropy, inputs.campaignId, num, r.position, inputs.table.denominator);
         expect(randomValue).to.equal(r.randomValue);
         expect(Number(roll)).to.equal(r.roll);
         const [tier, amount] = await f.draw.tierOf(tableId, inputs.table.version, roll);
@@ -59,21 +131,24 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
     });
 
     // Numbers are gapless onchain: earlier drawings are committed first, so only small numbers run the full cycle.
-    if (BigInt(inputs.number) <= 50n) {
-      it(`${v.name}: the full commit, callback and settlement emits exactly the expected prizes`, async () => {
-        const f = await loadFixture(deployFixture);
+    if (num <= MAX_ONCHAIN_NUMBER) {
+      it(`${v.name}: a real commit and reveal emits exactly the expected prizes and user random number`, async () => {
+        const f = await loadFixture(vectorFixture);
         if (inputs.table.id !== "default" || inputs.table.version !== 1) {
           await f.draw.connect(f.operator).publishPrizeTable(tableId, inputs.table.version, inputs.table.amountsCents, inputs.table.weights);
         }
         if (inputs.campaignId === f.campaignId) {
           await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, inputs.largePrizeThresholdCents);
         } else {
-          await f.draw.connect(f.operator).registerCampaign(inputs.campaignId, f.wallet.address, inputs.largePrizeThresholdCents);
+          await f.draw.connect(f.operator).registerCampaign(inputs.campaignId, f.wallet.address, inputs.largePrizeThresholdCents, 0, 0);
         }
-        const num = BigInt(inputs.number);
-        for (let filler = 1n; filler < num; filler++) await commit(f, commitArgs(inputs.campaignId, filler));
+        for (let filler = 1n; filler < num; filler++) {
+          await commit(f, commitArgs(inputs.campaignId, filler, { slot: slotOf(`drw_filler_${filler}`) }));
+        }
+        const slot = slotOfVector(v);
         const args = v.entrants
           ? commitArgs(inputs.campaignId, num, {
+              slot,
               kind: KIND_ENTRANTS,
               listCommitment: v.entrants.entrantsCommitment,
               winnersExpected: inputs.count,
@@ -83,6 +158,7 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
               tableVersion: inputs.table.version,
             })
           : commitArgs(inputs.campaignId, num, {
+              slot,
               kind: KIND_WINNERS,
               listCommitment: v.winners.fingerprint,
               winnersExpected: inputs.count,
@@ -90,12 +166,46 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
               tableVersion: inputs.table.version,
             });
         const sequence = await commit(f, args);
-        const prizes = awarded(f, await reveal(f, sequence, inputs.entropy));
-        expect(prizes.map((p) => ({ ...p, position: Number(p.position), roll: Number(p.roll), tier: Number(p.tier), amountCents: Number(p.amountCents) }))).to.deep.equal(
-          expected.results,
-        );
-        expect((await f.draw.getDrawing(inputs.campaignId, num)).prizeCount).to.equal(BigInt(expected.prizeCount));
+        const requested = await f.draw.queryFilter(f.draw.filters.EntropyRequested(inputs.campaignId, num));
+        expect(requested).to.have.length(1);
+        const user = userRandomNumberOf(inputs.campaignId, num, slot, listCommitmentOf(v));
+        expect(requested[0].args.userRandomNumber).to.equal(user);
+        if (v.userRandomNumber !== undefined) expect(requested[0].args.userRandomNumber).to.equal(v.userRandomNumber);
+        expect(await f.draw.numberOfSlot(inputs.campaignId, slot)).to.equal(num);
+
+        const receipt = await reveal(f, sequence, inputs.entropy);
+        const prizes = awarded(f, receipt);
+        const plain = (p: { position: bigint | number; randomValue: string; roll: bigint | number; tier: bigint | number; amountCents: bigint | number; held: boolean }) => ({
+          position: Number(p.position),
+          randomValue: p.randomValue,
+          roll: Number(p.roll),
+          tier: Number(p.tier),
+          amountCents: Number(p.amountCents),
+          held: p.held,
+        });
+        expect(prizes.map(plain)).to.deep.equal(expected.results);
+        expect(findEvents(f, receipt, "DrawingSettled")).to.have.length(1);
+        const d = await f.draw.getDrawing(inputs.campaignId, num);
+        expect(d.prizeCount).to.equal(BigInt(expected.prizeCount));
+        expect(d.status).to.equal(STATUS.Settled);
+        // prizeAt recomputes the same prizes from stored data.
+        for (const r of expected.results) {
+          const p = await f.draw.prizeAt(inputs.campaignId, num, r.position);
+          expect(plain({ position: r.position, ...p.toObject() } as never)).to.deep.equal(r);
+        }
       });
     }
   }
+
+  it("Entropy v2's combination of user and provider values matches the vectors (TS and TestEntropyV2)", async () => {
+    const cases = vectors.combine ?? [];
+    const entropy = (await (await ethers.getContractFactory("TestEntropyV2")).deploy(
+      (await ethers.getSigners())[5].address,
+      0,
+    )) as unknown as TestEntropyV2;
+    for (const c of cases) {
+      expect(combineRandomValues(c.user, c.provider)).to.equal(c.randomNumber);
+      expect(await entropy.combineRandomValues(c.user, c.provider, ethers.ZeroHash)).to.equal(c.randomNumber);
+    }
+  });
 });

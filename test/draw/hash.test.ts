@@ -1,6 +1,6 @@
 import { encodeAbiParameters, keccak256, stringToHex, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { fingerprint, InvalidCampaignIdError, toCampaignId, winnerHash } from "../../api/src/draw/index.js";
+import { DrawInputError, drawingSlot, fingerprint, InvalidCampaignIdError, toCampaignId, winnerHash } from "../../api/src/draw/index.js";
 
 describe("winnerHash", () => {
   it("matches known keccak256 vectors (Ethereum keccak, not SHA3-256)", () => {
@@ -55,5 +55,17 @@ describe("toCampaignId", () => {
     }
     expect(error).toBeInstanceOf(InvalidCampaignIdError);
     expect((error as InvalidCampaignIdError).code).toBe("invalid_campaign_id");
+  });
+});
+
+describe("drawingSlot", () => {
+  it("is keccak256 of the drawing id's UTF-8 bytes", () => {
+    expect(drawingSlot("drw_abc")).toBe(keccak256(stringToHex("drw_abc")));
+    expect(drawingSlot("drw_café")).toBe(keccak256("0x6472775f636166c3a9"));
+    expect(drawingSlot("drw_abc")).not.toBe(drawingSlot("drw_abd"));
+  });
+
+  it("refuses an empty id", () => {
+    expect(() => drawingSlot("")).toThrow(DrawInputError);
   });
 });

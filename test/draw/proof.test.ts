@@ -2,15 +2,21 @@ import { keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   buildProof,
+  buildProofV2,
+  buildProofV3,
+  combineRandomValues,
   computePrizes,
+  drawingSlot,
   DEFAULT_PRIZE_TABLE,
   entrantsCommitment,
   fingerprint,
   ProofMismatchError,
   selectWinners,
   toCampaignId,
+  userRandomNumber,
   winnerHash,
   type ProofInput,
+  type ProofInputV3,
 } from "../../api/src/draw/index.js";
 
 const entropy = keccak256(stringToBytes("proof-entropy"));
@@ -73,7 +79,11 @@ function mismatch(input: ProofInput): ProofMismatchError {
   throw new Error("expected a ProofMismatchError");
 }
 
-describe("buildProof", () => {
+describe("buildProof (version 2)", () => {
+  it("is buildProofV2", () => {
+    expect(buildProof).toBe(buildProofV2);
+  });
+
   it("lays out proof format version 2 with DESIGN.md's key order", () => {
     const proof = buildProof(winnersInput());
     expect(Object.keys(proof)).toEqual([
@@ -160,5 +170,127 @@ describe("buildProof", () => {
     expect(mismatch({ ...input, results: repeated }).kind).toBe("results");
     const outOfRange = input.results.map((r, i) => ({ ...r, position: i + 1 }));
     expect(mismatch({ ...input, results: outOfRange }).kind).toBe("results");
+  });
+});
+
+const ENTROPY_CONTRACT = "0x41C9e39574F40Ad34c79f1C99B66A45eFB830d4c";
+const PROVIDER = "0x52DeaA1c84233F7bb8C8A45baeDE41091c616506";
+
+/** A v3 input around `input`: a real provider whose contribution makes `value` (so the results are recomputed). */
+function v3Input(input: ProofInput, opts: { mock?: boolean } = {}): ProofInputV3 {
+  const slot = drawingSlot(input.drawing.id);
+  const list = input.entrants === null ? input.commitment : input.entrants.commitment;
+  const user = userRandomNumber({ campaignId, number: 7n, slot, listCommitment: list });
+  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
+  let results = input.results;
+  let winnersList = input.winners;
+  let commitment = input.commitment;
+  if (!opts.mock) {
+    if (input.entrants !== null) {
+      const ids = Array.from({ length: 8 }, (_, i) => `entrant-${i}`);
+      const selected = selectWinners({ entropy: value, campaignId, number: 7n, weights: input.entrants.list.map((e) => BigInt(e.weight)), count: 3 });
+      winnersList = selected.map((p) => ({ winner: ids[p] as string, displayName: null }));
+      commitment = fingerprint(winnersList.map((w) => w.winner));
+    }
+    results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
+      ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
+    );
+  }
+  return {
+    ...input,
+    winners: winnersList,
+    commitment,
+    results,
+    drawing: { ...input.drawing, slot },
+    entropy: {
+      ...input.entropy,
+      provider: opts.mock ? "mock" : PROVIDER,
+      value,
+      userContribution: user,
+      providerContribution: opts.mock ? `0x${"00".repeat(32)}` : providerContribution,
+    },
+    chain: { ...input.chain, entropy: ENTROPY_CONTRACT },
+  };
+}
+
+function mismatchV3(input: ProofInputV3): ProofMismatchError {
+  try {
+    buildProofV3(input);
+  } catch (e) {
+    if (e instanceof ProofMismatchError) return e;
+    throw e;
+  }
+  throw new Error("expected a ProofMismatchError");
+}
+
+describe("buildProofV3", () => {
+  it("lays out proof format version 3: version 2 plus slot, contributions and the Entropy contract", () => {
+    const proof = buildProofV3(v3Input(winnersInput()));
+    expect(Object.keys(proof)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+    expect(Object.keys(proof.drawing)).toEqual(["id", "number", "drawAt", "slot"]);
+    expect(Object.keys(proof.entropy)).toEqual(["provider", "requestId", "userContribution", "providerContribution", "value", "revealedAt"]);
+    expect(Object.keys(proof.chain)).toEqual(["chainId", "contract", "entropy", "commitTx", "revealTx"]);
+    expect(JSON.stringify(proof).startsWith('{"proofVersion":3,"campaign":{"id":"summer-daily"')).toBe(true);
+  });
+
+  it("derives the slot and the user contribution, and keeps the provider's contribution", () => {
+    const input = v3Input(winnersInput());
+    const proof = buildProofV3(input);
+    expect(proof.proofVersion).toBe(3);
+    expect(proof.drawing.slot).toBe(keccak256(stringToBytes("drw_1")));
+    expect(proof.entropy.userContribution).toBe(
+      userRandomNumber({ campaignId, number: 7n, slot: proof.drawing.slot, listCommitment: proof.winnerList.commitment }),
+    );
+    expect(proof.entropy.providerContribution).toBe(keccak256(stringToBytes("provider revelation")));
+    expect(proof.entropy.value).toBe(combineRandomValues(proof.entropy.userContribution, proof.entropy.providerContribution!));
+    expect(proof.entropy.provider).toBe(PROVIDER.toLowerCase());
+    expect(proof.chain.entropy).toBe(ENTROPY_CONTRACT.toLowerCase());
+  });
+
+  it("entrant draws derive the user contribution from the entrant commitment", () => {
+    const proof = buildProofV3(v3Input(entrantsInput()));
+    expect(proof.entrants).not.toBeNull();
+    expect(proof.entropy.userContribution).toBe(
+      userRandomNumber({ campaignId, number: 7n, slot: proof.drawing.slot, listCommitment: proof.entrants!.commitment }),
+    );
+  });
+
+  it("mock provider: the provider contribution is null (MockEntropy reveals none)", () => {
+    const proof = buildProofV3(v3Input(winnersInput(), { mock: true }));
+    expect(proof.entropy.provider).toBe("mock");
+    expect(proof.entropy.providerContribution).toBeNull();
+    // An unknown contribution of a real provider is null too, and the value is then not checked here.
+    const unknown = v3Input(winnersInput());
+    expect(buildProofV3({ ...unknown, entropy: { ...unknown.entropy, providerContribution: null } }).entropy.providerContribution).toBeNull();
+  });
+
+  it("the onchain slot and user contribution are optional inputs", () => {
+    const input = v3Input(winnersInput());
+    const { slot: _slot, ...drawing } = input.drawing;
+    const { userContribution: _user, ...entropy } = input.entropy;
+    expect(buildProofV3({ ...input, drawing, entropy })).toEqual(buildProofV3(input));
+  });
+
+  it("refuses an onchain slot that is not keccak256 of the drawing id", () => {
+    const input = v3Input(winnersInput());
+    const error = mismatchV3({ ...input, drawing: { ...input.drawing, slot: drawingSlot("drw_2") } });
+    expect(error.code).toBe("commitment_mismatch");
+    expect(error.kind).toBe("slot");
+  });
+
+  it("refuses an onchain user contribution not derived from the commit", () => {
+    const input = v3Input(winnersInput());
+    expect(mismatchV3({ ...input, entropy: { ...input.entropy, userContribution: keccak256(stringToBytes("other")) } }).kind).toBe("user_contribution");
+  });
+
+  it("refuses a random value that is not the combination of the two contributions", () => {
+    const input = v3Input(winnersInput());
+    expect(mismatchV3({ ...input, entropy: { ...input.entropy, providerContribution: keccak256(stringToBytes("other")) } }).kind).toBe("entropy_value");
+  });
+
+  it("keeps the version 2 checks", () => {
+    const input = v3Input(winnersInput());
+    expect(mismatchV3({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
   });
 });

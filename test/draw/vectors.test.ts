@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { encodeAbiParameters, hexToBigInt, keccak256, type Hex } from "viem";
+import { encodeAbiParameters, encodePacked, hexToBigInt, keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { buildDrawVectors, type DrawVectors } from "../../api/scripts/draw-vectors.js";
+import { combineRandomValues, drawingSlot, userRandomNumber } from "../../api/src/draw/index.js";
 
 const committed = JSON.parse(readFileSync(new URL("../vectors/draw-vectors.json", import.meta.url), "utf8")) as DrawVectors;
 
@@ -55,5 +56,38 @@ describe("draw vectors", () => {
       }
       expect(c.expected.results).toHaveLength(c.expected.prizeCount);
     }
+  });
+
+  it("carry each case's drawing id, slot and user contribution, recomputed through viem", () => {
+    const slots = new Set<string>();
+    for (const c of committed.cases) {
+      expect(typeof c.drawingId).toBe("string");
+      expect(c.slot).toBe(keccak256(stringToBytes(c.drawingId)));
+      expect(c.slot).toBe(drawingSlot(c.drawingId));
+      slots.add(c.slot);
+      expect(c.listCommitment).toBe(c.entrants === null ? c.winners.fingerprint : c.entrants.entrantsCommitment);
+      const expected = keccak256(
+        encodeAbiParameters(
+          [{ type: "bytes32" }, { type: "uint64" }, { type: "bytes32" }, { type: "bytes32" }],
+          [c.inputs.campaignId, BigInt(c.inputs.number), c.slot, c.listCommitment],
+        ),
+      );
+      expect(c.userRandomNumber).toBe(expected);
+      expect(userRandomNumber({ campaignId: c.inputs.campaignId, number: BigInt(c.inputs.number), slot: c.slot, listCommitment: c.listCommitment })).toBe(expected);
+    }
+    expect(slots.size).toBe(committed.cases.length);
+    expect(committed.cases.some((c) => /[^\x20-\x7e]/.test(c.drawingId))).toBe(true); // a UTF-8 id
+  });
+
+  it("carry Entropy v2 combinations, recomputed through viem's encodePacked", () => {
+    expect(committed.combine.length).toBeGreaterThanOrEqual(4);
+    for (const v of committed.combine) {
+      const expected = keccak256(encodePacked(["bytes32", "bytes32", "bytes32"], [v.user, v.provider, `0x${"00".repeat(32)}`]));
+      expect(v.randomNumber).toBe(expected);
+      expect(combineRandomValues(v.user, v.provider)).toBe(expected);
+    }
+    // Some combine a case's own user contribution.
+    const users = new Set(committed.cases.map((c) => c.userRandomNumber));
+    expect(committed.combine.some((v) => users.has(v.user))).toBe(true);
   });
 });

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// verify-draw.mjs: checks a prize draw proof (format version 2) by recomputing it.
+// verify-draw.mjs: checks a prize draw proof (format version 2 or 3) by recomputing it.
 //
-//   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL]
+//   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL] [--entrant ID]
+//   node verify-draw.mjs --campaign <draws.json URL> --rpc URL [--json]
 //
 // One file, no packages, Node.js 18 or later. It self-tests its own keccak256, loads the proof, then checks the
 // prize table, the winner list fingerprint, (entries campaigns) the entrant list commitment and the selection of
-// the winners from it, and every random value, roll and prize, top-prize-once rule included. With --rpc it also
-// reads the contract's events over plain JSON-RPC: the list commitment, the randomness request and the revealed
-// random value, so the origin of the random value is checked too.
+// the winners from it, (version 3) the drawing's slot and the origin of the random value, and every random value,
+// roll and prize, top-prize-once rule included. With --rpc it also reads the contract's events over plain
+// JSON-RPC: the list commitment, the randomness request and the revealed random value, and (version 3) the
+// Entropy contract's own request and reveal, so the origin of the random value is checked too.
+// --entrant ID says whether ID was in the committed list, the chance it had and whether it won.
+// --campaign reads every commit of a campaign from the chain and accounts for each with the campaign's draws.json:
+// each drawn draw's proof is verified with --rpc, and a commit that draws.json does not show is a failure.
+// The proof format is documented in docs/proof-format.md of the service's repository.
 //
 // Marks: ✔ pass, ✘ fail, ℹ information (a fact the math cannot settle).
 // Exit codes: 0 nothing failed; 1 a check failed; 2 the proof (or the RPC) could not be used.
@@ -25,13 +31,20 @@
 //                  v = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
 //                  discarded while v < 2^256 mod T; u = v mod T; the winner is the first undrawn entrant (position
 //                  order) whose running sum of undrawn weights exceeds u; it is then removed.
+// Origin of the random value (version 3; Pyth Entropy v2):
+//   slot             = keccak256(utf8 drawing id)
+//   userContribution = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
+//                      listCommitment = entrantsCommitment (entries campaigns) or the winner fingerprint
+//   entropy          = keccak256(userContribution ‖ providerContribution ‖ bytes32(0))   (abi.encodePacked)
 
 import { readFile } from "node:fs/promises";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 
-export const PROOF_VERSION = 2;
+/** The proof format versions this verifier checks; the last is the current one. */
+export const PROOF_VERSIONS = [2, 3];
+export const PROOF_VERSION = 3;
 export const SELECTION_METHOD = "sequential-weighted-v1";
 
 const MAX_DENOMINATOR = 2_147_483_647;
@@ -39,6 +52,8 @@ const MAX_PRIZE_CENTS = 100_000_000;
 const MAX_ENTRANTS = 100_000;
 const MAX_WEIGHT = 4_294_967_295;
 const FETCH_TIMEOUT_MS = 30_000;
+/** The widest block range asked of eth_getLogs at once. */
+const LOG_CHUNK_BLOCKS = 10_000n;
 const MAX_DETAIL_LINES = 20;
 const TWO_256 = 1n << 256n;
 
@@ -412,12 +427,13 @@ function optionalString(value, path) {
 export function parseProof(raw) {
   object(raw, "(top level)");
   const version = raw.proofVersion;
-  if (version === undefined) bad("proofVersion", `${PROOF_VERSION}`, version);
-  if (version !== PROOF_VERSION) {
+  if (version === undefined) bad("proofVersion", PROOF_VERSIONS.join(" or "), version);
+  if (!PROOF_VERSIONS.includes(version)) {
     throw new InputError(
-      `proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format version ${PROOF_VERSION} only`,
+      `proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format versions ${PROOF_VERSIONS.join(" and ")}`,
     );
   }
+  const v3 = version === 3;
 
   const campaign = object(raw.campaign, "campaign");
   const campaignId = string(campaign.id, "campaign.id");
@@ -428,7 +444,9 @@ export function parseProof(raw) {
 
   const drawing = object(raw.drawing, "drawing");
   const number = uint64(drawing.number, "drawing.number");
-  const drawingId = optionalString(drawing.id, "drawing.id");
+  const drawingId = v3 ? string(drawing.id, "drawing.id") : optionalString(drawing.id, "drawing.id");
+  const drawAt = v3 ? string(drawing.drawAt, "drawing.drawAt") : optionalString(drawing.drawAt, "drawing.drawAt");
+  const slot = v3 ? hex32(drawing.slot, "drawing.slot") : null;
 
   const winnerList = object(raw.winnerList, "winnerList");
   const winners = array(winnerList.winners, "winnerList.winners");
@@ -446,6 +464,15 @@ export function parseProof(raw) {
     requestId = null;
   }
   const entropyValue = hex32(entropy.value, "entropy.value");
+  let userContribution = null;
+  let providerContribution = null;
+  if (v3) {
+    userContribution = hex32(entropy.userContribution, "entropy.userContribution");
+    if (entropy.providerContribution !== null) {
+      if (entropy.providerContribution === undefined) bad("entropy.providerContribution", "a 0x-prefixed 32-byte hex string or null", undefined);
+      providerContribution = hex32(entropy.providerContribution, "entropy.providerContribution (a 32-byte hex string or null)");
+    }
+  }
 
   const table = object(raw.prizeTable, "prizeTable");
   const tableId = optionalString(table.id, "prizeTable.id");
@@ -509,11 +536,12 @@ export function parseProof(raw) {
   if (raw.chain !== null && raw.chain !== undefined) chain = object(raw.chain, "chain");
 
   return {
+    version,
     campaign: { id: campaignId, slug, name, idBytes: campaignIdBytes },
-    drawing: { id: drawingId, number },
+    drawing: { id: drawingId, number, drawAt, slot },
     winners,
     winnersCommitment,
-    entropy: { provider, requestId, value: entropyValue },
+    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution },
     table: { id: tableId, version: tableVersion, denominator, tiers },
     results,
     entrants,
@@ -521,14 +549,20 @@ export function parseProof(raw) {
   };
 }
 
-/** The proof's chain object, checked for --rpc. */
-function parseChain(chain) {
-  if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
-  let chainId = chain.chainId;
+/** A chain id given as a number, a decimal string or a 0x hex string. */
+function chainIdOf(value, path) {
+  let chainId = value;
   if (typeof chainId === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(chainId)) chainId = Number(chainId);
+  return uint(chainId, path);
+}
+
+/** The proof's chain object, checked for --rpc. Version 3 also names the Entropy contract. */
+function parseChain(chain, version) {
+  if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
   return {
-    chainId: uint(chainId, "chain.chainId"),
+    chainId: chainIdOf(chain.chainId, "chain.chainId"),
     contract: address(chain.contract, "chain.contract"),
+    entropy: version === 3 ? address(chain.entropy, "chain.entropy") : null,
     commitTx: hex32(chain.commitTx, "chain.commitTx"),
     revealTx: hex32(chain.revealTx, "chain.revealTx"),
   };
@@ -548,6 +582,37 @@ export function fingerprint(ids) {
     hashes[i] = toHex(encoded, 64 + 32 * i, 96 + 32 * i);
   }
   return { commitment: toHex(keccak256(encoded)), hashes };
+}
+
+/** A drawing's slot: keccak256 of the UTF-8 bytes of its id (hex). */
+export function drawingSlot(drawingId) {
+  return toHex(keccak256(drawingId));
+}
+
+/**
+ * The user contribution of a drawing's randomness request (hex):
+ * keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)).
+ * `campaignId`, `slot` and `listCommitment` are 0x hex strings (or 32-byte arrays), `number` a BigInt or safe integer.
+ */
+export function userRandomNumber({ campaignId, number, slot, listCommitment }) {
+  const encoded = new Uint8Array(128);
+  const put = (value, offset, what) => {
+    if (value instanceof Uint8Array && value.length === 32) encoded.set(value, offset);
+    else if (!hex32Into(value, encoded, offset)) throw new InputError(`${what} is not a 32-byte hex string`);
+  };
+  put(campaignId, 0, "campaignId");
+  writeUint(encoded, 32, typeof number === "bigint" ? number : BigInt(number));
+  put(slot, 64, "slot");
+  put(listCommitment, 96, "listCommitment");
+  return toHex(keccak256(encoded));
+}
+
+/** Pyth Entropy v2's random number (hex): keccak256(abi.encodePacked(bytes32 user, bytes32 provider, bytes32(0))). */
+export function combineRandomValues(user, provider) {
+  const packed = new Uint8Array(96);
+  if (!hex32Into(user, packed, 0)) throw new InputError("the user contribution is not a 32-byte hex string");
+  if (!hex32Into(provider, packed, 32)) throw new InputError("the provider contribution is not a 32-byte hex string");
+  return toHex(keccak256(packed));
 }
 
 /** 2^256 mod m: random values below it are discarded. */
@@ -865,12 +930,47 @@ function checkTopPrizeOnce(report, proof, computed) {
   }
 }
 
+/** The committed list of a proof: the entrant commitment (entries campaigns) or the winner fingerprint. */
+function listCommitmentOf(proof) {
+  return proof.entrants ? proof.entrants.commitment : proof.winnersCommitment;
+}
+
+/** The user contribution a proof's commit implies, from its own slot. */
+function derivedUserContribution(proof) {
+  return userRandomNumber({ campaignId: proof.campaign.idBytes, number: proof.drawing.number, slot: proof.drawing.slot, listCommitment: listCommitmentOf(proof) });
+}
+
+/** Version 3: the drawing's slot, the request's user contribution and (real providers) the random value's origin. */
+function checkOrigin(report, proof) {
+  const slot = drawingSlot(proof.drawing.id);
+  if (slot === proof.drawing.slot) report.pass("drawing.slot", `drawing.slot is keccak256 of the drawing id ${JSON.stringify(proof.drawing.id)} (${short(slot)})`);
+  else report.fail("drawing.slot", `keccak256 of the drawing id ${JSON.stringify(proof.drawing.id)} is ${slot}, drawing.slot is ${proof.drawing.slot}`);
+
+  const user = derivedUserContribution(proof);
+  const listName = proof.entrants ? "entrants.commitment" : "winnerList.commitment";
+  if (user === proof.entropy.userContribution) {
+    report.pass("entropy.userContribution", `entropy.userContribution is derived from the commit: keccak256(campaign id, number, slot, ${listName}) = ${short(user)}`);
+  } else {
+    report.fail("entropy.userContribution", `keccak256(campaign id, number, slot, ${listName}) is ${user}, entropy.userContribution is ${proof.entropy.userContribution}`);
+  }
+
+  const { provider, providerContribution, value } = proof.entropy;
+  if (provider === "mock" || providerContribution === null) return;
+  const combined = combineRandomValues(proof.entropy.userContribution, providerContribution);
+  if (combined === value) {
+    report.pass("entropy.value", `entropy.value = keccak256(userContribution, providerContribution, 0): the random value combines the commit's contribution with the provider's`);
+  } else {
+    report.fail("entropy.value", `keccak256(userContribution, providerContribution, 0) is ${combined}, entropy.value is ${value}`);
+  }
+}
+
 /** Runs every offline check on a parsed proof; returns the Report. */
 export function verifyProof(proof) {
   const report = new Report();
   checkTable(report, proof);
   const winnerHashes = checkFingerprint(report, proof);
   if (proof.entrants) checkEntrants(report, proof, winnerHashes);
+  if (proof.version === 3) checkOrigin(report, proof);
   const computed = checkResults(report, proof);
   checkTopPrizeOnce(report, proof, computed);
   return report;
@@ -879,6 +979,8 @@ export function verifyProof(proof) {
 function originInfo(report, proof) {
   if (proof.entropy.provider === "mock") {
     report.info("entropy.origin", "test randomness (mock provider): cannot be checked independently; never used by real campaigns");
+  } else if (proof.version === 3 && proof.entropy.providerContribution !== null) {
+    report.info("entropy.origin", `random value from provider ${proof.entropy.provider}; run with --rpc to check that the provider revealed this contribution onchain`);
   } else {
     report.info("entropy.origin", `random value from provider ${proof.entropy.provider}; run with --rpc to check it against the chain`);
   }
@@ -886,17 +988,34 @@ function originInfo(report, proof) {
 
 // ---------------------------------------------------------------------------------------------- --rpc
 
+/** The PrizeDraw contract's events (contracts/PrizeDraw.sol). */
 const EVENT_SIGNATURES = {
-  committed: "DrawingCommitted(bytes32,uint64,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64)",
-  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256)",
+  committed: "DrawingCommitted(bytes32,uint64,bytes32,uint40,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64,address)",
+  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256,bytes32)",
   revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
   winnersRecorded: "WinnersRecorded(bytes32,uint64,bytes32,uint256)",
   prizeAwarded: "PrizeAwarded(bytes32,uint64,uint256,bytes32,uint256,uint256,uint256,bool)",
 };
+/** The same two events of PrizeDraw contracts deployed before drawing slots (version 2 proofs only). */
+const LEGACY_EVENT_SIGNATURES = {
+  committed: "DrawingCommitted(bytes32,uint64,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64)",
+  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256)",
+};
+/** Pyth Entropy v2's request and reveal events (EntropyEventsV2): provider, caller and sequence are indexed. */
+const ENTROPY_EVENT_SIGNATURES = {
+  requested: "Requested(address,address,uint64,bytes32,uint32,bytes)",
+  revealed: "Revealed(address,address,uint64,bytes32,bytes32,bytes32,bool,bytes,uint32,bytes)",
+};
 const GET_PRIZE_TABLE = "getPrizeTable(bytes32,uint32)";
+const ENTROPY_GETTER = "entropy()";
 
 export function eventTopic(signature) {
   return toHex(keccak256(signature));
+}
+
+/** { name: topic0 } for a table of event signatures. */
+function topicsOf(signatures) {
+  return Object.fromEntries(Object.entries(signatures).map(([k, sig]) => [k, eventTopic(sig)]));
 }
 
 class Rpc {
@@ -983,12 +1102,56 @@ function blockOf(receipt) {
   return { block: BigInt(receipt.blockNumber), index: BigInt(receipt.transactionIndex ?? 0) };
 }
 
-async function checkChain(report, proof, rpcUrl) {
-  const chain = parseChain(proof.chain);
-  const rpc = new Rpc(rpcUrl);
+function quantity(n) {
+  return "0x" + n.toString(16);
+}
+
+/** An address as an indexed topic (left-padded to 32 bytes). */
+function addressTopic(addr) {
+  return "0x" + "0".repeat(24) + addr.slice(2).toLowerCase();
+}
+
+/** Unix seconds as an ISO time, or the number when out of range. */
+function isoOfSeconds(seconds) {
+  const ms = Number(seconds) * 1000;
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(seconds);
+}
+
+/**
+ * eth_getLogs over blocks [from, to] in windows of at most LOG_CHUNK_BLOCKS (10,000); a window the RPC refuses is
+ * split into tenths, down to 100 blocks, before giving up (exit 2).
+ */
+async function logsInRange(rpc, filter, from, to) {
+  const logs = [];
+  const scan = async (start, end, size) => {
+    for (let a = start; a <= end; a += size) {
+      const b = a + size - 1n < end ? a + size - 1n : end;
+      const { result, error } = await rpc.call("eth_getLogs", [{ ...filter, fromBlock: quantity(a), toBlock: quantity(b) }]);
+      if (!error) {
+        logs.push(...(result || []));
+      } else if (size > 100n) {
+        await scan(a, b, size / 10n);
+      } else {
+        throw new InputError(`the RPC ${rpc.url} refused eth_getLogs for blocks ${a} to ${b}: ${error.message ?? JSON.stringify(error)}`);
+      }
+    }
+  };
+  if (to >= from) await scan(from, to, LOG_CHUNK_BLOCKS);
+  return logs;
+}
+
+/**
+ * The --rpc checks of one proof. Version 2 proofs may come from a contract of the previous version (events without
+ * slots); version 3 proofs also check the slot, the draw time, the user contribution and the Entropy contract's
+ * own request and reveal.
+ */
+async function checkChain(report, proof, rpc) {
+  const chain = parseChain(proof.chain, proof.version);
+  const v3 = proof.version === 3;
   const campaignTopic = toHex(proof.campaign.idBytes);
   const numberTopic = wordHex(proof.drawing.number);
-  const topic = Object.fromEntries(Object.entries(EVENT_SIGNATURES).map(([k, sig]) => [k, eventTopic(sig)]));
+  const topic = topicsOf(EVENT_SIGNATURES);
+  const legacy = topicsOf(LEGACY_EVENT_SIGNATURES);
   const isEntries = proof.entrants !== null;
   const where = `contract ${chain.contract}`;
 
@@ -1010,13 +1173,18 @@ async function checkChain(report, proof, rpcUrl) {
     return;
   }
   const commitLogs = commitReceipt.logs || [];
-  const committed = commitLogs.find((l) => logMatches(l, chain.contract, topic.committed, campaignTopic, numberTopic));
+  let committed = commitLogs.find((l) => logMatches(l, chain.contract, topic.committed, campaignTopic, numberTopic));
+  // A contract of the previous version emitted no slot; only version 2 proofs come from one.
+  if (!committed && !v3) committed = commitLogs.find((l) => logMatches(l, chain.contract, legacy.committed, campaignTopic, numberTopic));
   if (!committed) {
     report.fail("rpc.commit", `no DrawingCommitted event of ${proof.campaign.id} #${proof.drawing.number} from ${where} in transaction ${chain.commitTx}`);
     return;
   }
   const commitBlock = BigInt(commitReceipt.blockNumber);
-  const [kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId, tableVersion, largePrizeThreshold] = dataWords(committed.data);
+  const isLegacy = String(committed.topics[0]).toLowerCase() === legacy.committed;
+  const commitWords = dataWords(committed.data);
+  const drawAtWord = isLegacy ? undefined : commitWords.shift();
+  const [kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId, tableVersion, largePrizeThreshold] = commitWords;
   const expectedList = isEntries ? proof.entrants.commitment : proof.winnersCommitment;
   const listName = isEntries ? "entrants.commitment" : "winnerList.commitment";
   if (listCommitment !== undefined && wordHex(listCommitment) === expectedList) {
@@ -1051,13 +1219,24 @@ async function checkChain(report, proof, rpcUrl) {
   if (tableVersion !== BigInt(proof.table.version)) tableProblems.push(`onchain table version ${tableVersion}, the proof's is ${proof.table.version}`);
   report.check("rpc.commit.table", tableProblems, `the drawing committed prize table ${proof.table.id} v${proof.table.version}`);
 
-  const requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
+  if (v3) {
+    const slotProblems = [];
+    const slotTopic = String(committed.topics[3] ?? "").toLowerCase();
+    if (slotTopic !== proof.drawing.slot) slotProblems.push(`onchain slot ${slotTopic || "missing"}, drawing.slot ${proof.drawing.slot}`);
+    const drawAt = Date.parse(proof.drawing.drawAt) / 1000;
+    if (!Number.isInteger(drawAt)) slotProblems.push(`drawing.drawAt ${JSON.stringify(proof.drawing.drawAt)} is not a time in whole seconds`);
+    else if (drawAtWord !== BigInt(drawAt)) slotProblems.push(`onchain draw time ${drawAtWord === undefined ? "missing" : `${isoOfSeconds(drawAtWord)} (${drawAtWord})`}, drawing.drawAt ${proof.drawing.drawAt} (${drawAt})`);
+    report.check("rpc.commit.slot", slotProblems, `the list was committed under the drawing's slot ${short(proof.drawing.slot)} and draw time ${proof.drawing.drawAt}`);
+  }
+
+  let requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
+  if (!requested && !v3) requested = commitLogs.find((l) => logMatches(l, chain.contract, legacy.requested, campaignTopic, numberTopic));
   let provider = null;
   let sequence = null;
   if (!requested) {
     report.fail("rpc.request", `no EntropyRequested event of this drawing in the commit transaction ${chain.commitTx}`);
   } else {
-    const [providerWord, sequenceWord] = dataWords(requested.data);
+    const [providerWord, sequenceWord, , userWord] = dataWords(requested.data);
     provider = wordAddress(providerWord);
     sequence = sequenceWord;
     const problems = [];
@@ -1066,6 +1245,14 @@ async function checkChain(report, proof, rpcUrl) {
     else if (sequence !== BigInt(proof.entropy.requestId)) problems.push(`onchain request id ${sequence}, entropy.requestId ${proof.entropy.requestId}`);
     if (proof.entropy.provider !== "mock" && provider !== proof.entropy.provider) problems.push(`onchain provider ${provider}, entropy.provider ${proof.entropy.provider}`);
     report.check("rpc.request", problems, `random value requested after the list was committed, in the same transaction (request ${sequence} to provider ${provider})`);
+    if (v3) {
+      const derived = derivedUserContribution(proof);
+      const user = userWord === undefined ? "missing" : wordHex(userWord);
+      const userProblems = [];
+      if (user !== derived) userProblems.push(`onchain user contribution ${user}, derived from the commit ${derived}`);
+      if (user !== proof.entropy.userContribution) userProblems.push(`onchain user contribution ${user}, entropy.userContribution ${proof.entropy.userContribution}`);
+      report.check("rpc.request.user", userProblems, `the request's user contribution is the one derived from the commit and entropy.userContribution (${short(derived)})`);
+    }
   }
 
   // The reveal.
@@ -1090,6 +1277,8 @@ async function checkChain(report, proof, rpcUrl) {
       report.check("rpc.reveal", problems, `entropy.value was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
     }
   }
+
+  if (v3) await checkEntropyContract(report, proof, rpc, chain, { provider, sequence, commitReceipt, revealReceipt, commitBlock, revealBlock });
 
   if (isEntries) {
     const logs = await drawingLogs(rpc, chain.contract, [topic.winnersRecorded, campaignTopic, numberTopic], commitBlock);
@@ -1162,6 +1351,106 @@ async function checkChain(report, proof, rpcUrl) {
   if (proof.entropy.provider === "mock") {
     report.info("entropy.origin", "test randomness (mock provider): revealed onchain by the test service itself, so its origin cannot be checked independently; never used by real campaigns");
   }
+}
+
+/**
+ * Version 3 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
+ * request with the user contribution derived from the commit, and revealed the proof's value; for a real provider
+ * the value is keccak256(userContribution, providerContribution, 0) of its Revealed event. A Revealed event with
+ * callbackFailed (a callback retried later) may precede the successful one: every one must carry the same value.
+ */
+async function checkEntropyContract(report, proof, rpc, chain, ctx) {
+  const t = topicsOf(ENTROPY_EVENT_SIGNATURES);
+  const selector = toHex(keccak256(ENTROPY_GETTER), 0, 4);
+  const { result, error } = await rpc.call("eth_call", [{ to: chain.contract, data: selector }, "latest"]);
+  if (error || typeof result !== "string" || result.length < 66) {
+    report.fail("rpc.entropy.contract", `entropy() failed on contract ${chain.contract}${error ? `: ${error.message ?? ""}` : ""}`);
+    return;
+  }
+  const entropy = wordAddress(dataWords(result)[0]);
+  if (entropy === chain.entropy) report.pass("rpc.entropy.contract", `the contract requests its random values from the Entropy contract ${entropy}, chain.entropy`);
+  else report.fail("rpc.entropy.contract", `the contract's entropy() is ${entropy}, chain.entropy is ${chain.entropy}; the checks below use ${entropy}`);
+  if (ctx.provider === null || ctx.sequence === null) {
+    report.fail("rpc.entropy.request", "no EntropyRequested event of this drawing: the Entropy request cannot be looked up");
+    return;
+  }
+  const filterTopics = [addressTopic(ctx.provider), addressTopic(chain.contract), wordHex(ctx.sequence)];
+  const matches = (log, topic0) => {
+    const topics = (log && log.topics) || [];
+    return (
+      typeof log.address === "string" &&
+      log.address.toLowerCase() === entropy &&
+      topics.length >= 4 &&
+      String(topics[0]).toLowerCase() === topic0 &&
+      filterTopics.every((x, i) => String(topics[i + 1]).toLowerCase() === x)
+    );
+  };
+  const derived = derivedUserContribution(proof);
+  const label = `request ${ctx.sequence} of provider ${ctx.provider}`;
+
+  // The request, in the commit transaction.
+  const request = (ctx.commitReceipt.logs || []).find((l) => matches(l, t.requested));
+  if (!request) {
+    report.fail("rpc.entropy.request", `no Requested event of Entropy ${entropy} for ${label} in the commit transaction ${chain.commitTx}`);
+  } else {
+    const user = wordHex(dataWords(request.data)[0] ?? 0n);
+    report.check(
+      "rpc.entropy.request",
+      user === derived ? [] : [`Entropy recorded the user contribution ${user} for ${label}; the commit derives ${derived}`],
+      `Entropy ${short(entropy)} recorded ${label} with the user contribution derived from the commit`,
+    );
+  }
+
+  // Every reveal of the request from the commit to the reveal transaction (a failed callback is retried later).
+  const seen = new Set();
+  const reveals = [];
+  const add = (log) => {
+    if (!matches(log, t.revealed)) return;
+    const key = `${String(log.transactionHash).toLowerCase()}:${String(log.logIndex)}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const w = dataWords(log.data);
+    reveals.push({
+      randomNumber: wordHex(w[0] ?? 0n),
+      user: wordHex(w[1] ?? 0n),
+      provider: wordHex(w[2] ?? 0n),
+      failed: (w[3] ?? 0n) !== 0n,
+      tx: String(log.transactionHash).toLowerCase(),
+    });
+  };
+  for (const log of (ctx.revealReceipt && ctx.revealReceipt.logs) || []) add(log);
+  for (const log of await logsInRange(rpc, { address: entropy, topics: [t.revealed, ...filterTopics] }, ctx.commitBlock, ctx.revealBlock)) add(log);
+  const succeeded = reveals.filter((r) => !r.failed);
+  const failed = reveals.length - succeeded.length;
+  const problems = [];
+  if (succeeded.length === 0) problems.push(`no Revealed event of Entropy ${entropy} with callbackFailed false for ${label}${failed ? ` (${failed} with callbackFailed true)` : ""}`);
+  if (succeeded.length > 1) problems.push(`${succeeded.length} Revealed events with callbackFailed false for ${label}; a request is revealed once`);
+  const values = [...new Set(reveals.map((r) => r.randomNumber))];
+  if (values.length > 1) problems.push(`the Revealed events of ${label} carry ${values.length} different random numbers: ${values.join(", ")}`);
+  const reveal = succeeded[0];
+  if (reveal) {
+    if (reveal.randomNumber !== proof.entropy.value) problems.push(`Entropy revealed ${reveal.randomNumber}, entropy.value is ${proof.entropy.value}`);
+    if (reveal.tx !== chain.revealTx) problems.push(`the successful Revealed event is in transaction ${reveal.tx}, not in the reveal transaction ${chain.revealTx}`);
+  }
+  report.check(
+    "rpc.entropy.reveal",
+    problems,
+    `Entropy ${short(entropy)} revealed entropy.value for ${label}${failed ? ` (after ${failed} failed callback${failed === 1 ? "" : "s"} with the same value)` : ""}`,
+  );
+  if (!reveal || proof.entropy.provider === "mock") return; // the mock reveals no contributions: entropy.origin says so
+
+  const originProblems = [];
+  if (reveal.user !== derived) originProblems.push(`the Revealed user contribution is ${reveal.user}, the commit derives ${derived}`);
+  const combined = combineRandomValues(reveal.user, reveal.provider);
+  if (combined !== reveal.randomNumber) originProblems.push(`keccak256(userContribution, providerContribution, 0) of the Revealed event is ${combined}, its random number ${reveal.randomNumber}`);
+  if (proof.entropy.providerContribution !== null && proof.entropy.providerContribution !== reveal.provider) {
+    originProblems.push(`the Revealed provider contribution is ${reveal.provider}, entropy.providerContribution ${proof.entropy.providerContribution}`);
+  }
+  report.check(
+    "rpc.entropy.origin",
+    originProblems,
+    `the random value is keccak256 of the commit's contribution and provider ${ctx.provider}'s revelation ${short(reveal.provider)}, as Entropy revealed them`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------- loading

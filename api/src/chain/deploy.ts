@@ -3,12 +3,19 @@ import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_KEYS } from "../config.js";
 import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "./abis.js";
 import { bytecodeOf } from "./artifacts.js";
-import { deploymentPath, readDeployment, writeDeployment, type DeploymentRecord } from "./deployment.js";
+import { CONTRACT_VERSION, deploymentPath, readDeployment, writeDeployment, type DeploymentRecord } from "./deployment.js";
 
 /** Gas requested for (and budgeted by) the randomness callback; README's gas figures show what it covers. */
 export const DEFAULT_CALLBACK_GAS_LIMIT = 2_000_000;
 /** The local prize pool: 1,000,000 dollars of the 6-decimal test stablecoin. */
 const LOCAL_POOL_UNITS = 1_000_000n * 100n * 10_000n;
+/**
+ * The local chain's 24-hour payment limit: twice the pool (at most half of the limit leaves at once, the other
+ * half refills over the day; see the README's "Prize money"), so the local pool can pay its top prize.
+ */
+const LOCAL_DAILY_LIMIT_CENTS = 2n * 1_000_000n * 100n;
+/** Seconds between starting and accepting an admin transfer on the local chain. */
+const LOCAL_ADMIN_DELAY = 60;
 
 export type DeployLocalOptions = { rpcUrl: string; dataDir: string };
 
@@ -20,9 +27,15 @@ export type DeployRemoteOptions = {
   deployerKey: Hex;
   entropy: Address;
   token: Address;
-  /** Default: the deployer's address. */
-  admin?: Address;
+  /** The admin (a multisig on a real network). */
+  admin: Address;
   operator: Address;
+  /** Pauses payments in an emergency. Admin, operator and guardian must be three different accounts. */
+  guardian: Address;
+  /** Seconds an admin transfer waits between its two steps. */
+  adminDelay: number;
+  /** The overall 24-hour payment limit in cents. */
+  dailyLimitCents: bigint;
   callbackGasLimit: number;
   /** The network's chain id: a different chain behind rpcUrl is refused before anything is sent. */
   expectedChainId: number;
@@ -54,7 +67,10 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     throw new DeployRefusedError(`${deploymentPath(o.dataDir)} already records a deployment: move it away or use another PRIZEDRAW_DATA_DIR`);
   }
   const deployer = privateKeyToAccount(o.deployerKey);
-  const admin = o.admin ?? deployer.address;
+  const admin = o.admin;
+  if (new Set([admin.toLowerCase(), o.operator.toLowerCase(), o.guardian.toLowerCase()]).size !== 3) {
+    throw new DeployRefusedError("ADMIN_ADDRESS, OPERATOR_ADDRESS and GUARDIAN_ADDRESS must be three different accounts");
+  }
   const { publicClient, wallet } = clientsFor(o.rpcUrl, chainId, deployer);
   const [provider, decimals, genesis] = await Promise.all([
     publicClient.readContract({ address: o.entropy, abi: MockEntropyAbi, functionName: "getDefaultProvider" }),
@@ -66,7 +82,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     await wallet.deployContract({
       abi: PrizeDrawAbi,
       bytecode: bytecodeOf("PrizeDraw"),
-      args: [o.entropy, o.token, admin, o.operator, o.callbackGasLimit],
+      args: [o.entropy, o.token, admin, o.operator, o.guardian, o.adminDelay, o.callbackGasLimit, o.dailyLimitCents],
     }),
   );
   const record: DeploymentRecord = {
@@ -81,6 +97,8 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     tokenDecimals: decimals,
     admin,
     operator: o.operator,
+    guardian: o.guardian,
+    contractVersion: CONTRACT_VERSION,
     deployBlock: Number(prizeDraw.blockNumber),
     deployedAt: new Date().toISOString(),
   };
@@ -96,13 +114,14 @@ async function deployed(client: PublicClient, hash: Hex): Promise<{ address: Add
 
 /**
  * Deploys the test environment on a local chain: the 6-decimal test stablecoin, the SDK's MockEntropy and
- * PrizeDraw (admin = anvil account 0, operator = account 1), funds the prize pool, and writes the
+ * PrizeDraw (admin = anvil account 0, operator = account 1, guardian = account 3), funds the prize pool, and writes the
  * deployment record into `dataDir`.
  */
 export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Promise<DeploymentRecord> {
   const admin = privateKeyToAccount(ANVIL_KEYS.admin);
   const operator = privateKeyToAccount(ANVIL_KEYS.operator);
   const provider = privateKeyToAccount(ANVIL_KEYS.provider);
+  const guardian = privateKeyToAccount(ANVIL_KEYS.guardian);
   const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
   const { publicClient, wallet } = clientsFor(rpcUrl, chainId, admin);
   const genesis = await publicClient.getBlock({ blockNumber: 0n });
@@ -120,7 +139,7 @@ export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Prom
     await wallet.deployContract({
       abi: PrizeDrawAbi,
       bytecode: bytecodeOf("PrizeDraw"),
-      args: [entropy.address, token.address, admin.address, operator.address, DEFAULT_CALLBACK_GAS_LIMIT],
+      args: [entropy.address, token.address, admin.address, operator.address, guardian.address, LOCAL_ADMIN_DELAY, DEFAULT_CALLBACK_GAS_LIMIT, LOCAL_DAILY_LIMIT_CENTS],
     }),
   );
   await publicClient.waitForTransactionReceipt({
@@ -139,6 +158,8 @@ export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Prom
     tokenDecimals: 6,
     admin: admin.address,
     operator: operator.address,
+    guardian: guardian.address,
+    contractVersion: CONTRACT_VERSION,
     deployBlock: Number(token.blockNumber),
     deployedAt: new Date().toISOString(),
   };

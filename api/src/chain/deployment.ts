@@ -3,6 +3,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { Address, Hex } from "viem";
 
+/**
+ * The PrizeDraw interface this code speaks: 3 since commits carry slot, draw time and fee cap, payouts are
+ * permissionless and limited, and held prizes and guarantees are recorded onchain. Records without it are 2.
+ */
+export const CONTRACT_VERSION = 3;
+
 /** What was deployed where: written by the deploy step, read by the start script, the indexer and the service. */
 export type DeploymentRecord = {
   chainId: number;
@@ -19,6 +25,10 @@ export type DeploymentRecord = {
   tokenDecimals: number;
   admin: Address;
   operator: Address;
+  /** Pauses payments (PrizeDraw's GUARDIAN_ROLE); absent in records of contract version 2. */
+  guardian?: Address;
+  /** PrizeDraw's interface version; a record of another version needs a new deployment (see start). */
+  contractVersion: number;
   deployBlock: number;
   deployedAt: string;
 };
@@ -38,6 +48,8 @@ const recordSchema = z.object({
   tokenDecimals: z.number().int(),
   admin: address,
   operator: address,
+  guardian: address.optional(),
+  contractVersion: z.number().int().default(2),
   deployBlock: z.number().int().nonnegative(),
   deployedAt: z.string(),
 });

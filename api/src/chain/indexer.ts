@@ -16,6 +16,9 @@ const uint = z.string().regex(/^\d+$/).transform((v) => BigInt(v));
 const drawingSchema = z.object({
   campaignId: hex,
   number: uint,
+  slot: hex,
+  drawAt: uint,
+  payoutWallet: hex,
   kind: z.number().int(),
   listCommitment: hex,
   winnersCommitment: hex.nullable(),
@@ -28,6 +31,7 @@ const drawingSchema = z.object({
   prizeCount: z.number().int(),
   provider: hex.nullable(),
   sequence: uint.nullable(),
+  userRandomNumber: hex.nullable(),
   commitTimestamp: uint,
   commitTx: hex,
   randomValue: hex.nullable(),
@@ -48,6 +52,8 @@ const prizeSchema = z.object({
   tier: z.number().int(),
   amountCents: uint,
   held: z.boolean(),
+  heldStatus: z.enum(["open", "paid", "refused"]).nullable(),
+  heldReason: z.string().nullable(),
 });
 
 const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prizeSchema) });
@@ -70,8 +76,7 @@ const payoutSchema = z.object({
   campaignId: hex,
   number: uint.nullable(),
   position: z.number().int().nullable(),
-  guaranteeId: hex.nullable(),
-  winnerHash: hex.nullable(),
+  period: z.number().int().nullable(),
   wallet: hex,
   amountCents: uint,
   tokenAmount: uint,

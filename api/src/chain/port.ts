@@ -15,14 +15,11 @@ import {
   type WalletClient,
   type Transport,
 } from "viem";
+import { parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
 
-/** settle(): fixed part and per-position upper bound (a held prize's storage write included). */
-const SETTLE_BASE_GAS = 100_000n;
-const SETTLE_GAS_PER_POSITION = 30_000n;
-const MAX_TX_GAS = 15_000_000n;
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
 
@@ -48,10 +45,23 @@ export class ChainUnavailableError extends Error {
   override name = "ChainUnavailableError";
 }
 
-/** A PrizeDraw `Commit` (see the contract): what commitAndRequest locks onchain. */
+/**
+ * Pyth Entropy v2's retry path: anyone may deliver a revealed value again when the consumer's callback failed
+ * (Entropy records it as failed and keeps the request). The same call Pyth's own keeper makes.
+ */
+export const EntropyRetryAbi = parseAbi([
+  "function revealWithCallback(address provider, uint64 sequenceNumber, bytes32 userRandomNumber, bytes32 providerRevelation)",
+  "event Revealed(address indexed provider, address indexed caller, uint64 indexed sequenceNumber, bytes32 randomNumber, bytes32 userContribution, bytes32 providerContribution, bool callbackFailed, bytes callbackReturnValue, uint32 callbackGasUsed, bytes extraArgs)",
+]);
+
+/** A PrizeDraw `Commit` (see the contract) without its fee cap: what commitAndRequest locks onchain. */
 export type CommitInput = {
   campaignId: Hex;
   number: bigint;
+  /** keccak256 of the drawing's id (draw library `drawingSlot`). */
+  slot: Hex;
+  /** The drawing's draw time, unix seconds. */
+  drawAt: number;
   kind: 0 | 1;
   listCommitment: Hex;
   winnersExpected: number;
@@ -67,7 +77,12 @@ export type ChainPortOptions = {
   operatorKey: Hex;
   /** How long to wait for a sent transaction's receipt before giving up on it (default 180 s). */
   receiptTimeoutMs?: number;
+  /** The most a commit pays the randomness provider, in wei; a higher quote is refused onchain. */
+  maxEntropyFeeWei?: bigint;
 };
+
+/** 0.001 ether: far above Pyth's fees on Base (a few millionths of an ether), far below a loss worth a theft. */
+export const DEFAULT_MAX_ENTROPY_FEE_WEI = 10n ** 15n;
 
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
@@ -87,9 +102,11 @@ export class ChainPort {
   private readonly wallet: WalletClient<Transport, Chain, Account>;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly receiptTimeoutMs: number;
+  readonly maxEntropyFeeWei: bigint;
 
-  constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS }: ChainPortOptions) {
+  constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS, maxEntropyFeeWei = DEFAULT_MAX_ENTROPY_FEE_WEI }: ChainPortOptions) {
     this.receiptTimeoutMs = receiptTimeoutMs;
+    this.maxEntropyFeeWei = maxEntropyFeeWei;
     const chain: Chain = {
       id: deployment.chainId,
       name: `chain-${deployment.chainId}`,
@@ -140,8 +157,9 @@ export class ChainPort {
     return this.send("publishPrizeTable", [tableId, version, amountsCents, weights]);
   }
 
-  registerCampaign(campaignId: Hex, payoutWallet: Hex, largePrizeThresholdCents: bigint) {
-    return this.send("registerCampaign", [campaignId, payoutWallet, largePrizeThresholdCents]);
+  /** Registers a campaign with its guarantee terms (zero cents: none; the period in seconds). */
+  registerCampaign(campaignId: Hex, payoutWallet: Hex, largePrizeThresholdCents: bigint, guarantee: { cents: bigint; periodSeconds: bigint }) {
+    return this.send("registerCampaign", [campaignId, payoutWallet, largePrizeThresholdCents, guarantee.cents, guarantee.periodSeconds]);
   }
 
   setPayoutWallet(campaignId: Hex, wallet: Hex) {
@@ -152,16 +170,19 @@ export class ChainPort {
     return this.send("setLargePrizeThreshold", [campaignId, cents]);
   }
 
-  /** Locks a list and requests its random value; the fee is quoted from the provider first. */
+  /**
+   * Locks a list and requests its random value. The fee is quoted from the provider first and sent; the commit
+   * carries the configured cap, so a quote that rose above it is refused onchain (FeeAboveCap).
+   */
   async commitAndRequest(commit: CommitInput) {
     const fee = await this.entropyFee();
-    return this.send("commitAndRequest", [commit], { value: fee });
+    return this.send("commitAndRequest", [{ ...commit, drawAt: commit.drawAt, maxFee: this.maxEntropyFeeWei }], { value: fee });
   }
 
-  /** Settles up to `maxPositions` more prizes (about 5,000 gas each; see README's gas figures). */
+  /** Settles up to `maxPositions` more prizes (about 5,000 gas each; see README's gas figures). settle never
+   * stops early, so the node's gas estimate covers every position asked for. */
   settle(campaignId: Hex, number: bigint, maxPositions: bigint) {
-    const gas = SETTLE_BASE_GAS + maxPositions * SETTLE_GAS_PER_POSITION;
-    return this.send("settle", [campaignId, number, maxPositions], { gas: gas < MAX_TX_GAS ? gas : MAX_TX_GAS });
+    return this.send("settle", [campaignId, number, maxPositions]);
   }
 
   recordWinners(campaignId: Hex, number: bigint, winnersCommitment: Hex) {
@@ -176,8 +197,63 @@ export class ChainPort {
     return this.send("payHeldPrize", [campaignId, number, position]);
   }
 
-  payGuarantee(campaignId: Hex, guaranteeId: Hex, winnerHash: Hex, amountCents: bigint) {
-    return this.send("payGuarantee", [campaignId, guaranteeId, winnerHash, amountCents]);
+  refuseHeldPrize(campaignId: Hex, number: bigint, position: bigint, reason: string) {
+    return this.send("refuseHeldPrize", [campaignId, number, position, reason]);
+  }
+
+  /** Records a finished period's guarantee as owed (exactly the registered amount, once per period). */
+  pickGuarantee(campaignId: Hex, period: number, winnerHash: Hex) {
+    return this.send("pickGuarantee", [campaignId, period, winnerHash]);
+  }
+
+  payGuarantee(campaignId: Hex, period: number) {
+    return this.send("payGuarantee", [campaignId, period]);
+  }
+
+  /**
+   * Delivers a revealed value again through Entropy's retry path, after the consumer's callback failed. The
+   * gas is the node's estimate: the callback either settles its whole share or fails, so the estimate covers it.
+   */
+  retryCallback(provider: Hex, sequence: bigint, userRandomNumber: Hex, providerRevelation: Hex): Promise<TransactionReceipt> {
+    const run = async (): Promise<TransactionReceipt> => {
+      try {
+        const hash = await this.wallet.writeContract({
+          address: this.deployment.entropy,
+          abi: EntropyRetryAbi,
+          functionName: "revealWithCallback",
+          args: [provider, sequence, userRandomNumber, providerRevelation],
+        });
+        const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+        if (receipt.status !== "success") throw new ChainRevertError("revealWithCallback", "TransactionReverted", [hash]);
+        return receipt;
+      } catch (error) {
+        throw toChainError("revealWithCallback", error);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Entropy's Revealed events of one request (a failed callback's first, then the successful retry's). */
+  async revealedEvents(provider: Hex, sequence: bigint, fromBlock: bigint) {
+    return this.publicClient.getContractEvents({
+      address: this.deployment.entropy,
+      abi: EntropyRetryAbi,
+      eventName: "Revealed",
+      args: { provider, sequenceNumber: sequence },
+      fromBlock,
+      toBlock: "latest",
+    });
+  }
+
+  heldPrizeState(campaignId: Hex, number: bigint, position: bigint) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, number, position] });
+  }
+
+  /** A guarantee period's onchain payment: [status (0 none, 1 picked, 2 paid), wallet, amountCents]. */
+  getGuarantee(campaignId: Hex, period: number) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, period] });
   }
 
   /**
@@ -223,11 +299,6 @@ export class ChainPort {
 
   getCampaign(campaignId: Hex) {
     return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [campaignId] });
-  }
-
-  /** Whether guarantee `guaranteeId` (bytes32) of a campaign was paid: the keeper reads it before paying. */
-  isGuaranteePaid(campaignId: Hex, guaranteeId: Hex) {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "isGuaranteePaid", args: [campaignId, guaranteeId] });
   }
 
   /** PrizeDraw events of a receipt, decoded (reads the keeper needs before the indexer catches up). */

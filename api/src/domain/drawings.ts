@@ -85,9 +85,18 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
       displayName: w.displayName,
       avatarUrl: w.avatarUrl,
       ...(settled && w.randomValue !== null
-        ? { randomValue: w.randomValue, roll: w.roll, amountCents: w.amountCents, heldForManualPayout: w.held === true }
+        ? {
+            randomValue: w.randomValue,
+            roll: w.roll,
+            amountCents: w.amountCents,
+            heldForManualPayout: w.held === true,
+            // Beyond the spec: a held prize's payment, decided by an operator after checks.
+            ...(w.held === true ? { heldPayout: { status: w.heldStatus ?? "open", reason: w.heldReason } } : {}),
+          }
         : {}),
     })),
+    // Beyond the spec: `paid` covers the automatic transfer; held prizes are paid by hand and counted here.
+    heldPrizesOpen: winners.filter((w) => w.held === true && (w.heldStatus ?? "open") === "open").length,
     verification: {
       winnersCommitment: drawing.winnersCommitment,
       lockedAt: drawing.lockedAt,

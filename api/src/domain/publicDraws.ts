@@ -1,4 +1,5 @@
 import type { DeploymentRecord } from "../chain/deployment.js";
+import { drawingSlot, toCampaignId } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing, DrawingStatus } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
@@ -34,8 +35,18 @@ export function proofUrl(baseUrl: string, campaign: Pick<Campaign, "slug">, draw
 
 export type DrawsQuery = { limit: number; before: string | null };
 
-/** `draws.json`: the campaign's description and a page of its draws, newest first. */
-export function drawsPage(store: Store, campaign: Campaign, deployment: Pick<DeploymentRecord, "chainId" | "token" | "tokenDecimals" | "prizeDraw">, baseUrl: string, query: DrawsQuery) {
+/**
+ * `draws.json`: the campaign's description and a page of its draws, newest first. Beyond the spec, it carries
+ * what a campaign-wide audit needs (`verify-draw.mjs --campaign`): the onchain campaign id, the contract and its
+ * deployment block, and each draw's slot (keccak256 of its id), which its onchain commit carries.
+ */
+export function drawsPage(
+  store: Store,
+  campaign: Campaign,
+  deployment: Pick<DeploymentRecord, "chainId" | "token" | "tokenDecimals" | "prizeDraw" | "deployBlock">,
+  baseUrl: string,
+  query: DrawsQuery,
+) {
   const rows = store.drawings.page(campaign.id, query.before, query.limit + 1);
   const page = rows.slice(0, query.limit);
   return {
@@ -47,6 +58,8 @@ export function drawsPage(store: Store, campaign: Campaign, deployment: Pick<Dep
       timezone: campaign.schedule.timezone,
       winnersPerDraw: campaign.winnersPerDraw,
       page: `${baseUrl}/campaigns/${campaign.slug}`,
+      campaignId: toCampaignId(campaign.slug),
+      chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, deployBlock: deployment.deployBlock },
       payout: {
         chainId: deployment.chainId,
         contract: deployment.prizeDraw,
@@ -57,6 +70,7 @@ export function drawsPage(store: Store, campaign: Campaign, deployment: Pick<Dep
     draws: page.map((d) => ({
       id: d.id,
       number: d.number,
+      slot: drawingSlot(d.id),
       drawAt: d.drawAt,
       cutoffAt: d.cutoffAt,
       stage: STAGE[d.status],

@@ -65,7 +65,17 @@ export class DrawInputError extends DrawError<DrawInputErrorCode> {
 }
 
 /** What did not match when building a proof. */
-export type ProofMismatchKind = "winners_commitment" | "entrants_commitment" | "entrants_totals" | "results";
+export type ProofMismatchKind =
+  | "winners_commitment"
+  | "entrants_commitment"
+  | "entrants_totals"
+  | "results"
+  /** v3: the onchain slot is not keccak256 of the drawing id. */
+  | "slot"
+  /** v3: the onchain user contribution is not the one derived from the commit. */
+  | "user_contribution"
+  /** v3: the random value is not the combination of the user and provider contributions. */
+  | "entropy_value";
 
 /**
  * The store's names or ids do not hash to the onchain commitment, or the indexed results do not line up with

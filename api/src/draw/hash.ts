@@ -1,11 +1,26 @@
-/** Identity hashes of the spec's "Draw computation": winner hashes, the list fingerprint, campaign ids. */
+/**
+ * Identity hashes of the spec's "Draw computation": winner hashes, the list fingerprint, campaign ids and
+ * drawing slots.
+ */
 import { bytesToHex, keccak256, stringToBytes, type Hex } from "viem";
 import { writeSafeUint } from "./abi.js";
-import { InvalidCampaignIdError } from "./errors.js";
+import { DrawInputError, InvalidCampaignIdError } from "./errors.js";
 
 /** keccak256 of the UTF-8 bytes of a winner (or entrant) id. */
 export function winnerHash(id: string): Hex {
   return keccak256(stringToBytes(id));
+}
+
+/**
+ * A drawing's slot: keccak256 of the UTF-8 bytes of the service's drawing id (e.g. "drw_abc"). The contract
+ * takes each slot once per campaign (PrizeDraw.commitAndRequest), so a list cannot be drawn again under another
+ * drawing, and draws.json can be matched commit for commit.
+ */
+export function drawingSlot(drawingId: string): Hex {
+  if (typeof drawingId !== "string" || drawingId.length === 0) {
+    throw new DrawInputError("bad_proof_input", `drawing id must be a non-empty string, got ${JSON.stringify(drawingId)}`);
+  }
+  return keccak256(stringToBytes(drawingId));
 }
 
 /**

@@ -10,7 +10,8 @@ export {
   type PrizeTableErrorCode,
   type ProofMismatchKind,
 } from "./errors.js";
-export { fingerprint, toCampaignId, winnerHash } from "./hash.js";
+export { drawingSlot, fingerprint, toCampaignId, winnerHash } from "./hash.js";
+export { combineRandomValues, userRandomNumber, type UserRandomNumberInput } from "./origin.js";
 export { randomValue, rejectionFloor, rollFor, UINT64_MAX, type Roll } from "./rolls.js";
 export {
   DEFAULT_PRIZE_TABLE,
@@ -38,13 +39,18 @@ export {
 } from "./entrants.js";
 export {
   buildProof,
+  buildProofV2,
+  buildProofV3,
   PROOF_VERSION,
+  PROOF_VERSION_V2,
   type EntropyProvider,
   type IndexedResult,
   type ProofEntrant,
   type ProofEntrants,
   type ProofInput,
+  type ProofInputV3,
   type ProofResult,
   type ProofTier,
   type ProofV2,
+  type ProofV3,
 } from "./proof.js";

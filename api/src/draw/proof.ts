@@ -1,16 +1,25 @@
 /**
- * Proof format version 2 (DESIGN.md section 7): assembled from the store (names, ids) and indexed chain data
- * (everything a verifier recomputes). The builder refuses to produce a proof whose ids do not hash to the
- * onchain commitments: such a proof would fail every verifier.
+ * Published draw proofs (docs/proof-format.md), assembled from the store (names, ids) and indexed chain data
+ * (everything a verifier recomputes). The builders refuse to produce a proof whose ids do not hash to the onchain
+ * commitments, or (version 3) whose slot, user contribution or random value do not follow from the commit: such
+ * a proof would fail every verifier.
+ *
+ * - Version 3 (`buildProofV3`, current): version 2 plus the drawing's slot, the request's user contribution, the
+ *   provider's contribution and the Entropy contract's address, so the origin of the random value is checked too.
+ * - Version 2 (`buildProofV2`): kept for the callers that still serve it; verify-draw.mjs checks both.
  */
 import type { Address, Hex } from "viem";
 import { assertBytes32 } from "./abi.js";
 import { entrantsCommitment, ENTRANTS_SELECTION } from "./entrants.js";
 import { DrawInputError, ProofMismatchError } from "./errors.js";
-import { fingerprint } from "./hash.js";
+import { drawingSlot, fingerprint, toCampaignId } from "./hash.js";
+import { combineRandomValues, userRandomNumber } from "./origin.js";
 import type { PrizeTable } from "./prizeTable.js";
 
-export const PROOF_VERSION = 2;
+/** The proof format version the service publishes now. */
+export const PROOF_VERSION = 3;
+/** The previous version, still built by buildProofV2 and still checked by the verifier. */
+export const PROOF_VERSION_V2 = 2;
 
 export type ProofTier = { amountCents: number; weight: number; threshold: number };
 
@@ -36,7 +45,7 @@ export type ProofEntrants = {
 /** "mock" in the test environment, else the entropy provider's address. */
 export type EntropyProvider = "mock" | Address;
 
-/** The published proof. Key order is part of the format: objects are built in this order. */
+/** A version 2 proof. Key order is part of the format: objects are built in this order. */
 export type ProofV2 = {
   proofVersion: 2;
   campaign: { id: string; slug: string; name: string };
@@ -47,6 +56,30 @@ export type ProofV2 = {
   results: ProofResult[];
   entrants: ProofEntrants | null;
   chain: { chainId: number; contract: Address; commitTx: Hex; revealTx: Hex };
+};
+
+/**
+ * A version 3 proof: version 2 plus `drawing.slot`, `entropy.userContribution`, `entropy.providerContribution`
+ * and `chain.entropy`. Key order is part of the format.
+ */
+export type ProofV3 = {
+  proofVersion: 3;
+  campaign: { id: string; slug: string; name: string };
+  drawing: { id: string; number: number; drawAt: string; slot: Hex };
+  winnerList: { winners: string[]; commitment: Hex; lockedAt: string };
+  entropy: {
+    provider: EntropyProvider;
+    requestId: string;
+    userContribution: Hex;
+    /** The provider's revelation from Entropy's Revealed event; null with the mock provider or when unknown. */
+    providerContribution: Hex | null;
+    value: Hex;
+    revealedAt: string;
+  };
+  prizeTable: { id: string; version: number; denominator: number; tiers: ProofTier[] };
+  results: ProofResult[];
+  entrants: ProofEntrants | null;
+  chain: { chainId: number; contract: Address; entropy: Address; commitTx: Hex; revealTx: Hex };
 };
 
 /** A position's prize as indexed from the PrizeAwarded events. */
@@ -72,6 +105,20 @@ export type ProofInput = {
     list: readonly { hash: Hex; weight: number }[];
   };
   chain: { chainId: number; contract: Address; commitTx: Hex; revealTx: Hex };
+};
+
+/** What buildProofV3 needs besides a version 2 input. */
+export type ProofInputV3 = Omit<ProofInput, "drawing" | "entropy" | "chain"> & {
+  /** `slot`: the slot indexed from DrawingCommitted, when known; it must be keccak256 of `id`. */
+  drawing: { id: string; number: number; drawAt: string; slot?: Hex };
+  entropy: ProofInput["entropy"] & {
+    /** EntropyRequested.userRandomNumber, when known; it must equal the value derived from the commit. */
+    userContribution?: Hex;
+    /** Revealed.providerContribution of the Entropy contract; null when unknown. Ignored for the mock provider. */
+    providerContribution: Hex | null;
+  };
+  /** `entropy`: the Entropy contract's address (PrizeDraw.entropy()). */
+  chain: ProofInput["chain"] & { entropy: Address };
 };
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -124,8 +171,8 @@ function orderedResults(results: readonly IndexedResult[], winners: number): Ind
   return byPosition as IndexedResult[];
 }
 
-/** Assembles a version 2 proof; throws ProofMismatchError when the store and the chain disagree. */
-export function buildProof(input: ProofInput): ProofV2 {
+/** The parts version 2 and version 3 share, checked. */
+function assemble(input: ProofInput) {
   const ids = input.winners.map((w) => w.winner);
   const commitment = assertBytes32(input.commitment, "commitment");
   const computed = fingerprint(ids);
@@ -149,18 +196,11 @@ export function buildProof(input: ProofInput): ProofV2 {
   });
   const provider: EntropyProvider =
     input.entropy.provider === "mock" ? "mock" : assertAddress(input.entropy.provider, "entropy.provider");
-
   return {
-    proofVersion: PROOF_VERSION,
     campaign: { id: input.campaign.slug, slug: input.campaign.slug, name: input.campaign.name },
-    drawing: { id: input.drawing.id, number: input.drawing.number, drawAt: input.drawing.drawAt },
     winnerList: { winners: ids, commitment, lockedAt: input.lockedAt },
-    entropy: {
-      provider,
-      requestId: input.entropy.requestId,
-      value: assertBytes32(input.entropy.value, "entropy.value"),
-      revealedAt: input.entropy.revealedAt,
-    },
+    provider,
+    value: assertBytes32(input.entropy.value, "entropy.value"),
     prizeTable: {
       id: input.table.id,
       version: input.table.version,
@@ -169,11 +209,93 @@ export function buildProof(input: ProofInput): ProofV2 {
     },
     results,
     entrants,
+    contract: assertAddress(input.chain.contract, "chain.contract"),
+    commitTx: assertBytes32(input.chain.commitTx, "chain.commitTx"),
+    revealTx: assertBytes32(input.chain.revealTx, "chain.revealTx"),
+  };
+}
+
+/** Assembles a version 2 proof; throws ProofMismatchError when the store and the chain disagree. */
+export function buildProofV2(input: ProofInput): ProofV2 {
+  const p = assemble(input);
+  return {
+    proofVersion: 2,
+    campaign: p.campaign,
+    drawing: { id: input.drawing.id, number: input.drawing.number, drawAt: input.drawing.drawAt },
+    winnerList: p.winnerList,
+    entropy: { provider: p.provider, requestId: input.entropy.requestId, value: p.value, revealedAt: input.entropy.revealedAt },
+    prizeTable: p.prizeTable,
+    results: p.results,
+    entrants: p.entrants,
+    chain: { chainId: input.chain.chainId, contract: p.contract, commitTx: p.commitTx, revealTx: p.revealTx },
+  };
+}
+
+/**
+ * Version 2, under its former name, for callers not yet moved to version 3.
+ * @deprecated use buildProofV3 (the current format) or buildProofV2.
+ */
+export const buildProof = buildProofV2;
+
+/**
+ * Assembles a version 3 proof; throws ProofMismatchError when the store and the chain disagree: besides the
+ * version 2 checks, the slot must be keccak256 of the drawing id, the onchain user contribution (when given) the
+ * one derived from the commit, and for a real provider with a known contribution the random value must be
+ * keccak256(userContribution, providerContribution, 0).
+ */
+export function buildProofV3(input: ProofInputV3): ProofV3 {
+  const p = assemble(input);
+  const slot = drawingSlot(input.drawing.id);
+  if (input.drawing.slot !== undefined && assertBytes32(input.drawing.slot, "drawing.slot") !== slot) {
+    throw new ProofMismatchError("slot", `The onchain slot ${input.drawing.slot} is not keccak256 of the drawing id ${JSON.stringify(input.drawing.id)} (${slot})`);
+  }
+  const listCommitment = p.entrants === null ? p.winnerList.commitment : p.entrants.commitment;
+  const userContribution = userRandomNumber({
+    campaignId: toCampaignId(input.campaign.slug),
+    number: input.drawing.number,
+    slot,
+    listCommitment,
+  });
+  const onchainUser = input.entropy.userContribution;
+  if (onchainUser !== undefined && assertBytes32(onchainUser, "entropy.userContribution") !== userContribution) {
+    throw new ProofMismatchError(
+      "user_contribution",
+      `The onchain user contribution ${onchainUser} is not the one derived from the commit (${userContribution})`,
+    );
+  }
+  let providerContribution: Hex | null = null;
+  if (p.provider !== "mock" && input.entropy.providerContribution !== null) {
+    providerContribution = assertBytes32(input.entropy.providerContribution, "entropy.providerContribution");
+    const combined = combineRandomValues(userContribution, providerContribution);
+    if (combined !== p.value) {
+      throw new ProofMismatchError(
+        "entropy_value",
+        `The random value ${p.value} is not keccak256(userContribution, providerContribution, 0) = ${combined}`,
+      );
+    }
+  }
+  return {
+    proofVersion: 3,
+    campaign: p.campaign,
+    drawing: { id: input.drawing.id, number: input.drawing.number, drawAt: input.drawing.drawAt, slot },
+    winnerList: p.winnerList,
+    entropy: {
+      provider: p.provider,
+      requestId: input.entropy.requestId,
+      userContribution,
+      providerContribution,
+      value: p.value,
+      revealedAt: input.entropy.revealedAt,
+    },
+    prizeTable: p.prizeTable,
+    results: p.results,
+    entrants: p.entrants,
     chain: {
       chainId: input.chain.chainId,
-      contract: assertAddress(input.chain.contract, "chain.contract"),
-      commitTx: assertBytes32(input.chain.commitTx, "chain.commitTx"),
-      revealTx: assertBytes32(input.chain.revealTx, "chain.revealTx"),
+      contract: p.contract,
+      entropy: assertAddress(input.chain.entropy, "chain.entropy"),
+      commitTx: p.commitTx,
+      revealTx: p.revealTx,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { keccak256, toHex, type Hex } from "viem";
+import type { Hex } from "viem";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
 import { checkDuePeriods } from "../domain/guarantees.js";
@@ -10,17 +10,21 @@ import type { Store } from "../store/index.js";
 
 export type GuaranteeKeeperDeps = { store: Store; chain: ChainPort; indexer: IndexerClient; logger: Logger };
 
-/** A guarantee's onchain id: keccak256 of its service id's UTF-8 bytes (`gtd_...`). */
-export function onchainGuaranteeId(guaranteeId: string): Hex {
-  return keccak256(toHex(guaranteeId));
+/** A guarantee's onchain period: the service counts periods from 1, the contract from 0. */
+export function onchainPeriod(guarantee: Pick<GuaranteePeriod, "period">): number {
+  return guarantee.period - 1;
 }
+
+/** PrizeDraw.GuaranteeStatus */
+const ONCHAIN_GUARANTEE = { None: 0, Picked: 1, Paid: 2 } as const;
 
 /**
  * The keeper's guarantee step, at the end of each campaign cycle (ended campaigns included): checks the periods
- * that are due, pays every `picked` guarantee onchain, and marks it `paid` once the indexer shows the transfer.
- * Paying reads `isGuaranteePaid` first (and the contract refuses a second payment of the same id), so a step cut
- * short anywhere resumes without paying twice. A failure is logged and retried next cycle; it never stops the
- * drawing cycle.
+ * that are due, records every `picked` guarantee onchain (pickGuarantee: exactly the campaign's registered amount,
+ * once per period, owed from then on), pays it (payGuarantee, to the wallet recorded at the pick), and marks it
+ * `paid` once the indexer shows the transfer. Each step reads the onchain state first (and the contract refuses
+ * a second pick or payment of a period), so a step cut short anywhere resumes without paying twice. A failure is
+ * logged and retried next cycle; it never stops the drawing cycle.
  */
 export async function runGuarantees(deps: GuaranteeKeeperDeps, campaignId: string): Promise<void> {
   const { store, logger } = deps;
@@ -41,23 +45,36 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
   const { store, chain, indexer, logger } = deps;
   const campaignId = toCampaignId(campaign.slug);
   for (const guarantee of picked) {
-    const id = onchainGuaranteeId(guarantee.id);
-    if (await chain.isGuaranteePaid(campaignId, id)) continue;
-    await ensureWallet(deps, campaign, campaignId);
-    try {
-      const receipt = await chain.payGuarantee(campaignId, id, winnerHash(guarantee.pickedWinner!), BigInt(guarantee.amountCents));
-      store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
-      logger.info({ campaign: campaign.slug, guaranteeId: guarantee.id, tx: receipt.transactionHash }, "guarantee paid onchain");
-    } catch (error) {
-      // Paid by an earlier, interrupted run whose read raced the send: nothing more to send.
-      if (!(error instanceof ChainRevertError && error.errorName === "GuaranteeAlreadyPaid")) throw error;
+    const period = onchainPeriod(guarantee);
+    let [status] = await chain.getGuarantee(campaignId, period);
+    if (status === ONCHAIN_GUARANTEE.None) {
+      await ensureWallet(deps, campaign, campaignId);
+      await settleRace(chain.pickGuarantee(campaignId, period, winnerHash(guarantee.pickedWinner!)), "GuaranteeAlreadyPicked");
+      status = ONCHAIN_GUARANTEE.Picked;
+    }
+    if (status === ONCHAIN_GUARANTEE.Picked) {
+      const receipt = await settleRace(chain.payGuarantee(campaignId, period), "GuaranteeAlreadyPaid");
+      if (receipt) {
+        store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
+        logger.info({ campaign: campaign.slug, guaranteeId: guarantee.id, tx: receipt.transactionHash }, "guarantee paid onchain");
+      }
     }
   }
   const payouts = await indexer.payouts(campaignId);
   for (const guarantee of picked) {
-    const id = onchainGuaranteeId(guarantee.id);
-    const seen = payouts.find((p) => p.kind === "guarantee" && p.guaranteeId === id);
+    const period = onchainPeriod(guarantee);
+    const seen = payouts.find((p) => p.kind === "guarantee" && p.period === period);
     if (seen) store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash);
+  }
+}
+
+/** Sends a step; an earlier, interrupted run whose read raced the send already did it when the contract says so. */
+async function settleRace<T>(step: Promise<T>, alreadyDone: string): Promise<T | null> {
+  try {
+    return await step;
+  } catch (error) {
+    if (error instanceof ChainRevertError && error.errorName === alreadyDone) return null;
+    throw error;
   }
 }
 

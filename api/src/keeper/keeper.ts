@@ -4,7 +4,7 @@ import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
 import { campaignNow, planDrawings } from "../domain/campaigns.js";
-import { entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
+import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
@@ -19,7 +19,8 @@ const SETTLE_BATCH = 1_000n;
 export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
 /** Flags set by chain faults; cleared by the keeper once the drawing moves on again. */
 export const CHAIN_FAULT_PREFIX = "chain: ";
-export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (Pyth re-delivers failed callbacks, and anyone can call revealWithCallback)`;
+export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback)`;
+const SECONDS_PER_DAY = 86_400n;
 export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send entries";
 
 export type KeeperDeps = {
@@ -78,10 +79,18 @@ export class Keeper {
     const campaign = store.campaigns.byId(campaignId);
     if (!campaign || campaign.status === "draft") return;
     store.tx(() => planDrawings(store, campaign));
+    // One drawing's failing step (a token refusing its wallet, say) is flagged on that drawing and retried next
+    // cycle; the campaign's other drawings go on. Commits stay in number order: a later drawing cannot commit
+    // while an earlier one is stuck, because the contract takes numbers and draw times in order.
     for (const drawing of store.drawings.unfinished(campaign.id)) {
       const fresh = store.campaigns.byId(campaignId)!;
-      await this.advance(fresh, drawing);
+      try {
+        await this.advance(fresh, drawing);
+      } catch (error) {
+        this.deps.logger.warn({ campaignId, drawingId: drawing.id, err: describe(error) }, "drawing step failed; retrying next cycle");
+      }
     }
+    await this.mirrorHeldPrizes(campaignId);
     await runGuarantees(this.deps, campaignId);
     this.endIfFinished(campaignId);
   }
@@ -234,6 +243,8 @@ export class Keeper {
       const receipt = await chain.commitAndRequest({
         campaignId,
         number: BigInt(number),
+        slot: drawingSlot(drawing.id),
+        drawAt: Math.floor(Date.parse(drawing.drawAt) / 1_000),
         kind: entrants ? 1 : 0,
         listCommitment: (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex,
         winnersExpected: drawing.winnersExpected,
@@ -247,16 +258,40 @@ export class Keeper {
       throw new Error(`drawing ${drawing.id}: number ${number} is committed onchain with another list`);
     }
     const committed = await chain.getDrawing(campaignId, BigInt(number));
+    const provider = await this.requestProvider(campaignId, BigInt(number));
+    if (provider === null) return drawing;
     const next: Drawing = {
       ...drawing,
       number,
       status: "entropy_requested",
-      entropyProvider: chain.deployment.mockEntropy ? "mock" : committed.provider.toLowerCase(),
+      entropyProvider: chain.deployment.mockEntropy ? "mock" : provider,
       entropyRequestId: committed.sequence.toString(),
       commitTx,
     };
     store.drawings.update(next);
     return next;
+  }
+
+  /** The provider a drawing's randomness was requested from (EntropyRequested, as indexed); null until indexed. */
+  private async requestProvider(campaignId: Hex, number: bigint): Promise<string | null> {
+    const indexed = await this.deps.indexer.drawing(campaignId, number);
+    return indexed?.drawing.provider ?? null;
+  }
+
+  /**
+   * A callback that failed (Entropy recorded it with callbackFailed) is delivered again through Entropy's retry
+   * path with the same user and provider contributions, so the random value is the same one; the drawing is
+   * never requested a second time. Returns whether a retry was sent.
+   */
+  private async retryFailedCallback(drawing: Drawing): Promise<boolean> {
+    const { chain } = this.deps;
+    if (chain.deployment.mockEntropy || !drawing.entropyProvider || drawing.entropyRequestId === null) return false;
+    const events = await chain.revealedEvents(drawing.entropyProvider as Hex, BigInt(drawing.entropyRequestId), BigInt(chain.deployment.deployBlock));
+    const failed = events.find((e) => e.args.callbackFailed === true);
+    if (!failed || events.some((e) => e.args.callbackFailed === false)) return false;
+    await chain.retryCallback(drawing.entropyProvider as Hex, BigInt(drawing.entropyRequestId), failed.args.userContribution!, failed.args.providerContribution!);
+    this.deps.logger.info({ drawingId: drawing.id, sequence: drawing.entropyRequestId }, "failed randomness callback delivered again");
+    return true;
   }
 
   /** Reveals (mock), finishes settlement onchain, and copies the prizes from the indexer. */
@@ -267,6 +302,9 @@ export class Keeper {
     let onchain = await chain.getDrawing(campaignId, number);
     if (onchain.status === ONCHAIN.Requested && chain.deployment.mockEntropy && !this.deps.config.holdMockReveal) {
       await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
+      onchain = await chain.getDrawing(campaignId, number);
+    }
+    if (onchain.status === ONCHAIN.Requested && (await this.retryFailedCallback(drawing))) {
       onchain = await chain.getDrawing(campaignId, number);
     }
     if (onchain.status === ONCHAIN.Requested) {
@@ -312,7 +350,12 @@ export class Keeper {
     const campaignId = toCampaignId(campaign.slug);
     const number = BigInt(drawing.number!);
     const onchain = await chain.getDrawing(campaignId, number);
-    if (onchain.status === ONCHAIN.Settled) await chain.payout(campaignId, number);
+    if (onchain.status === ONCHAIN.Settled) {
+      // The drawing pays the wallet its commit recorded; a wallet change still reaches the chain first, for the
+      // commits that follow.
+      await this.ensureCampaignOnchain(campaign, campaignId);
+      await chain.payout(campaignId, number);
+    }
     const indexed = await indexer.drawing(campaignId, number);
     if (!indexed || indexed.drawing.status !== "paid") return null;
     const next: Drawing = { ...drawing, status: "paid", paidAt: isoFromSeconds(indexed.drawing.paidTimestamp) };
@@ -325,7 +368,10 @@ export class Keeper {
     const [registered, wallet, , threshold] = await chain.getCampaign(campaignId);
     const want = campaign.payoutWallet as Hex | null;
     if (!registered) {
-      await chain.registerCampaign(campaignId, (want ?? "0x0000000000000000000000000000000000000000") as Hex, BigInt(campaign.largePrizeThresholdCents));
+      const guarantee = campaign.guarantee
+        ? { cents: BigInt(campaign.guarantee.amountCents), periodSeconds: BigInt(campaign.guarantee.periodDays) * SECONDS_PER_DAY }
+        : { cents: 0n, periodSeconds: 0n };
+      await chain.registerCampaign(campaignId, (want ?? "0x0000000000000000000000000000000000000000") as Hex, BigInt(campaign.largePrizeThresholdCents), guarantee);
     } else {
       if (want && wallet.toLowerCase() !== want.toLowerCase()) await chain.setPayoutWallet(campaignId, want);
       if (threshold !== BigInt(campaign.largePrizeThresholdCents)) await chain.setLargePrizeThreshold(campaignId, BigInt(campaign.largePrizeThresholdCents));
@@ -344,6 +390,24 @@ export class Keeper {
     } catch (error) {
       // Published before (by this or an earlier run): the contract keeps a table forever.
       if (!(error instanceof ChainRevertError && error.errorName === "PrizeTableExists")) throw error;
+    }
+  }
+
+  /**
+   * Held prizes are paid or refused by an operator (prizedraw held pay|refuse); their state comes from the
+   * indexed HeldPrizePaid / HeldPrizeRefused events, so the partner API shows what the chain says.
+   */
+  private async mirrorHeldPrizes(campaignId: string): Promise<void> {
+    const { store, indexer } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign) return;
+    for (const open of store.drawings.openHeldPrizes(campaignId)) {
+      const indexed = await indexer.drawing(toCampaignId(campaign.slug), BigInt(open.number));
+      if (!indexed) continue;
+      for (const prize of indexed.prizes) {
+        if (prize.position !== open.position || prize.heldStatus === null || prize.heldStatus === "open") continue;
+        store.drawings.setHeldStatus(open.drawingId, open.position, prize.heldStatus, prize.heldReason);
+      }
     }
   }
 

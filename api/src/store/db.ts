@@ -198,6 +198,16 @@ CREATE TABLE guarantees (
 CREATE INDEX guarantees_campaign_status ON guarantees(campaign_id, status);
 `,
   },
+  {
+    version: 6,
+    name: "held prizes: paid or refused onchain, with the reason",
+    sql: `
+-- held_status is 'open' for a held prize until the operator pays or refuses it onchain; null when not held.
+ALTER TABLE winners ADD COLUMN held_status TEXT CHECK (held_status IN ('open', 'paid', 'refused'));
+ALTER TABLE winners ADD COLUMN held_reason TEXT;
+UPDATE winners SET held_status = 'open' WHERE held = 1;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

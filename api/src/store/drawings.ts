@@ -42,7 +42,15 @@ export type Winner = {
   roll: number | null;
   amountCents: number | null;
   held: boolean | null;
+  /** Held prizes: "open" until paid or refused onchain; null when the prize is not held. */
+  heldStatus: HeldStatus | null;
+  heldReason: string | null;
 };
+
+export type HeldStatus = "open" | "paid" | "refused";
+
+/** A held prize still waiting for the operator's decision. */
+export type OpenHeldPrize = { drawingId: string; number: number; position: number };
 
 type Record_ = {
   id: string;
@@ -151,6 +159,8 @@ type WinnerRecord = {
   roll: number | null;
   amount_cents: number | null;
   held: number | null;
+  held_status: HeldStatus | null;
+  held_reason: string | null;
 };
 
 const winner = (r: WinnerRecord): Winner => ({
@@ -162,6 +172,8 @@ const winner = (r: WinnerRecord): Winner => ({
   roll: r.roll,
   amountCents: r.amount_cents,
   held: r.held === null ? null : r.held === 1,
+  heldStatus: r.held_status,
+  heldReason: r.held_reason,
 });
 
 /** Drawings and their winner lists. */
@@ -248,7 +260,34 @@ export class DrawingStore {
   }
 
   setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): void {
-    const update = this.db.prepare("UPDATE winners SET random_value = ?, roll = ?, amount_cents = ?, held = ? WHERE drawing_id = ? AND position = ?");
-    for (const p of prizes) update.run(p.randomValue, p.roll, p.amountCents, p.held ? 1 : 0, drawingId, p.position);
+    const update = this.db.prepare(
+      "UPDATE winners SET random_value = ?, roll = ?, amount_cents = ?, held = ?, held_status = COALESCE(held_status, ?) WHERE drawing_id = ? AND position = ?",
+    );
+    for (const p of prizes) update.run(p.randomValue, p.roll, p.amountCents, p.held ? 1 : 0, p.held ? "open" : null, drawingId, p.position);
+  }
+
+  /** Held prizes of a campaign still open (neither paid nor refused), oldest drawing first. */
+  openHeldPrizes(campaignId: string): OpenHeldPrize[] {
+    return this.db
+      .prepare(
+        `SELECT d.id AS drawingId, d.number AS number, w.position AS position FROM winners w JOIN drawings d ON d.id = w.drawing_id
+         WHERE d.campaign_id = ? AND w.held_status = 'open' AND d.number IS NOT NULL ORDER BY d.number, w.position`,
+      )
+      .all(campaignId) as OpenHeldPrize[];
+  }
+
+  /** Every held prize of a campaign with its drawing number (prizedraw held list). */
+  heldPrizes(campaignId: string): (Winner & { drawingId: string; number: number })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT w.*, d.id AS drawing_id_, d.number AS number_ FROM winners w JOIN drawings d ON d.id = w.drawing_id
+         WHERE d.campaign_id = ? AND w.held_status IS NOT NULL ORDER BY d.number, w.position`,
+      )
+      .all(campaignId) as (WinnerRecord & { drawing_id_: string; number_: number })[];
+    return rows.map((r) => ({ ...winner(r), drawingId: r.drawing_id_, number: r.number_ }));
+  }
+
+  setHeldStatus(drawingId: string, position: number, status: HeldStatus, reason: string | null): void {
+    this.db.prepare("UPDATE winners SET held_status = ?, held_reason = ? WHERE drawing_id = ? AND position = ?").run(status, reason, drawingId, position);
   }
 }

@@ -1,0 +1,47 @@
+/**
+ * Where a drawing's random value comes from (Pyth Entropy v2, contracts/PrizeDraw.sol commitAndRequest):
+ *
+ *   userRandomNumber = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
+ *   randomValue      = keccak256(abi.encodePacked(bytes32 userRandomNumber, bytes32 providerContribution, bytes32(0)))
+ *
+ * The user contribution is derived from the commit (DrawMath.userRandomNumber), so the random value is fixed by
+ * the committed list and the provider's revelation; nobody, the operator included, picks it after seeing the
+ * list. The provider's part is the `providerContribution` of Entropy's `Revealed` event; v2 requests never mix
+ * in a block hash, hence the zero word.
+ */
+import { keccak256, type Hex } from "viem";
+import { assertBytes32, writeBytes32, writeUint256 } from "./abi.js";
+import { assertUint64 } from "./rolls.js";
+
+export type UserRandomNumberInput = {
+  /** bytes32 campaign id (toCampaignId(slug)). */
+  campaignId: Hex;
+  /** The drawing's number (uint64). */
+  number: bigint | number;
+  /** drawingSlot(drawing id). */
+  slot: Hex;
+  /** The committed list: the winner fingerprint (winner draws) or the entrant commitment (entrant draws). */
+  listCommitment: Hex;
+};
+
+/** The user contribution of a drawing's randomness request (DrawMath.userRandomNumber). */
+export function userRandomNumber({ campaignId, number, slot, listCommitment }: UserRandomNumberInput): Hex {
+  const buf = new Uint8Array(128);
+  writeBytes32(buf, 0, assertBytes32(campaignId, "campaignId"));
+  const n = typeof number === "number" && Number.isSafeInteger(number) ? BigInt(number) : number;
+  writeUint256(buf, 32, assertUint64(n as bigint, "number"));
+  writeBytes32(buf, 64, assertBytes32(slot, "slot"));
+  writeBytes32(buf, 96, assertBytes32(listCommitment, "listCommitment"));
+  return keccak256(buf);
+}
+
+/**
+ * The random value Pyth Entropy v2 delivers for a user and a provider contribution:
+ * keccak256(abi.encodePacked(user, provider, bytes32(0))).
+ */
+export function combineRandomValues(user: Hex, provider: Hex): Hex {
+  const buf = new Uint8Array(96);
+  writeBytes32(buf, 0, assertBytes32(user, "user contribution"));
+  writeBytes32(buf, 32, assertBytes32(provider, "provider contribution"));
+  return keccak256(buf);
+}
