@@ -15,7 +15,7 @@ import pg from "pg";
 import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { deployLocal } from "../api/src/chain/deploy.js";
-import { readDeployment, deploymentPath, type DeploymentRecord } from "../api/src/chain/deployment.js";
+import { CONTRACT_VERSION, readDeployment, deploymentPath, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { run as runCli } from "../api/src/cli/prizedraw.js";
 import { openStore, storePath } from "../api/src/store/index.js";
 
@@ -206,19 +206,24 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   const genesis = (await rpc<{ hash: string }>(config.rpcUrl, "eth_getBlockByNumber", ["0x0", false])).hash;
   if (record) {
     const code = await rpc<string>(config.rpcUrl, "eth_getCode", [record.prizeDraw, "latest"]);
-    if (record.genesisHash === genesis && code !== "0x") {
+    const current = record.contractVersion === CONTRACT_VERSION;
+    if (record.genesisHash === genesis && code !== "0x" && current) {
       say(`reusing the deployment at ${record.prizeDraw} (block ${record.deployBlock})`);
       return record;
     }
     if (!config.localChain) {
       throw new StartError(
-        record.genesisHash !== genesis
+        !current && record.genesisHash === genesis && code !== "0x"
+          ? `${deploymentPath(config.dataDir)} records PrizeDraw version ${record.contractVersion}; this service needs version ${CONTRACT_VERSION}: deploy it with npm run deploy into a new PRIZEDRAW_DATA_DIR`
+          : record.genesisHash !== genesis
           ? `RPC_URL is a different chain than ${deploymentPath(config.dataDir)} records (genesis differs): fix RPC_URL or PRIZEDRAW_DATA_DIR`
           : `no contract at ${record.prizeDraw} on RPC_URL: fix RPC_URL or redeploy with npm run deploy`,
       );
     }
     say(
-      record.genesisHash !== genesis
+      !current && record.genesisHash === genesis && code !== "0x"
+        ? `the local contract is PrizeDraw version ${record.contractVersion} and this code needs version ${CONTRACT_VERSION}: redeploying and rebuilding the indexer's data`
+        : record.genesisHash !== genesis
         ? `the chain was reset (genesis ${genesis.slice(0, 10)}... differs from the record's ${record.genesisHash.slice(0, 10)}...): redeploying and rebuilding the indexer's data`
         : `no contract at the recorded address ${record.prizeDraw}: redeploying and rebuilding the indexer's data`,
     );

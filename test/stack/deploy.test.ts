@@ -18,6 +18,9 @@ const BASE_SEPOLIA = 84532;
 const DEPLOYER_KEY = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6";
 const DEPLOYER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const OPERATOR = "0x00000000000000000000000000000000000000b7";
+/** The admin (a multisig on a real network) and the guardian: neither is the deployer, which holds no role. */
+const ADMIN = "0x00000000000000000000000000000000000000a1";
+const GUARDIAN = "0x00000000000000000000000000000000000000c3";
 
 const tmp = mkdtempSync(path.join(tmpdir(), "prizedraw-deploy-test-"));
 let anvil: Proc;
@@ -43,6 +46,9 @@ function goodEnv(dataDir: string): Record<string, string> {
     DEPLOY_RPC_URL: rpcUrl,
     DEPLOYER_PRIVATE_KEY: DEPLOYER_KEY,
     OPERATOR_ADDRESS: OPERATOR,
+    ADMIN_ADDRESS: ADMIN,
+    GUARDIAN_ADDRESS: GUARDIAN,
+    DAILY_LIMIT_CENTS: "5000000",
     PYTH_ENTROPY_ADDRESS: existing.entropy,
     PAYOUT_TOKEN_ADDRESS: existing.token,
   };
@@ -78,8 +84,10 @@ describe("npm run deploy -- --network base-sepolia", () => {
       entropyProvider: existing.entropyProvider,
       token: existing.token,
       tokenDecimals: 6,
-      admin: DEPLOYER,
+      admin: ADMIN,
       operator: OPERATOR,
+      guardian: GUARDIAN,
+      contractVersion: 3,
     });
     const genesis = await client().getBlock({ blockNumber: 0n });
     expect(record.genesisHash).toBe(genesis.hash);
@@ -89,7 +97,11 @@ describe("npm run deploy -- --network base-sepolia", () => {
     expect((await read<string>("token")).toLowerCase()).toBe(existing.token.toLowerCase());
     expect(await read<number>("callbackGasLimit")).toBe(500_000);
     expect(await read<boolean>("hasRole", [keccak256(toHex("OPERATOR_ROLE")), OPERATOR])).toBe(true);
-    expect(await read<boolean>("hasRole", [`0x${"00".repeat(32)}`, DEPLOYER])).toBe(true);
+    expect(await read<boolean>("hasRole", [`0x${"00".repeat(32)}`, ADMIN])).toBe(true);
+    expect(await read<boolean>("hasRole", [keccak256(toHex("GUARDIAN_ROLE")), GUARDIAN])).toBe(true);
+    expect(await read<boolean>("hasRole", [`0x${"00".repeat(32)}`, DEPLOYER])).toBe(false);
+    expect(await read<number>("adminDelay")).toBe(172_800);
+    expect((await read<readonly [bigint, bigint, boolean]>("paymentState"))[0]).toBe(5_000_000n);
     const deployedAt = await client().getTransactionReceipt({ hash: (await client().getBlock({ blockNumber: BigInt(record.deployBlock), includeTransactions: true })).transactions[0]!.hash });
     expect(deployedAt.contractAddress?.toLowerCase()).toBe(record.prizeDraw.toLowerCase());
     expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(1);
@@ -109,6 +121,10 @@ describe("npm run deploy -- --network base-sepolia", () => {
     const deadPort = await freePort();
     const cases: { network: string; env: Record<string, string | undefined>; line: string | RegExp }[] = [
       { network: "base", env: {}, line: `[deploy] the RPC answers chain ${BASE_SEPOLIA}, not 8453: fix the RPC URL` },
+      { network: "base-sepolia", env: { GUARDIAN_ADDRESS: OPERATOR }, line: "[deploy] ADMIN_ADDRESS, OPERATOR_ADDRESS and GUARDIAN_ADDRESS must be three different accounts" },
+      { network: "base-sepolia", env: { ADMIN_ADDRESS: undefined }, line: "[deploy] ADMIN_ADDRESS is not set" },
+      { network: "base-sepolia", env: { DAILY_LIMIT_CENTS: undefined }, line: "[deploy] DAILY_LIMIT_CENTS is not set" },
+      { network: "base-sepolia", env: { DAILY_LIMIT_CENTS: "1" }, line: `[deploy] DAILY_LIMIT_CENTS=1 must be a whole number from 2 to ${Number.MAX_SAFE_INTEGER}` },
       { network: "mainnet", env: {}, line: "[deploy] unknown network mainnet: use one of base-sepolia, base, local" },
       { network: "base-sepolia", env: { DEPLOYER_PRIVATE_KEY: undefined }, line: "[deploy] DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits" },
       { network: "base-sepolia", env: { DEPLOYER_PRIVATE_KEY: "0x1234" }, line: "[deploy] DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits" },

@@ -141,7 +141,7 @@ describe("npm start against RPC_URL", () => {
       const nowhere = "0x00000000000000000000000000000000000000aa" as const;
       writeDeployment(otherDir, {
         chainId: 31337, rpcUrl, genesisHash: genesis, prizeDraw: nowhere, entropy: nowhere, entropyProvider: nowhere,
-        mockEntropy: true, token: nowhere, tokenDecimals: 6, admin: nowhere, operator: nowhere, deployBlock: 0, deployedAt: new Date().toISOString(),
+        mockEntropy: true, token: nowhere, tokenDecimals: 6, admin: nowhere, operator: nowhere, contractVersion: 3, deployBlock: 0, deployedAt: new Date().toISOString(),
       });
       const proc = startStack({ RPC_URL: rpcUrl, PRIZEDRAW_DATA_DIR: otherDir });
       expect(await proc.exited).toBe(1);

@@ -1,5 +1,6 @@
-// A fake JSON-RPC endpoint holding the contract events of one proof's drawing, built with viem from the
-// contract's event declarations (contracts/PrizeDraw.sol), with knobs to make the chain disagree with the proof.
+// A fake JSON-RPC endpoint holding the contract events of one or more drawings: PrizeDraw's events (built with
+// viem from the declarations in contracts/PrizeDraw.sol) and the Entropy contract's Requested and Revealed events
+// (Pyth's EntropyEventsV2), with knobs to make the chain disagree with the proofs.
 
 import {
   decodeFunctionData,
@@ -7,21 +8,38 @@ import {
   encodeEventTopics,
   encodeFunctionResult,
   parseAbi,
+  toFunctionSelector,
+  type Abi,
   type Hex,
 } from "viem";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { idToBytes32, keccakHex, type Proof } from "./fixtures.js";
+import { ENTROPY_CONTRACT, drawingSlot, idToBytes32, keccakHex, userRandomNumber, type Proof } from "./fixtures.js";
 
 export const PRIZE_DRAW_ABI = parseAbi([
-  "event DrawingCommitted(bytes32 indexed campaignId, uint64 indexed number, uint8 kind, bytes32 listCommitment, uint32 winnersExpected, uint32 entrantCount, uint64 totalWeight, bytes32 tableId, uint32 tableVersion, uint64 largePrizeThresholdCents)",
-  "event EntropyRequested(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, uint256 fee)",
+  "event DrawingCommitted(bytes32 indexed campaignId, uint64 indexed number, bytes32 indexed slot, uint40 drawAt, uint8 kind, bytes32 listCommitment, uint32 winnersExpected, uint32 entrantCount, uint64 totalWeight, bytes32 tableId, uint32 tableVersion, uint64 largePrizeThresholdCents, address payoutWallet)",
+  "event EntropyRequested(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber)",
   "event EntropyRevealed(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, bytes32 randomValue)",
   "event WinnersRecorded(bytes32 indexed campaignId, uint64 indexed number, bytes32 winnersCommitment, uint256 winnerCount)",
   "event PrizeAwarded(bytes32 indexed campaignId, uint64 indexed number, uint256 position, bytes32 randomValue, uint256 roll, uint256 tier, uint256 amountCents, bool held)",
   "function getPrizeTable(bytes32 tableId, uint32 version) view returns (uint256 denominator, uint256[] amountsCents, uint256[] weights, uint256[] thresholds)",
+  "function entropy() view returns (address)",
+]);
+
+/** The two events as PrizeDraw contracts before drawing slots declared them. */
+export const LEGACY_PRIZE_DRAW_ABI = parseAbi([
+  "event DrawingCommitted(bytes32 indexed campaignId, uint64 indexed number, uint8 kind, bytes32 listCommitment, uint32 winnersExpected, uint32 entrantCount, uint64 totalWeight, bytes32 tableId, uint32 tableVersion, uint64 largePrizeThresholdCents)",
+  "event EntropyRequested(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, uint256 fee)",
+]);
+
+/** Pyth Entropy v2's events (EntropyEventsV2.sol). */
+export const ENTROPY_ABI = parseAbi([
+  "event Requested(address indexed provider, address indexed caller, uint64 indexed sequenceNumber, bytes32 userContribution, uint32 gasLimit, bytes extraArgs)",
+  "event Revealed(address indexed provider, address indexed caller, uint64 indexed sequenceNumber, bytes32 randomNumber, bytes32 userContribution, bytes32 providerContribution, bool callbackFailed, bytes callbackReturnValue, uint32 callbackGasUsed, bytes extraArgs)",
 ]);
 
 export const MOCK_PROVIDER = "0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344";
+const ZERO32 = `0x${"00".repeat(32)}` as Hex;
+const PAYOUT_WALLET = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc" as Hex;
 
 type Log = {
   address: Hex;
@@ -33,7 +51,7 @@ type Log = {
   logIndex: Hex;
 };
 
-/** What the fake chain says; each field defaults to agreeing with the proof. */
+/** What the fake chain says about one drawing; each field defaults to agreeing with the proof. */
 export type ChainKnobs = {
   chainId?: number;
   listCommitment?: Hex;
@@ -55,75 +73,224 @@ export type ChainKnobs = {
   commitReceiptMissing?: boolean;
   commitReverted?: boolean;
   getLogsRangeLimit?: number;
+  /** The events of a PrizeDraw contract before drawing slots (no slot, draw time or user contribution). */
+  legacyEvents?: boolean;
+  /** DrawingCommitted's slot (default keccak256 of drawing.id) and draw time (default drawing.drawAt). */
+  slot?: Hex;
+  drawAt?: number;
+  /** EntropyRequested's userRandomNumber (default derived from the commit). */
+  userRandomNumber?: Hex;
+  /** The Entropy contract's Requested.userContribution (default the derived one). */
+  entropyUserContribution?: Hex;
+  /** The Entropy contract's successful Revealed: user and provider contributions and random number. */
+  revealedUser?: Hex;
+  revealedProvider?: Hex;
+  revealedRandomNumber?: Hex;
+  /** A Revealed with callbackFailed true one block before the reveal (a failed callback, retried), with this value. */
+  failedReveal?: Hex;
+  /** No Entropy contract events at all. */
+  noEntropyEvents?: boolean;
+  /** What PrizeDraw.entropy() answers (default the proof's chain.entropy). */
+  entropyGetter?: Hex;
+  /** Committed and requested, not revealed yet (no reveal, prizes or winners). */
+  unrevealed?: boolean;
+  /** The block of the commit (default 100). */
+  commitBlock?: number;
+  /** The chain head (default commit block + 5000). */
+  latestBlock?: number;
 };
 
+/** A bare commit, for commits that no proof describes. */
+export type BareCommit = { campaignId: string; number: number; slot: Hex; drawAt: number; block: number };
+
 const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
+const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 export class FakeChain {
   readonly calls: string[] = [];
-  private readonly commitBlock = 100;
+  /** The [fromBlock, toBlock] of every eth_getLogs call. */
+  readonly getLogsRanges: [number, number][] = [];
   private readonly logs: Log[] = [];
   private readonly receipts = new Map<string, unknown>();
+  private readonly tables = new Map<string, { weights: number[]; amounts: number[] }>();
+  private readonly chainKnobs: ChainKnobs;
+  private readonly chainId: number;
+  private readonly contract: Hex;
+  /** What PrizeDraw.entropy() answers. */
+  private readonly entropy: Hex;
+  /** Where the Entropy contract's events come from (the proof's chain.entropy). */
+  private readonly entropyAddress: Hex;
+  private latestBlock = 0;
 
-  constructor(
-    private readonly proof: Proof,
-    private readonly knobs: ChainKnobs = {},
-  ) {
-    const p = proof;
-    const k = knobs;
+  /**
+   * One drawing (`proof` with `knobs`), or several (`[{ proof, knobs }]`, chain-wide `knobs` second) on one
+   * contract: drawing i is committed at block 100 + 20 i unless its knobs say otherwise.
+   */
+  constructor(drawings: Proof | { proof: Proof; knobs?: ChainKnobs }[], knobs: ChainKnobs = {}) {
+    const list = Array.isArray(drawings) ? drawings : [{ proof: drawings, knobs }];
+    this.chainKnobs = Array.isArray(drawings) ? knobs : { ...knobs };
+    const first = list[0]!.proof;
+    this.chainId = this.chainKnobs.chainId ?? first.chain.chainId;
+    this.contract = first.chain.contract;
+    this.entropy = (this.chainKnobs.entropyGetter ?? first.chain.entropy ?? ENTROPY_CONTRACT).toLowerCase() as Hex;
+    this.entropyAddress = (first.chain.entropy ?? ENTROPY_CONTRACT).toLowerCase() as Hex;
+    list.forEach(({ proof, knobs: k = {} }, i) => this.addDrawing(proof, Array.isArray(drawings) ? k : knobs, 100 + 20 * i));
+    if (this.chainKnobs.latestBlock !== undefined) this.latestBlock = this.chainKnobs.latestBlock;
+  }
+
+  private make(abi: Abi, address: Hex, eventName: string, args: Record<string, unknown>, block: number, tx: Hex, logIndex: number): Log {
+    const event = abi.find((x) => x.type === "event" && x.name === eventName);
+    if (!event || event.type !== "event") throw new Error(`no event ${eventName}`);
+    const indexed = Object.fromEntries(event.inputs.filter((i) => i.indexed).map((i) => [i.name!, args[i.name!]]));
+    const topics = encodeEventTopics({ abi, eventName, args: indexed } as never) as Hex[];
+    const inputs = event.inputs.filter((i) => !i.indexed);
+    const data = encodeAbiParameters(inputs, inputs.map((i) => args[i.name!]) as never);
+    this.latestBlock = Math.max(this.latestBlock, block + 5000);
+    return { address, topics, data, blockNumber: hex(block), transactionHash: tx, transactionIndex: "0x0", logIndex: hex(logIndex) };
+  }
+
+  private receipt(tx: Hex, block: number, logs: Log[], status = "0x1") {
+    this.receipts.set(tx.toLowerCase(), { transactionHash: tx, blockNumber: hex(block), transactionIndex: "0x0", status, logs });
+  }
+
+  /** A DrawingCommitted no proof describes (the current event layout), in a transaction of its own. */
+  addCommit(c: BareCommit & { listCommitment?: Hex }): void {
+    const tx = keccakHex(`commit ${c.campaignId} #${c.number} ${c.slot}`);
+    const log = this.make(
+      PRIZE_DRAW_ABI,
+      this.contract,
+      "DrawingCommitted",
+      {
+        campaignId: idToBytes32(c.campaignId),
+        number: BigInt(c.number),
+        slot: c.slot,
+        drawAt: c.drawAt,
+        kind: 0,
+        listCommitment: c.listCommitment ?? keccakHex("some list"),
+        winnersExpected: 1,
+        entrantCount: 0,
+        totalWeight: 0n,
+        tableId: idToBytes32("default"),
+        tableVersion: 1,
+        largePrizeThresholdCents: 50_000n,
+        payoutWallet: PAYOUT_WALLET,
+      },
+      c.block,
+      tx,
+      0,
+    );
+    this.logs.push(log);
+    this.receipt(tx, c.block, [log]);
+  }
+
+  private addDrawing(p: Proof, k: ChainKnobs, defaultCommitBlock: number): void {
     const contract = p.chain.contract;
     const campaignId = idToBytes32(p.campaign.id);
     const number = BigInt(p.drawing.number);
     const isEntries = p.entrants !== null;
-    const provider = (k.provider ?? (p.entropy.provider === "mock" ? MOCK_PROVIDER : p.entropy.provider)) as Hex;
+    const mock = p.entropy.provider === "mock";
+    const provider = (k.provider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex;
     const sequence = k.sequence ?? BigInt(p.entropy.requestId);
-    const revealBlock = k.revealBlock ?? this.commitBlock + 2;
-
-    const make = (eventName: string, args: Record<string, unknown>, block: number, tx: Hex, logIndex: number): Log => {
-      const event = PRIZE_DRAW_ABI.find((x) => x.type === "event" && x.name === eventName)!;
-      if (event.type !== "event") throw new Error("not an event");
-      const topics = encodeEventTopics({ abi: PRIZE_DRAW_ABI, eventName: eventName as "PrizeAwarded", args: { campaignId, number } }) as Hex[];
-      const inputs = (event.inputs as readonly { name?: string; type: string; indexed?: boolean }[]).filter((i) => !i.indexed);
-      const data = encodeAbiParameters(inputs, inputs.map((i) => args[i.name!]) as never);
-      return { address: contract, topics, data, blockNumber: hex(block), transactionHash: tx, transactionIndex: "0x0", logIndex: hex(logIndex) };
-    };
+    const commitBlock = k.commitBlock ?? defaultCommitBlock;
+    const revealBlock = k.revealBlock ?? commitBlock + 2;
+    const listCommitment = k.listCommitment ?? (isEntries ? p.entrants!.commitment : p.winnerList.commitment);
+    const slot = k.slot ?? p.drawing.slot ?? drawingSlot(p.drawing.id);
+    const derivedUser = userRandomNumber(p.campaign.id, p.drawing.number, slot, isEntries ? p.entrants!.commitment : p.winnerList.commitment);
+    const abi = k.legacyEvents ? LEGACY_PRIZE_DRAW_ABI : PRIZE_DRAW_ABI;
+    this.tables.set(`${p.prizeTable.id}/${p.prizeTable.version}`, {
+      weights: k.tableMissing ? [] : (k.tableWeights ?? p.prizeTable.tiers.map((x) => x.weight)),
+      amounts: p.prizeTable.tiers.map((x) => x.amountCents),
+    });
 
     // An unrelated log from another contract first: the verifier must pick the right emitter.
     const foreign: Log = {
       address: "0x00000000000000000000000000000000000000aa",
       topics: encodeEventTopics({ abi: PRIZE_DRAW_ABI, eventName: "EntropyRevealed", args: { campaignId, number } }) as Hex[],
-      data: encodeAbiParameters(
-        [{ type: "address" }, { type: "uint64" }, { type: "bytes32" }],
-        [provider, sequence, keccakHex("not this one")],
-      ),
-      blockNumber: hex(this.commitBlock),
+      data: encodeAbiParameters([{ type: "address" }, { type: "uint64" }, { type: "bytes32" }], [provider, sequence, keccakHex("not this one")]),
+      blockNumber: hex(commitBlock),
       transactionHash: p.chain.commitTx,
       transactionIndex: "0x0",
       logIndex: "0x0",
     };
-    const committed = make(
+    const committed = this.make(
+      abi,
+      contract,
       "DrawingCommitted",
       {
+        campaignId,
+        number,
+        slot,
+        drawAt: k.drawAt ?? unix(p.drawing.drawAt),
         kind: isEntries ? 1 : 0,
-        listCommitment: k.listCommitment ?? (isEntries ? p.entrants!.commitment : p.winnerList.commitment),
+        listCommitment,
         winnersExpected: k.winnersExpected ?? p.winnerList.winners.length,
         entrantCount: k.entrantCount ?? (isEntries ? p.entrants!.count : 0),
         totalWeight: BigInt(k.totalWeight ?? (isEntries ? p.entrants!.totalWeight : 0)),
         tableId: idToBytes32(k.tableId ?? p.prizeTable.id),
         tableVersion: k.tableVersion ?? p.prizeTable.version,
         largePrizeThresholdCents: 50_000n,
+        payoutWallet: PAYOUT_WALLET,
       },
-      this.commitBlock,
+      commitBlock,
       p.chain.commitTx,
-      k.requestBeforeCommit ? 2 : 1,
+      k.requestBeforeCommit ? 3 : 1,
     );
-    const requested = make("EntropyRequested", { provider, sequence, fee: 1000n }, this.commitBlock, p.chain.commitTx, k.requestBeforeCommit ? 1 : 2);
-    const commitLogs = [foreign, committed, requested];
-    const revealed = make("EntropyRevealed", { provider, sequence, randomValue: k.randomValue ?? p.entropy.value }, revealBlock, p.chain.revealTx, 0);
+    const entropyRequested = this.make(
+      ENTROPY_ABI,
+      this.entropyAddress,
+      "Requested",
+      { provider, caller: contract, sequenceNumber: sequence, userContribution: k.entropyUserContribution ?? derivedUser, gasLimit: 500_000, extraArgs: "0x" },
+      commitBlock,
+      p.chain.commitTx,
+      2,
+    );
+    const requested = this.make(
+      abi,
+      contract,
+      "EntropyRequested",
+      { campaignId, number, provider, sequence, fee: 1000n, userRandomNumber: k.userRandomNumber ?? derivedUser },
+      commitBlock,
+      p.chain.commitTx,
+      k.requestBeforeCommit ? 1 : 3,
+    );
+    const commitLogs = [foreign, committed, ...(k.noEntropyEvents ? [] : [entropyRequested]), requested];
+    this.logs.push(...commitLogs);
+    if (!k.commitReceiptMissing) this.receipt(p.chain.commitTx, commitBlock, commitLogs, k.commitReverted ? "0x0" : "0x1");
+    if (k.unrevealed) return;
+
+    const value = k.randomValue ?? p.entropy.value;
+    const revealLogs: Log[] = [];
+    if (!k.noEntropyEvents) {
+      const realUser = p.entropy.userContribution ?? derivedUser;
+      const revealedArgs = (randomNumber: Hex, failed: boolean) => ({
+        provider,
+        caller: contract,
+        sequenceNumber: sequence,
+        randomNumber,
+        userContribution: k.revealedUser ?? (mock ? ZERO32 : realUser),
+        providerContribution: k.revealedProvider ?? (mock ? ZERO32 : (p.entropy.providerContribution ?? ZERO32)),
+        callbackFailed: failed,
+        callbackReturnValue: "0x",
+        callbackGasUsed: failed ? 500_000 : 120_000,
+        extraArgs: "0x",
+      });
+      if (k.failedReveal !== undefined) {
+        const failedTx = keccakHex(`failed reveal of ${p.chain.revealTx}`);
+        const failedLog = this.make(ENTROPY_ABI, this.entropyAddress, "Revealed", revealedArgs(k.failedReveal, true), revealBlock - 1, failedTx, 0);
+        this.logs.push(failedLog);
+        this.receipt(failedTx, revealBlock - 1, [failedLog]);
+      }
+      revealLogs.push(this.make(ENTROPY_ABI, this.entropyAddress, "Revealed", revealedArgs(k.revealedRandomNumber ?? value, false), revealBlock, p.chain.revealTx, 99));
+    }
+    const revealed = this.make(PRIZE_DRAW_ABI, contract, "EntropyRevealed", { campaignId, number, provider, sequence, randomValue: value }, revealBlock, p.chain.revealTx, 0);
     const prizes = p.results.slice(0, p.results.length - (k.missingPrizes ?? 0)).map((r, i) =>
-      make(
+      this.make(
+        PRIZE_DRAW_ABI,
+        contract,
         "PrizeAwarded",
         {
+          campaignId,
+          number,
           position: BigInt(r.position),
           randomValue: r.randomValue,
           roll: BigInt(r.roll),
@@ -136,43 +303,39 @@ export class FakeChain {
         1 + i,
       ),
     );
-    const revealLogs = [revealed, ...prizes];
-    this.logs.push(...commitLogs, ...revealLogs);
+    revealLogs.unshift(revealed, ...prizes);
+    this.logs.push(...revealLogs);
     if (isEntries && k.winnersCommitment !== null) {
-      const recordTx = keccakHex("record winners tx");
+      const recordTx = keccakHex(`record winners tx ${p.chain.revealTx}`);
       this.logs.push(
-        make("WinnersRecorded", { winnersCommitment: k.winnersCommitment ?? p.winnerList.commitment, winnerCount: BigInt(p.winnerList.winners.length) }, revealBlock + 1, recordTx, 0),
+        this.make(
+          PRIZE_DRAW_ABI,
+          contract,
+          "WinnersRecorded",
+          { campaignId, number, winnersCommitment: k.winnersCommitment ?? p.winnerList.commitment, winnerCount: BigInt(p.winnerList.winners.length) },
+          revealBlock + 1,
+          recordTx,
+          0,
+        ),
       );
     }
-    const receipt = (tx: Hex, block: number, logs: Log[], status = "0x1") => ({
-      transactionHash: tx,
-      blockNumber: hex(block),
-      transactionIndex: "0x0",
-      status,
-      logs,
-    });
-    if (!k.commitReceiptMissing) this.receipts.set(p.chain.commitTx, receipt(p.chain.commitTx, this.commitBlock, commitLogs, k.commitReverted ? "0x0" : "0x1"));
-    this.receipts.set(p.chain.revealTx, receipt(p.chain.revealTx, revealBlock, revealLogs));
-  }
-
-  private latest(): number {
-    return this.commitBlock + 5000;
+    this.receipt(p.chain.revealTx, revealBlock, revealLogs);
   }
 
   private answer(method: string, params: unknown[]): { result?: unknown; error?: { code: number; message: string } } {
-    const p = this.proof;
-    const k = this.knobs;
+    const k = this.chainKnobs;
     switch (method) {
       case "eth_chainId":
-        return { result: hex(k.chainId ?? p.chain.chainId) };
+        return { result: hex(this.chainId) };
       case "eth_blockNumber":
-        return { result: hex(this.latest()) };
+        return { result: hex(this.latestBlock) };
       case "eth_getTransactionReceipt":
         return { result: this.receipts.get(String(params[0]).toLowerCase()) ?? null };
       case "eth_getLogs": {
         const f = params[0] as { address: string; topics: (string | null)[]; fromBlock: string; toBlock: string };
         const from = Number(BigInt(f.fromBlock));
-        const to = f.toBlock === "latest" ? this.latest() : Number(BigInt(f.toBlock));
+        const to = f.toBlock === "latest" ? this.latestBlock : Number(BigInt(f.toBlock));
+        this.getLogsRanges.push([from, to]);
         if (k.getLogsRangeLimit !== undefined && to - from + 1 > k.getLogsRangeLimit) {
           return { error: { code: -32005, message: `block range too large (limit ${k.getLogsRangeLimit})` } };
         }
@@ -187,20 +350,25 @@ export class FakeChain {
       }
       case "eth_call": {
         const call = params[0] as { to: string; data: Hex };
+        if (call.to.toLowerCase() !== this.contract.toLowerCase()) return { result: "0x" };
+        if (call.data.slice(0, 10) === toFunctionSelector("entropy()")) {
+          return { result: encodeFunctionResult({ abi: PRIZE_DRAW_ABI, functionName: "entropy", result: this.entropy }) };
+        }
         const { args } = decodeFunctionData({ abi: PRIZE_DRAW_ABI, data: call.data });
         const [tableId, version] = args as readonly [Hex, number];
-        const t = p.prizeTable;
-        if (k.tableMissing || tableId !== idToBytes32(t.id) || version !== t.version) {
-          return { error: { code: 3, message: "execution reverted: PrizeTableNotFound" } };
-        }
-        const weights = k.tableWeights ?? t.tiers.map((x) => x.weight);
+        const known = [...this.tables.entries()].find(([key]) => {
+          const [id, v] = key.split("/");
+          return idToBytes32(id!) === tableId && Number(v) === version;
+        });
+        if (!known || known[1].weights.length === 0) return { error: { code: 3, message: "execution reverted: PrizeTableNotFound" } };
+        const { weights, amounts } = known[1];
         let sum = 0;
         const thresholds = weights.map((w) => (sum += w));
         return {
           result: encodeFunctionResult({
             abi: PRIZE_DRAW_ABI,
             functionName: "getPrizeTable",
-            result: [BigInt(sum), t.tiers.map((x) => BigInt(x.amountCents)), weights.map(BigInt), thresholds.map(BigInt)],
+            result: [BigInt(sum), amounts.map(BigInt), weights.map(BigInt), thresholds.map(BigInt)],
           }),
         };
       }

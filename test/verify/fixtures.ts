@@ -1,11 +1,11 @@
-// An independent generator of draw proofs (format version 2) for the verifier's tests.
+// An independent generator of draw proofs (format versions 2 and 3) for the verifier's tests.
 //
 // It follows the spec's "Draw computation" and DESIGN.md sections 5-7 with @noble/hashes and viem, and shares no
 // code with the verifier (api/public/verify/verify-draw.mjs) nor with the service's draw library: the entrant
 // selection here is a plain linear scan, where the verifier uses a Fenwick tree.
 
 import { keccak_256 } from "@noble/hashes/sha3";
-import { encodeAbiParameters, bytesToHex, hexToBigInt, stringToHex, type Hex } from "viem";
+import { encodeAbiParameters, encodePacked, bytesToHex, hexToBigInt, stringToHex, type Hex } from "viem";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -47,12 +47,20 @@ export type ProofResult = {
   roll: number;
   amountCents: number;
 };
+/** A proof of either version; the version 3 fields are optional here (absent in version 2). */
 export type Proof = {
   proofVersion: number;
   campaign: { id: string; slug: string; name: string };
-  drawing: { id: string; number: number; drawAt: string };
+  drawing: { id: string; number: number; drawAt: string; slot?: Hex };
   winnerList: { winners: string[]; commitment: Hex; lockedAt: string };
-  entropy: { provider: string; requestId: string; value: Hex; revealedAt: string };
+  entropy: {
+    provider: string;
+    requestId: string;
+    userContribution?: Hex;
+    providerContribution?: Hex | null;
+    value: Hex;
+    revealedAt: string;
+  };
   prizeTable: { id: string; version: number; denominator: number; tiers: ProofTier[] };
   results: ProofResult[];
   entrants: null | {
@@ -62,8 +70,12 @@ export type Proof = {
     selection: string;
     list: { hash: Hex; weight: number }[];
   };
-  chain: { chainId: number; contract: Hex; commitTx: Hex; revealTx: Hex };
+  chain: { chainId: number; contract: Hex; entropy?: Hex; commitTx: Hex; revealTx: Hex };
 };
+
+/** The Entropy contract version 3 fixtures name (Pyth's address on Base Sepolia; any address would do). */
+export const ENTROPY_CONTRACT = "0x41c9e39574f40ad34c79f1c99b66a45efb830d4c" as Hex;
+const ZERO32 = `0x${"00".repeat(32)}` as Hex;
 
 export function keccakHex(data: Uint8Array | string): Hex {
   return bytesToHex(keccak_256(typeof data === "string" ? new TextEncoder().encode(data) : data));
@@ -90,6 +102,28 @@ export class Rng {
 export function fingerprint(ids: string[]): Hex {
   const hashes = ids.map((id) => keccakHex(id));
   return keccakHex(hexToBytes(encodeAbiParameters([{ type: "bytes32[]" }], [hashes])));
+}
+
+/** A drawing's slot: keccak256 of its id's UTF-8 bytes. */
+export function drawingSlot(drawingId: string): Hex {
+  return keccakHex(drawingId);
+}
+
+/** keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)). */
+export function userRandomNumber(campaignId: string, number: number | bigint, slot: Hex, listCommitment: Hex): Hex {
+  return keccakHex(
+    hexToBytes(
+      encodeAbiParameters(
+        [{ type: "bytes32" }, { type: "uint64" }, { type: "bytes32" }, { type: "bytes32" }],
+        [idToBytes32(campaignId), BigInt(number), slot, listCommitment],
+      ),
+    ),
+  );
+}
+
+/** Pyth Entropy v2: keccak256(abi.encodePacked(user, provider, bytes32(0))). */
+export function combine(user: Hex, provider: Hex): Hex {
+  return keccakHex(hexToBytes(encodePacked(["bytes32", "bytes32", "bytes32"], [user, provider, ZERO32])));
 }
 
 export function entrantsCommitment(hashes: Hex[], weights: number[]): Hex {
@@ -196,23 +230,61 @@ type Common = {
   number?: number;
   table?: TableSpec;
   provider?: string;
+  /** Proof format version: 2 (default) or 3. */
+  version?: 2 | 3;
+  drawingId?: string;
+  drawAt?: string;
 };
 
-function base(opts: Common, winners: string[], rng: Rng) {
+type Origin = { value: Hex; userContribution?: Hex; providerContribution?: Hex | null };
+
+/**
+ * The random value: version 2, any value; version 3, the user contribution derived from the commit and, for a
+ * real provider, a provider contribution with value = combine(user, provider). Takes one value from `rng`.
+ */
+function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
+  const first = rng.bytes32();
+  if ((opts.version ?? 2) === 2) return { value: first };
+  const campaignId = opts.campaignId ?? "summer-daily";
+  const number = opts.number ?? 7;
+  const user = userRandomNumber(campaignId, number, drawingSlot(opts.drawingId ?? `drw_test_${number}`), listCommitment);
+  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null };
+  return { value: combine(user, first), userContribution: user, providerContribution: first };
+}
+
+function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
   const campaignId = opts.campaignId ?? "summer-daily";
   const number = opts.number ?? 7;
   const table = opts.table ?? DEFAULT_TABLE;
-  const entropy = rng.bytes32();
+  const version = opts.version ?? 2;
+  const origin = originOf(opts, listCommitment ?? fingerprint(winners), rng);
+  const entropy = origin.value;
+  const drawingId = opts.drawingId ?? `drw_test_${number}`;
+  const drawAt = opts.drawAt ?? "2026-11-25T20:00:00.000Z";
+  const provider = opts.provider ?? "mock";
+  const commitTx = rng.bytes32();
+  const revealTx = rng.bytes32();
+  const contract = "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Hex;
   return {
-    proofVersion: 2,
+    proofVersion: version,
     campaign: { id: campaignId, slug: campaignId, name: "Summer Daily" },
-    drawing: { id: "drw_test_" + number, number, drawAt: "2026-11-25T20:00:00.000Z" },
+    drawing: version === 3 ? { id: drawingId, number, drawAt, slot: drawingSlot(drawingId) } : { id: drawingId, number, drawAt },
     winnerList: { winners, commitment: fingerprint(winners), lockedAt: "2026-11-25T19:30:00.000Z" },
-    entropy: { provider: opts.provider ?? "mock", requestId: "12", value: entropy, revealedAt: "2026-11-25T19:31:00.000Z" },
+    entropy:
+      version === 3
+        ? {
+            provider,
+            requestId: "12",
+            userContribution: origin.userContribution,
+            providerContribution: origin.providerContribution ?? null,
+            value: entropy,
+            revealedAt: "2026-11-25T19:31:00.000Z",
+          }
+        : { provider, requestId: "12", value: entropy, revealedAt: "2026-11-25T19:31:00.000Z" },
     prizeTable: tableForProof(table),
     results: computeResults(entropy, campaignId, number, table, winners),
     entrants: null,
-    chain: { chainId: 31337, contract: "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Hex, commitTx: rng.bytes32(), revealTx: rng.bytes32() },
+    chain: version === 3 ? { chainId: 31337, contract, entropy: ENTROPY_CONTRACT, commitTx, revealTx } : { chainId: 31337, contract, commitTx, revealTx },
   } satisfies Proof;
 }
 
@@ -253,17 +325,18 @@ export function makeEntriesProof(opts: Common & { entrants?: EntrantSpec[]; winn
   const n = Math.min(winnersExpected, entrants.length);
   const campaignId = opts.campaignId ?? "summer-daily";
   const number = opts.number ?? 7;
-  // The entropy is the first value of rng in base(); draw it here the same way to select before building.
-  const entropy = new Rng(opts.seed ?? "entries").bytes32();
   const weights = entrants.map((e) => e.weight);
+  const hashes = entrants.map((e) => keccakHex(e.id));
+  const commitment = entrantsCommitment(hashes, weights);
+  // The entropy comes from the first value of rng in base(); derive it here the same way to select before building.
+  const entropy = originOf({ ...opts, campaignId, number }, commitment, new Rng(opts.seed ?? "entries")).value;
   const picked = selectEntrantsLinear(entropy, campaignId, number, weights, n);
   const winners = picked.map((i) => entrants[i]!.id);
-  const proof: Proof = base({ ...opts, campaignId, number }, winners, rng);
-  const hashes = entrants.map((e) => keccakHex(e.id));
+  const proof: Proof = base({ ...opts, campaignId, number }, winners, rng, commitment);
   proof.entrants = {
     count: entrants.length,
     totalWeight: weights.reduce((a, b) => a + b, 0),
-    commitment: entrantsCommitment(hashes, weights),
+    commitment,
     selection: "sequential-weighted-v1",
     list: hashes.map((hash, i) => ({ hash, weight: weights[i]! })),
   };

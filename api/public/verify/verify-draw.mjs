@@ -1453,6 +1453,106 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   );
 }
 
+// ---------------------------------------------------------------------------------------------- --entrant
+
+/**
+ * The chance that entrant `index` is among `n` winners drawn one at a time without replacement, each draw in
+ * proportion to weight (sequential-weighted-v1). Exact when one winner is drawn (w / W) or when every entrant
+ * wins; otherwise an approximation: an entrant of weight w counts as drawn with probability 1 - exp(-w t), with t
+ * chosen (by bisection) so that the expected number drawn is n. It is exact for equal weights.
+ * Returns { value, exact, weight, total }.
+ */
+export function winChance(weights, index, n) {
+  const count = weights.length;
+  const w = weights[index];
+  let total = 0;
+  let positive = 0;
+  for (let i = 0; i < count; i++) {
+    total += weights[i];
+    if (weights[i] > 0) positive++;
+  }
+  const result = (value, exact) => ({ value, exact, weight: w, total });
+  if (n <= 0 || !(w > 0) || total <= 0) return result(0, true);
+  if (n >= positive) return result(1, true);
+  if (n === 1) return result(w / total, true);
+  const drawn = (t) => {
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum -= Math.expm1(-weights[i] * t);
+    return sum;
+  };
+  let lo = 0;
+  let hi = n / total;
+  for (let i = 0; i < 2000 && drawn(hi) < n; i++) {
+    lo = hi;
+    hi *= 2;
+  }
+  for (let i = 0; i < 200 && hi - lo > hi * 1e-13; i++) {
+    const mid = (lo + hi) / 2;
+    if (drawn(mid) < n) lo = mid;
+    else hi = mid;
+  }
+  return result(-Math.expm1((-w * (lo + hi)) / 2), false);
+}
+
+function formatPercent(p) {
+  const x = p * 100;
+  if (x === 0) return "0%";
+  if (x < 1e-6) return "less than 0.000001%";
+  return `${Number(x.toPrecision(3))}%`;
+}
+
+/**
+ * --entrant ID: whether ID is in the committed list (entries draws: its hash in entrants.list; winner-list draws:
+ * on the winner list), its weight and chance (entries draws), and whether it won, at which position and prize.
+ * Never a failure: the draw's own checks say whether the proof holds. Returns the facts for --json.
+ */
+function checkEntrant(report, proof, id) {
+  const hash = toHex(keccak256(id));
+  const label = JSON.stringify(id);
+  const wins = [];
+  proof.winners.forEach((w, i) => {
+    if (w === id) wins.push(i);
+  });
+  const prizeOf = (i) => (proof.results[i] ? proof.results[i].amountCents : null);
+  const winsText = wins.map((i) => `position ${i}${prizeOf(i) === null ? "" : `, prize ${formatCents(prizeOf(i))}`}`).join("; ");
+  const facts = { id, hash, inList: false, positions: [], weight: null, chance: null, chanceExact: null, won: wins.length > 0, winnerPositions: wins, prizesCents: wins.map(prizeOf) };
+
+  if (!proof.entrants) {
+    if (wins.length === 0) {
+      report.info("entrant.list", `${label} is not on this draw's winner list`);
+      return facts;
+    }
+    facts.inList = true;
+    facts.positions = wins;
+    report.pass("entrant.list", `${label} is on the committed winner list: ${winsText}`);
+    return facts;
+  }
+
+  const e = proof.entrants;
+  for (let i = 0; i < e.size; i++) if (e.hashes[i] === hash) facts.positions.push(i);
+  const n = proof.winners.length;
+  if (facts.positions.length === 0) {
+    report.info("entrant.list", `${label} is not in the committed entrant list (no entrant has its hash ${short(hash)})`);
+    return facts;
+  }
+  facts.inList = true;
+  const first = facts.positions[0];
+  facts.weight = e.weights[first];
+  const chance = winChance(e.weights, first, n);
+  facts.chance = chance.value;
+  facts.chanceExact = chance.exact;
+  const at = facts.positions.length === 1 ? `position ${first}` : `positions ${facts.positions.join(", ")}`;
+  report.pass("entrant.list", `${label} is in the committed entrant list at ${at} of ${formatInt(e.size)}, weight ${formatInt(facts.weight)} of ${formatInt(chance.total)}`);
+  let text;
+  if (chance.exact && chance.value === 1) text = `certain: ${formatInt(n)} winner${n === 1 ? "" : "s"} drawn from ${formatInt(e.size)} entrant${e.size === 1 ? "" : "s"}, every entrant wins`;
+  else if (chance.exact) text = `exactly ${formatInt(facts.weight)} in ${formatInt(chance.total)} (${formatPercent(chance.value)}): one winner drawn in proportion to weight`;
+  else text = `about ${formatPercent(chance.value)}: ${formatInt(n)} winners drawn one at a time from ${formatInt(e.size)} entrants in proportion to weight, without replacement (an approximation)`;
+  report.info("entrant.chance", `chance of winning: ${text}`);
+  if (wins.length) report.pass("entrant.won", `${label} won: winner ${winsText}`);
+  else report.info("entrant.won", `${label} did not win: not among the ${formatInt(n)} winner${n === 1 ? "" : "s"}`);
+  return facts;
+}
+
 // ---------------------------------------------------------------------------------------------- loading
 
 function networkReason(error) {
@@ -1463,23 +1563,23 @@ function networkReason(error) {
   return (error && error.message) || String(error);
 }
 
-/** Reads the proof from an http(s) URL or a file path; returns the parsed JSON. */
-export async function loadProof(source) {
+/** Reads JSON from an http(s) URL or a file path; `what` names it in errors ("proof"). */
+async function loadJson(source, what, notFoundHint = "") {
   let text;
   if (/^https?:\/\//i.test(source)) {
     let response;
     try {
       response = await fetch(source, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
     } catch (error) {
-      throw new InputError(`cannot fetch the proof from ${source}: ${networkReason(error)}`);
+      throw new InputError(`cannot fetch the ${what} from ${source}: ${networkReason(error)}`);
     }
     if (response.status !== 200) {
-      throw new InputError(`the proof URL ${source} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${response.status === 404 ? " (unknown campaign or drawing, or the draw is not drawn yet)" : ""}`);
+      throw new InputError(`the ${what} URL ${source} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${response.status === 404 ? notFoundHint : ""}`);
     }
     try {
       text = await response.text();
     } catch (error) {
-      throw new InputError(`cannot read the proof from ${source}: ${networkReason(error)}`);
+      throw new InputError(`cannot read the ${what} from ${source}: ${networkReason(error)}`);
     }
   } else {
     const path = /^file:/i.test(source) ? fileURLToPath(source) : source;
@@ -1487,36 +1587,295 @@ export async function loadProof(source) {
       text = await readFile(path, "utf8");
     } catch (error) {
       const reason = error && error.code === "ENOENT" ? "no such file" : error && error.code === "EISDIR" ? "it is a directory" : (error && error.code) || String(error);
-      throw new InputError(`cannot read the proof file ${path}: ${reason}`);
+      throw new InputError(`cannot read the ${what} file ${path}: ${reason}`);
     }
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InputError(`the proof is not valid JSON: ${String(error && error.message).split("\n")[0]}`);
+    throw new InputError(`the ${what} is not valid JSON: ${String(error && error.message).split("\n")[0]}`);
   }
+}
+
+/** Reads the proof from an http(s) URL or a file path; returns the parsed JSON. */
+export async function loadProof(source) {
+  return loadJson(source, "proof", " (unknown campaign or drawing, or the draw is not drawn yet)");
+}
+
+// ---------------------------------------------------------------------------------------------- --campaign
+
+const MAX_PAGES = 100_000;
+
+function badDraws(path, expectation, value) {
+  throw new InputError(`draws.json field ${path} must be ${expectation} (${describe(value)})`);
+}
+
+/** draws.json's `campaign`: its onchain id and chain (campaignId, chain.chainId, chain.contract, chain.deployBlock). */
+function parseCampaign(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) badDraws("campaign", "an object", raw);
+  const campaignId = raw.campaignId;
+  if (typeof campaignId !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(campaignId)) badDraws("campaign.campaignId", "a 0x-prefixed 32-byte hex string", campaignId);
+  const chain = raw.chain;
+  if (chain === null || typeof chain !== "object" || Array.isArray(chain)) badDraws("campaign.chain", "an object { chainId, contract, deployBlock }", chain);
+  let chainId = chain.chainId;
+  if (typeof chainId === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(chainId)) chainId = Number(chainId);
+  if (typeof chainId !== "number" || !Number.isSafeInteger(chainId) || chainId < 0) badDraws("campaign.chain.chainId", "a whole number", chain.chainId);
+  if (typeof chain.contract !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(chain.contract)) badDraws("campaign.chain.contract", "a 0x-prefixed 20-byte address", chain.contract);
+  const block = chain.deployBlock;
+  let deployBlock = null;
+  if (typeof block === "number" && Number.isSafeInteger(block) && block >= 0) deployBlock = BigInt(block);
+  else if (typeof block === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(block)) deployBlock = BigInt(block);
+  if (deployBlock === null) badDraws("campaign.chain.deployBlock", "a block number", block);
+  return {
+    slug: typeof raw.slug === "string" ? raw.slug : null,
+    campaignId: campaignId.toLowerCase(),
+    chainId,
+    contract: chain.contract.toLowerCase(),
+    deployBlock,
+  };
+}
+
+/** One item of draws.json's `draws`: id, number (null before the commit), drawAt, stage, slot, proof. */
+function parseDrawItem(raw, path) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) badDraws(path, "an object", raw);
+  if (typeof raw.id !== "string" || raw.id.length === 0) badDraws(`${path}.id`, "a string", raw.id);
+  let number = null;
+  if (raw.number !== null && raw.number !== undefined) {
+    if (typeof raw.number === "number" && Number.isSafeInteger(raw.number) && raw.number >= 0) number = BigInt(raw.number);
+    else if (typeof raw.number === "string" && /^[0-9]{1,20}$/.test(raw.number)) number = BigInt(raw.number);
+    else badDraws(`${path}.number`, "a whole number or null", raw.number);
+  }
+  if (typeof raw.drawAt !== "string") badDraws(`${path}.drawAt`, "an ISO time", raw.drawAt);
+  if (typeof raw.stage !== "string") badDraws(`${path}.stage`, "a string", raw.stage);
+  let slot = null;
+  if (raw.slot !== null && raw.slot !== undefined) {
+    if (typeof raw.slot !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(raw.slot)) badDraws(`${path}.slot`, "a 0x-prefixed 32-byte hex string or null", raw.slot);
+    slot = raw.slot.toLowerCase();
+  }
+  if (raw.proof !== null && raw.proof !== undefined && typeof raw.proof !== "string") badDraws(`${path}.proof`, "a URL or null", raw.proof);
+  return { id: raw.id, number, drawAt: raw.drawAt, stage: raw.stage, slot, proof: raw.proof ?? null };
+}
+
+/** Every page of draws.json, newest first, following `nextBefore` with ?before=. */
+async function loadDraws(url) {
+  let campaign = null;
+  const draws = [];
+  const asked = new Set();
+  let pageUrl = url;
+  for (let page = 1; pageUrl !== null; page++) {
+    if (asked.has(pageUrl) || page > MAX_PAGES) throw new InputError(`draws.json paging does not end: ${pageUrl} was already read`);
+    asked.add(pageUrl);
+    const body = await loadJson(pageUrl, "draws.json", " (unknown campaign, or a draft)");
+    if (body === null || typeof body !== "object" || Array.isArray(body)) badDraws("(top level)", "an object", body);
+    if (campaign === null) campaign = parseCampaign(body.campaign);
+    if (!Array.isArray(body.draws)) badDraws("draws", "an array", body.draws);
+    body.draws.forEach((item, i) => draws.push(parseDrawItem(item, `draws[${i}] (page ${page})`)));
+    const next = body.nextBefore;
+    if (next === null || next === undefined) {
+      pageUrl = null;
+    } else {
+      if (typeof next !== "string" || next.length === 0) badDraws("nextBefore", "an ISO time or null", next);
+      const u = new URL(url);
+      u.searchParams.set("before", next);
+      pageUrl = u.toString();
+    }
+  }
+  return { campaign, draws };
+}
+
+/** Unix seconds of an ISO time, or null when it is not a time in whole seconds. */
+function unixSeconds(iso) {
+  const seconds = Date.parse(iso) / 1000;
+  return Number.isInteger(seconds) ? BigInt(seconds) : null;
+}
+
+/**
+ * --campaign: reads every DrawingCommitted event of the campaign (deployBlock to the latest block, in windows of at
+ * most 10,000 blocks) and accounts for each commit with draws.json: the draw of that number is listed with the
+ * committed slot (= keccak256 of its id) and draw time, and is either drawn (its proof verifies with --rpc) or
+ * waiting for its random value. Numbers run 1..last without gaps; no slot or draw time repeats.
+ * Emits one check per finding; returns { commits, accounted } or null when the chain is the wrong one.
+ */
+async function verifyCampaign(url, rpc, emit) {
+  const { campaign, draws } = await loadDraws(url);
+  const fail = (number, message, details) => emit({ id: "campaign.commit", status: "fail", number: number === null ? null : Number(number), message: `${number === null ? "" : `#${number}: `}${message}`, ...(details && details.length ? { details } : {}) });
+
+  const chainId = BigInt(await rpc.get("eth_chainId", []));
+  if (chainId !== BigInt(campaign.chainId)) {
+    emit({ id: "rpc.chain", status: "fail", message: `the RPC serves chain ${chainId}, draws.json says chain ${campaign.chainId}; use an RPC of chain ${campaign.chainId}` });
+    return null;
+  }
+  emit({ id: "rpc.chain", status: "pass", message: `the RPC serves chain ${campaign.chainId}, the campaign's chain` });
+
+  const topic = topicsOf(EVENT_SIGNATURES);
+  const latest = BigInt(await rpc.get("eth_blockNumber", []));
+  const logs = await logsInRange(rpc, { address: campaign.contract, topics: [topic.committed, campaign.campaignId] }, campaign.deployBlock, latest);
+  const commits = [];
+  for (const log of logs) {
+    const topics = (log && log.topics) || [];
+    if (typeof log.address !== "string" || log.address.toLowerCase() !== campaign.contract || topics.length < 4) continue;
+    if (String(topics[0]).toLowerCase() !== topic.committed || String(topics[1]).toLowerCase() !== campaign.campaignId) continue;
+    const words = dataWords(log.data);
+    commits.push({ number: BigInt(topics[2]), slot: String(topics[3]).toLowerCase(), drawAt: words[0] ?? null, block: BigInt(log.blockNumber ?? 0) });
+  }
+  commits.sort((a, b) => (a.number < b.number ? -1 : a.number > b.number ? 1 : a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+  emit({ id: "campaign.commits", status: "pass", message: `${formatInt(commits.length)} DrawingCommitted event${commits.length === 1 ? "" : "s"} of campaign ${campaign.slug ?? campaign.campaignId} read from contract ${campaign.contract} (blocks ${campaign.deployBlock} to ${latest})` });
+
+  // What draws.json lists.
+  const listed = new Map();
+  const slotOwners = new Map();
+  for (const d of draws) {
+    if (d.number !== null) {
+      const same = listed.get(d.number) ?? [];
+      same.push(d);
+      listed.set(d.number, same);
+    }
+    if (d.slot !== null) {
+      const owner = slotOwners.get(d.slot);
+      if (owner && owner.id !== d.id) fail(d.number ?? owner.number, `draws.json gives draws ${JSON.stringify(owner.id)} and ${JSON.stringify(d.id)} the same slot ${d.slot}`);
+      else if (!owner) slotOwners.set(d.slot, d);
+    }
+  }
+
+  const problemNumbers = new Set();
+  const problem = (number, message, details) => {
+    problemNumbers.add(number);
+    fail(number, message, details);
+  };
+  const last = commits.length ? commits[commits.length - 1].number : 0n;
+  const byNumber = new Map();
+  const slotNumbers = new Map();
+  const drawAtNumbers = new Map();
+  for (const c of commits) {
+    if (byNumber.has(c.number)) {
+      problem(c.number, `committed more than once onchain (another DrawingCommitted in block ${c.block})`);
+      continue;
+    }
+    byNumber.set(c.number, c);
+    if (slotNumbers.has(c.slot)) problem(c.number, `committed under slot ${c.slot}, already used by #${slotNumbers.get(c.slot)}`);
+    else slotNumbers.set(c.slot, c.number);
+    const drawAtKey = String(c.drawAt);
+    if (drawAtNumbers.has(drawAtKey)) problem(c.number, `committed with draw time ${isoOfSeconds(c.drawAt)}, already used by #${drawAtNumbers.get(drawAtKey)}`);
+    else drawAtNumbers.set(drawAtKey, c.number);
+  }
+  for (let k = 1n; k <= last; k++) {
+    if (!byNumber.has(k)) problem(k, `no commit onchain, yet commits go up to #${last}`);
+  }
+  if (byNumber.has(0n)) problem(0n, "committed under number 0; numbers start at 1");
+
+  let accounted = 0;
+  for (const [number, c] of byNumber) {
+    const same = listed.get(number) ?? [];
+    const committedAs = `slot ${short(c.slot)}, draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`;
+    if (same.length === 0) {
+      problem(number, `committed onchain (${committedAs}) but draws.json lists no draw #${number}`);
+      continue;
+    }
+    if (same.length > 1) problem(number, `draws.json lists ${same.length} draws numbered #${number}: ${same.map((d) => JSON.stringify(d.id)).join(", ")}`);
+    const d = same[0];
+    const before = problemNumbers.has(number);
+    const mismatches = [];
+    if (d.slot === null) mismatches.push(`draws.json gives no slot for ${JSON.stringify(d.id)}; the commit's is ${c.slot}`);
+    else if (d.slot !== c.slot) mismatches.push(`draws.json slot ${d.slot} of ${JSON.stringify(d.id)}, committed slot ${c.slot}`);
+    const idSlot = drawingSlot(d.id);
+    if (idSlot !== c.slot) mismatches.push(`keccak256 of the draw id ${JSON.stringify(d.id)} is ${idSlot}, not the committed slot ${c.slot}`);
+    const drawAt = unixSeconds(d.drawAt);
+    if (drawAt === null || drawAt !== c.drawAt) mismatches.push(`draws.json drawAt ${d.drawAt}, committed draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`);
+    for (const m of mismatches) problem(number, m);
+    if (before || mismatches.length) continue;
+
+    if (d.stage === "drawn" || d.stage === "paid") {
+      if (await verifyListedProof(number, d, campaign, rpc, emit, problem)) accounted++;
+    } else if (d.stage === "locked" || d.stage === "drawing") {
+      emit({ id: "campaign.commit", status: "info", number: Number(number), message: `#${number} ${d.id}: committed, waiting for its random value (stage ${d.stage})` });
+      accounted++;
+    } else {
+      problem(number, `committed onchain, but draws.json shows ${JSON.stringify(d.id)} at stage ${JSON.stringify(d.stage)}`);
+    }
+  }
+  for (const [number, same] of listed) {
+    if (byNumber.has(number)) continue;
+    for (const d of same) {
+      if (d.stage === "drawn" || d.stage === "paid") fail(number, `draws.json shows ${JSON.stringify(d.id)} as ${d.stage}, but nothing is committed onchain as #${number}`);
+    }
+  }
+  return { commits: commits.length, accounted };
+}
+
+/** Fetches a listed draw's proof and runs every check, --rpc included; true when it passes. */
+async function verifyListedProof(number, draw, campaign, rpc, emit, problem) {
+  if (!draw.proof) {
+    problem(number, `draws.json shows ${JSON.stringify(draw.id)} as ${draw.stage} without a proof link`);
+    return false;
+  }
+  let proof;
+  try {
+    proof = parseProof(await loadProof(draw.proof));
+    parseChain(proof.chain, proof.version);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    problem(number, `the proof of ${JSON.stringify(draw.id)} cannot be used: ${error.message}`);
+    return false;
+  }
+  const identity = [];
+  if (toHex(proof.campaign.idBytes) !== campaign.campaignId) identity.push(`the proof is of campaign ${JSON.stringify(proof.campaign.id)}, not ${campaign.campaignId}`);
+  if (proof.drawing.number !== number) identity.push(`the proof is of drawing #${proof.drawing.number}`);
+  if (proof.drawing.id !== null && proof.drawing.id !== draw.id) identity.push(`the proof is of drawing ${JSON.stringify(proof.drawing.id)}, draws.json lists ${JSON.stringify(draw.id)}`);
+  const chain = parseChain(proof.chain, proof.version);
+  if (chain.contract !== campaign.contract || chain.chainId !== campaign.chainId) identity.push(`the proof is of contract ${chain.contract} on chain ${chain.chainId}`);
+  for (const m of identity) problem(number, m);
+  if (identity.length) return false;
+
+  const report = verifyProof(proof);
+  await checkChain(report, proof, rpc);
+  const failed = report.checks.filter((c) => c.status === "fail");
+  if (failed.length) {
+    const details = failed.flatMap((c) => [c.message, ...(c.details || [])]);
+    problem(number, `the proof of ${JSON.stringify(draw.id)} fails ${failed.length} check${failed.length === 1 ? "" : "s"} (${failed.map((c) => c.id).join(", ")})`, details);
+    return false;
+  }
+  const passed = report.checks.length - report.checks.filter((c) => c.status === "info").length;
+  emit({ id: "campaign.commit", status: "pass", number: Number(number), message: `#${number} ${draw.id}: proof (version ${proof.version}) verified with --rpc, ${passed} checks passed` });
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------- command line
 
-const USAGE = "usage: node verify-draw.mjs <proof URL or file> [--json] [--rpc URL]";
+const USAGE = "usage: node verify-draw.mjs <proof URL or file> [--json] [--rpc URL] [--entrant ID] | --campaign <draws.json URL> --rpc URL [--json]";
 const MARK = { pass: "✔", fail: "✘", info: "ℹ" };
 
 function parseArgs(argv) {
-  const options = { source: null, json: false, rpc: null, help: false };
+  const options = { source: null, json: false, rpc: null, entrant: null, campaign: null, help: false };
+  const valueOf = (arg, name, i) => (arg === name ? { value: argv[i + 1], next: i + 1 } : { value: arg.slice(name.length + 1), next: i });
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--json") options.json = true;
     else if (arg === "--help" || arg === "-h") options.help = true;
     else if (arg === "--rpc" || arg.startsWith("--rpc=")) {
-      const value = arg === "--rpc" ? argv[++i] : arg.slice(6);
+      const { value, next } = valueOf(arg, "--rpc", i);
+      i = next;
       if (!value || !/^https?:\/\//i.test(value)) throw new InputError(`--rpc needs an http(s) JSON-RPC URL. ${USAGE}`);
       options.rpc = value;
+    } else if (arg === "--entrant" || arg.startsWith("--entrant=")) {
+      const { value, next } = valueOf(arg, "--entrant", i);
+      i = next;
+      if (value === undefined || value === "") throw new InputError(`--entrant needs an entrant or winner id. ${USAGE}`);
+      options.entrant = value;
+    } else if (arg === "--campaign" || arg.startsWith("--campaign=")) {
+      const { value, next } = valueOf(arg, "--campaign", i);
+      i = next;
+      if (!value || !/^https?:\/\//i.test(value)) throw new InputError(`--campaign needs the http(s) URL of a campaign's draws.json. ${USAGE}`);
+      options.campaign = value;
     } else if (arg.startsWith("-") && arg !== "-") throw new InputError(`unknown option ${arg}. ${USAGE}`);
     else if (options.source === null) options.source = arg;
     else throw new InputError(`more than one proof given. ${USAGE}`);
   }
-  if (!options.source && !options.help) throw new InputError(`no proof given. ${USAGE}`);
+  if (options.help) return options;
+  if (options.campaign) {
+    if (options.source) throw new InputError(`--campaign checks a whole campaign: give no proof with it. ${USAGE}`);
+    if (options.entrant !== null) throw new InputError(`--entrant goes with one proof, not with --campaign. ${USAGE}`);
+    if (!options.rpc) throw new InputError(`--campaign needs --rpc URL: the commits are read from the chain. ${USAGE}`);
+  } else if (!options.source) throw new InputError(`no proof given. ${USAGE}`);
   return options;
 }
 
@@ -1528,7 +1887,7 @@ function summarize(checks) {
   if (failed.length === 0) return { ok: true, line: `PASS: ${passed} checks passed, ${infoText}`, passed, failed: 0, info };
   return {
     ok: false,
-    line: `FAIL: ${failed.length} of ${passed + failed.length} checks failed (${failed.map((c) => c.id).join(", ")}); ${passed} passed, ${infoText}`,
+    line: `FAIL: ${failed.length} of ${passed + failed.length} checks failed (${[...new Set(failed.map((c) => c.id))].join(", ")}); ${passed} passed, ${infoText}`,
     passed,
     failed: failed.length,
     info,
@@ -1544,6 +1903,7 @@ function printCheck(check) {
 export async function main(argv = process.argv.slice(2)) {
   let options = { json: argv.includes("--json"), source: null };
   const checks = [];
+  const extra = {};
   const emit = (check) => {
     checks.push(check);
     if (!options.json) printCheck(check);
@@ -1551,7 +1911,7 @@ export async function main(argv = process.argv.slice(2)) {
   try {
     options = parseArgs(argv);
     if (options.help) {
-      process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format version ${PROOF_VERSION}). Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
+      process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format versions ${PROOF_VERSIONS.join(" and ")}), or with --campaign every commit of a campaign. Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
       return 0;
     }
     const self = keccakSelfTest();
@@ -1559,40 +1919,61 @@ export async function main(argv = process.argv.slice(2)) {
       ? { id: "keccak", status: "pass", message: `keccak256 self-test (${self.count} known vectors, multi-block included)` }
       : { id: "keccak", status: "fail", message: `keccak256 self-test failed: ${self.message}; nothing else can be trusted` };
     emit(selfCheck);
-    if (!self.ok) return finish(options, checks, null, 1);
+    if (!self.ok) return finish(options, checks, null, 1, extra);
+    const rpc = options.rpc ? new Rpc(options.rpc) : null;
+
+    if (options.campaign) {
+      const result = await verifyCampaign(options.campaign, rpc, emit);
+      if (result === null) return finish(options, checks, null, 1, extra);
+      extra.commits = result.commits;
+      extra.accounted = result.accounted;
+      const ok = result.accounted === result.commits && checks.every((c) => c.status !== "fail");
+      return finish(options, checks, null, ok ? 0 : 1, extra);
+    }
 
     const proof = parseProof(await loadProof(options.source));
     if (!options.json) {
       const kind = proof.entrants ? `${formatInt(proof.entrants.size)} entrants, ${formatInt(proof.winners.length)} winners` : `${formatInt(proof.winners.length)} winners`;
-      process.stdout.write(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}\n`);
+      process.stdout.write(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}, format version ${proof.version}\n`);
     }
     const report = verifyProof(proof);
     for (const check of report.checks) emit(check);
-    if (options.rpc) {
+    if (rpc) {
       const chainReport = new Report();
-      await checkChain(chainReport, proof, options.rpc);
+      await checkChain(chainReport, proof, rpc);
       for (const check of chainReport.checks) emit(check);
     } else {
       const originReport = new Report();
       originInfo(originReport, proof);
       for (const check of originReport.checks) emit(check);
     }
+    if (options.entrant !== null) {
+      const entrantReport = new Report();
+      extra.entrant = checkEntrant(entrantReport, proof, options.entrant);
+      for (const check of entrantReport.checks) emit(check);
+    }
     const summary = summarize(checks);
-    return finish(options, checks, null, summary.ok ? 0 : 1);
+    return finish(options, checks, null, summary.ok ? 0 : 1, extra);
   } catch (error) {
     const message = error instanceof InputError ? error.message : `internal error: ${(error && error.message) || String(error)}`;
-    return finish(options, checks, message, 2);
+    return finish(options, checks, message, 2, extra);
   }
 }
 
-function finish(options, checks, errorMessage, code) {
+function finish(options, checks, errorMessage, code, extra = {}) {
   const summary = summarize(checks);
+  const campaign = Boolean(options.campaign);
   if (options.json) {
-    const out = { ok: code === 0, proof: options.source, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info } };
+    const out = campaign
+      ? { ok: code === 0, campaign: options.campaign, commits: extra.commits ?? null, accounted: extra.accounted ?? null, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info } }
+      : { ok: code === 0, proof: options.source, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info } };
+    if (extra.entrant) out.entrant = extra.entrant;
     if (errorMessage) out.error = errorMessage;
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   } else if (errorMessage) {
     process.stderr.write(`✘ error: ${errorMessage}\n`);
+  } else if (campaign && extra.commits !== undefined) {
+    process.stdout.write(`${extra.accounted} of ${extra.commits} commits accounted for\n`);
   } else {
     process.stdout.write(`${summary.line}\n`);
   }

@@ -24,6 +24,9 @@ import { advanceClock } from "../http/routes/campaigns.js";
 import { durationMs } from "../http/schemas.js";
 import type { CampaignMode } from "../store/campaigns.js";
 import { openStore, storePath, type Store } from "../store/index.js";
+import { ChainPort } from "../chain/port.js";
+import { readDeployment } from "../chain/deployment.js";
+import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
 import type { PrizeTierInput } from "../draw/index.js";
 
 /** A usage or permission problem: printed as one line, exit code 2. */
@@ -58,6 +61,7 @@ const OPTIONS = {
   "terms-url": { type: "string" },
   "privacy-url": { type: "string" },
   to: { type: "string" },
+  reason: { type: "string" },
   by: { type: "string" },
 } as const;
 
@@ -237,6 +241,8 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         return { drawing: { id: drawing.id, cutoffAt, drawAt } };
       });
     }
+    case "held list":
+      return { heldPrizes: listHeldPrizes(store, rest[0]) };
     case "alerts list": {
       return { alerts: store.pull.alerts() };
     }
@@ -279,14 +285,35 @@ function print(result: CliResult, json: boolean): void {
   for (const [key, value] of Object.entries(result)) console.log(`${key}: ${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
 }
 
-function main(): void {
+/**
+ * `held pay SLUG NUMBER POSITION` and `held refuse SLUG NUMBER POSITION --reason TEXT`: the operator's decision on a
+ * held prize, sent onchain with the operator key (OPERATOR_PRIVATE_KEY; the local chain's in the test environment).
+ */
+export async function runHeldDecision(argv: string[], store: Store, config: Config): Promise<CliResult> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [, verb, slug, numberText, positionText] = positionals;
+  const number = integer("NUMBER", numberText);
+  const position = integer("POSITION", positionText);
+  if (!slug || number === undefined || position === undefined) throw new CliError(`usage: held ${verb} SLUG NUMBER POSITION${verb === "refuse" ? " --reason TEXT" : ""}`);
+  if (verb === "refuse" && !values.reason) throw new CliError("held refuse needs --reason TEXT");
+  const deployment = readDeployment(config.dataDir);
+  if (!deployment) throw new CliError(`no deployment record in ${config.dataDir}: start the stack with npm start`);
+  if (!config.operatorPrivateKey) throw new CliError("OPERATOR_PRIVATE_KEY is not set");
+  const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
+  const decision = verb === "pay" ? ({ pay: true } as const) : ({ pay: false, reason: values.reason! } as const);
+  return { heldPrize: await decideHeldPrize(store, chain, slug, number, position, decision) };
+}
+
+async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const json = argv.includes("--json");
   try {
     const config = loadConfig();
     const store = openStore(storePath(config.dataDir));
     try {
-      print(run(argv, store, config), json);
+      const positionals = argv.filter((a) => !a.startsWith("--"));
+      const held = positionals[0] === "held" && (positionals[1] === "pay" || positionals[1] === "refuse");
+      print(held ? await runHeldDecision(argv, store, config) : run(argv, store, config), json);
     } finally {
       store.db.close();
     }
@@ -299,4 +326,4 @@ function main(): void {
   }
 }
 
-if (process.argv[1] && /prizedraw\.(ts|mjs|js)$/.test(process.argv[1])) main();
+if (process.argv[1] && /prizedraw\.(ts|mjs|js)$/.test(process.argv[1])) void main();
