@@ -318,7 +318,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         GuaranteePayment storage g = _guarantees[campaignId][period];
         if (g.status != GuaranteeStatus.Picked) revert GuaranteeNotPicked(campaignId, period);
         address wallet = _campaigns[campaignId].payoutWallet;
-        if (wallet == g.wallet) revert GuaranteeNotPicked(campaignId, period);
+        if (wallet == address(0) || wallet == g.wallet) revert NothingToMove(campaignId, period);
         emit GuaranteeWalletMoved(campaignId, period, g.wallet, wallet);
         g.wallet = wallet;
     }

@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex } from "viem";
+import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { deployLocal } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { IndexerClient } from "../../api/src/chain/indexer.js";
-import { ChainPort, ChainRevertError } from "../../api/src/chain/port.js";
+import { ChainPort, ChainRevertError, type CommitInput } from "../../api/src/chain/port.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
-import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
+import { DEFAULT_PRIZE_TABLE, computePrizes, drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-port-test-"));
@@ -28,6 +29,17 @@ let indexer: IndexerClient;
 const campaignId = toCampaignId("port-test");
 const tableId = toHex("default", { size: 32 });
 const winners = ["w-1", "w-2", "w-3", "w-4", "w-5"];
+const payoutWallet = toHex(1n, { size: 20 });
+/** Draw times strictly increase per campaign: drawing n is drawn n hours from the test's start. */
+const startedAt = Math.floor(Date.now() / 1000);
+
+/** A winner draw's commit: each drawing its own id (slot) and a later draw time than the one before. */
+function winnerCommit(number: bigint, listCommitment: `0x${string}`, winnersExpected: number): CommitInput {
+  return {
+    campaignId, number, slot: drawingSlot(`drw_port_${number}`), drawAt: startedAt + Number(number) * 3600,
+    kind: 0, listCommitment, winnersExpected, entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
+  };
+}
 
 /** Polls the indexer until `check` accepts what it mirrors; fails after 5 s, the issue's bound. */
 async function indexed<T>(label: string, read: () => Promise<T | null>, check: (value: T) => boolean): Promise<T> {
@@ -61,23 +73,28 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     const amounts = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.amountCents));
     const weights = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.weight));
     await port.publishPrizeTable(tableId, 1, amounts, weights);
-    await port.registerCampaign(campaignId, toHex(1n, { size: 20 }), 50_000n);
+    await port.registerCampaign(campaignId, payoutWallet, 50_000n, { cents: 0n, periodSeconds: 0n });
 
     const commitment = fingerprint(winners);
-    const commitReceipt = await port.commitAndRequest({
-      campaignId, number: 1n, kind: 0, listCommitment: commitment, winnersExpected: winners.length,
-      entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
-    });
+    const commit1 = winnerCommit(1n, commitment, winners.length);
+    const commitReceipt = await port.commitAndRequest(commit1);
     const requested = port.events(commitReceipt).find((e) => e.eventName === "EntropyRequested");
     expect(requested?.eventName).toBe("EntropyRequested");
     const sequence = requested!.eventName === "EntropyRequested" ? requested!.args.sequence : 0n;
+    const provider = requested!.eventName === "EntropyRequested" ? requested!.args.provider : "0x";
+    expect(provider.toLowerCase()).toBe(deployment.entropyProvider.toLowerCase());
     const committed = await indexed("commit indexed", () => indexer.drawing(campaignId, 1n), (d) => d.drawing.sequence !== null);
-    expect(committed.drawing).toMatchObject({ status: "requested", listCommitment: commitment, winnersExpected: 5, sequence, commitTx: commitReceipt.transactionHash });
+    expect(committed.drawing).toMatchObject({
+      status: "requested", listCommitment: commitment, winnersExpected: 5, sequence, commitTx: commitReceipt.transactionHash,
+      slot: commit1.slot, drawAt: BigInt(commit1.drawAt), payoutWallet, provider: provider.toLowerCase(),
+      userRandomNumber: userRandomNumber({ campaignId, number: 1n, slot: commit1.slot, listCommitment: commitment }),
+    });
+    const onchain = await port.getDrawing(campaignId, 1n);
+    expect(onchain.payoutWallet.toLowerCase()).toBe(payoutWallet);
 
     // A retried commit is refused by name, not sent twice.
-    await expect(port.commitAndRequest({
-      campaignId, number: 1n, kind: 0, listCommitment: commitment, winnersExpected: 5, entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
-    })).rejects.toMatchObject({ code: "chain_revert", errorName: "NumberOutOfSequence" });
+    await expect(port.commitAndRequest(winnerCommit(1n, commitment, 5)))
+      .rejects.toMatchObject({ code: "chain_revert", errorName: "NumberOutOfSequence" });
 
     const randomValue = keccak256(toHex("port-test-entropy"));
     const revealReceipt = await port.revealMock(sequence, randomValue);
@@ -98,16 +115,18 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
 
   it("finishes a settlement the callback budget did not cover with settle()", async () => {
     const count = 400; // beyond what the 2,000,000-gas callback budget settles
-    const receipt = await port.commitAndRequest({
-      campaignId, number: 2n, kind: 0, listCommitment: fingerprint(Array.from({ length: count }, (_, i) => `w-${i}`)),
-      winnersExpected: count, entrantCount: 0, totalWeight: 0n, tableId, tableVersion: 1,
-    });
+    const receipt = await port.commitAndRequest(winnerCommit(2n, fingerprint(Array.from({ length: count }, (_, i) => `w-${i}`)), count));
     const requested = port.events(receipt).find((e) => e.eventName === "EntropyRequested");
     const sequence = requested?.eventName === "EntropyRequested" ? requested.args.sequence : 0n;
     await port.revealMock(sequence, keccak256(toHex("budget")));
     const partial = await port.getDrawing(campaignId, 2n);
+    // The callback settles exactly the positions its commit paid gas for: (callbackGasLimit - 60,000) / 8,000.
+    const gasLimit = await port.publicClient.readContract({ address: deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
+    expect(partial.callbackPositions).toBe(Math.floor((gasLimit - 60_000) / 8_000));
+    expect(partial.settledCount).toBe(partial.callbackPositions);
     expect(partial.settledCount).toBeGreaterThan(0);
     expect(partial.settledCount).toBeLessThan(count);
+    expect(partial.status).toBe(2); // Revealed
     await port.settle(campaignId, 2n, 1_000n);
     const done = await indexed("settled by settle()", () => indexer.drawing(campaignId, 2n), (d) => d.drawing.status === "settled");
     expect(done.prizes).toHaveLength(count);
@@ -145,6 +164,9 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     expect(mirrored?.drawing.randomValue).toBe(after.randomValue);
     expect(mirrored?.drawing.status).toBe("paid");
     expect(mirrored?.drawing.payoutCents).toBe(BigInt(after.payoutCents));
+    // The campaign's new wallet applies to later commits: drawing 1 keeps the wallet of its commit.
+    expect(mirrored?.drawing.payoutWallet).toBe(payoutWallet);
+    expect((await port.getDrawing(campaignId, 1n)).payoutWallet.toLowerCase()).toBe(payoutWallet);
   });
 });
 

@@ -30,7 +30,7 @@ import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signer
 import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
 import { ADMIN_DELAY, DEFAULT_TABLE, DRAW_EPOCH, KIND_ENTRANTS, KIND_WINNERS, campaignIdOf, slotOf, winnersFingerprint } from "./helpers";
 
-const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
+const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 25);
 const MAX_COMMANDS = 40;
 const DAY = 86_400;
 
@@ -43,16 +43,18 @@ const GUARDIAN_ROLE = ethers.id("GUARDIAN_ROLE");
 
 const CAMPAIGNS = ["alpha", "beta", "gamma"].map(campaignIdOf);
 const TABLES = [
-  DEFAULT_TABLE, // published by the fixture
+  DEFAULT_TABLE,
   { id: encodeBytes32String("generous"), amounts: [200_000n, 20_000n, 2_000n], weights: [1n, 2n, 7n] },
-  { id: encodeBytes32String("small"), amounts: [5_000n, 500n, 100n], weights: [1n, 4n, 5n] },
+  { id: encodeBytes32String("small"), amounts: [5_000n, 500n, 100n], weights: [1n, 4n, 5n] }, // not published at first
+  { id: encodeBytes32String("flat"), amounts: [10_000n, 10_000n], weights: [1n, 1n] }, // published; drains the limits
 ];
+const PUBLISHED_AT_START = [0, 1, 3];
 const THRESHOLDS = [1_000n, 50_000n, 10n ** 12n];
 const GUARANTEES = [0n, 2_500n, 100_000n];
-const DAILY_LIMITS = [300_000n, 2_000_000n, 20_000_000n];
+const DAILY_LIMITS = [100_000n, 300_000n, 2_000_000n];
 const CAMPAIGN_LIMITS = [0n, 50_000n, 500_000n];
 const CALLBACK_LIMITS = [100_000, 150_000, 2_000_000];
-const INITIAL_DAILY_LIMIT = 2_000_000n;
+const INITIAL_DAILY_LIMIT = 100_000n;
 const UNITS = 10_000n;
 
 // ------------------------------------------------------------------ fixture
@@ -72,13 +74,14 @@ async function propertyFixture() {
     operator.address,
     guardian.address,
     ADMIN_DELAY,
-    100_000, // 5 positions per callback, so settle() has work to do
+    150_000, // 11 positions per callback: larger drawings need settle()
     INITIAL_DAILY_LIMIT,
   )) as unknown as PrizeDraw;
   // 10^14 cents: far more than any run can settle.
   await token.mint(await draw.getAddress(), 10n ** 18n);
-  await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+  for (const i of PUBLISHED_AT_START) await draw.connect(operator).publishPrizeTable(TABLES[i].id, 1, TABLES[i].amounts, TABLES[i].weights);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[0], wallets[0].address, 50_000, 0, 0);
+  await draw.connect(operator).registerCampaign(CAMPAIGNS[1], wallets[1].address, 1_000, 2_500, DAY);
   const startBlock = await ethers.provider.getBlockNumber();
   const startTime = (await ethers.provider.getBlock(startBlock))!.timestamp;
   return { admin, operator, guardian, stranger, wallets, sink, provider, token, mock, draw, startBlock, startTime };
@@ -116,7 +119,7 @@ type CampaignModel = {
 type GuaranteeModel = { status: "Picked" | "Paid"; wallet: string; cents: bigint };
 
 class Model {
-  tables = new Set<string>([tableKey(0)]);
+  tables = new Set<string>(PUBLISHED_AT_START.map(tableKey));
   campaigns: CampaignModel[] = CAMPAIGNS.map(() => ({
     registered: false,
     wallet: ZeroAddress,
@@ -170,6 +173,7 @@ const either = (...errors: string[]): Expect => ({ ok: true, errors });
 
 /** Outcomes per call and result, printed with PROPERTY_STATS=1. */
 const STATS = new Map<string, number>();
+const MAXRATIO = { v: 0 };
 
 function signerOf(r: Real, role: Role): HardhatEthersSigner {
   return r[role];
@@ -507,6 +511,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     const end = m.transfers[i].ts;
     const sum = m.transfers.filter((t) => t.ts >= end - DAY && t.ts <= end).reduce((s, t) => s + t.units, 0n);
     const limit = limitsDuring(m.limitHistory, end - DAY, end).reduce((x, y) => (x > y ? x : y));
+    if (process.env.PROPERTY_STATS === "1") MAXRATIO.v = Math.max(MAXRATIO.v, Number((sum * 1000n) / (limit * UNITS)) / 1000);
     expect(sum <= limit * UNITS, `invariant 2: ${sum} units left in the 24 hours to ${end}, limit ${limit} cents`).to.equal(true);
   }
   for (const p of m.campaignPayments) {
@@ -561,13 +566,15 @@ abstract class Base implements Cmd {
   abstract toString(): string;
 }
 
-function pickDrawing(m: Model, pick: number): { ci: number; n: number; d?: DrawingModel } {
-  if (m.drawingOrder.length === 0 || pick % 7 === 6) {
-    // Sometimes a drawing that does not exist.
+/** A drawing: mostly one `want` accepts (so calls get somewhere), sometimes any, sometimes one that does not exist. */
+function pickDrawing(m: Model, pick: number, want: (d: DrawingModel) => boolean = () => true): { ci: number; n: number; d?: DrawingModel } {
+  if (m.drawingOrder.length === 0 || pick % 11 === 10) {
     const ci = pick % CAMPAIGNS.length;
     return { ci, n: m.campaigns[ci].lastNumber + 1 };
   }
-  const d = m.drawings.get(m.drawingOrder[pick % m.drawingOrder.length])!;
+  const wanted = m.drawingOrder.filter((k) => want(m.drawings.get(k)!));
+  const from = wanted.length > 0 && pick % 4 !== 0 ? wanted : m.drawingOrder;
+  const d = m.drawings.get(from[pick % from.length])!;
   return { ci: d.campaign, n: d.number, d };
 }
 
@@ -640,17 +647,21 @@ class SetThreshold extends Base {
   }
 }
 
-type SlotMode = "good" | "reuse" | "rogue";
-type TimeMode = "later" | "same" | "earlier";
-type NumberMode = "next" | "skip" | "replay";
+/** A commit as the service makes it, or with one thing a rogue operator (or a retry) gets wrong. */
+type Variant = "good" | "reuseSlot" | "rogueSlot" | "sameTime" | "earlierTime" | "skipNumber" | "replayNumber";
+
+/** Mostly a registered campaign (so the cycle gets going), sometimes any. */
+function pickCampaign(m: Model, pick: number, want: (c: CampaignModel) => boolean = (c) => c.registered): number {
+  const eligible = m.campaigns.map((c, i) => (want(c) ? i : -1)).filter((i) => i >= 0);
+  if (eligible.length === 0 || pick % 5 === 0) return pick % CAMPAIGNS.length;
+  return eligible[pick % eligible.length];
+}
 
 class Commit extends Base {
   constructor(
     readonly role: Role,
-    readonly c: number,
-    readonly slotMode: SlotMode,
-    readonly timeMode: TimeMode,
-    readonly numberMode: NumberMode,
+    readonly cPick: number,
+    readonly variant: Variant,
     readonly entrants: boolean,
     readonly winners: number,
     readonly table: number,
@@ -659,27 +670,24 @@ class Commit extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const c = m.campaigns[this.c];
+    const ci = pickCampaign(m, this.cPick);
+    const c = m.campaigns[ci];
     const next = c.lastNumber + 1;
-    const num = this.numberMode === "next" ? next : this.numberMode === "skip" ? next + 1 : Math.max(c.lastNumber, 1);
+    const v = this.variant;
+    const num = v === "skipNumber" ? next + 1 : v === "replayNumber" ? Math.max(c.lastNumber, 1) : next;
     const used = [...c.slots.keys()];
     const slot =
-      this.slotMode === "reuse" && used.length > 0
+      v === "reuseSlot" && used.length > 0
         ? used[this.salt % used.length]
-        : this.slotMode === "rogue"
-          ? slotOf(`rogue_${this.c}_${m.commandCount}_${this.salt}`)
-          : slotOf(`drw_${this.c}_${num}_${m.commandCount}`);
-    const drawAt =
-      c.lastDrawAt === 0n && this.timeMode !== "later"
-        ? 0n
-        : this.timeMode === "later"
-          ? (c.lastDrawAt === 0n ? BigInt(DRAW_EPOCH) : c.lastDrawAt) + 3600n
-          : this.timeMode === "same"
-            ? c.lastDrawAt
-            : c.lastDrawAt - 1n;
+        : v === "rogueSlot"
+          ? slotOf(`rogue_${ci}_${m.commandCount}_${this.salt}`)
+          : slotOf(`drw_${ci}_${num}_${m.commandCount}`);
+    const later = (c.lastDrawAt === 0n ? BigInt(DRAW_EPOCH) : c.lastDrawAt) + 3600n;
+    const drawAt = v === "sameTime" ? c.lastDrawAt : v === "earlierTime" ? (c.lastDrawAt > 0n ? c.lastDrawAt - 1n : 0n) : later;
+    const table = m.tables.has(tableKey(this.table)) || this.salt % 4 === 0 ? this.table : 0;
     const entrantCount = this.entrants ? 1 + (this.salt % 15) : 0;
     const args: PrizeDraw.CommitStruct = {
-      campaignId: CAMPAIGNS[this.c],
+      campaignId: CAMPAIGNS[ci],
       number: num,
       slot,
       drawAt,
@@ -688,7 +696,7 @@ class Commit extends Base {
       winnersExpected: this.winners,
       entrantCount,
       totalWeight: BigInt(entrantCount * 2),
-      tableId: TABLES[this.table].id,
+      tableId: TABLES[table].id,
       tableVersion: 1,
       maxFee: 10n ** 15n,
     };
@@ -699,13 +707,13 @@ class Commit extends Base {
     else if (c.slots.has(slot)) expected = fail("SlotAlreadyUsed");
     else if (drawAt <= c.lastDrawAt) expected = fail("DrawTimeNotLater");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
-    else if (!m.tables.has(tableKey(this.table))) expected = fail("PrizeTableNotFound");
+    else if (!m.tables.has(tableKey(table))) expected = fail("PrizeTableNotFound");
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
       r.draw.connect(s).commitAndRequest(args, { value: args.maxFee }),
     );
   }
   toString() {
-    return `commit(${this.role}, c${this.c}, ${this.slotMode}, ${this.timeMode}, ${this.numberMode}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table})`;
+    return `commit(${this.role}, ${this.cPick}, ${this.variant}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table}, ${this.salt})`;
   }
 }
 
@@ -718,6 +726,7 @@ class Reveal extends Base {
     if (pending.length === 0) return;
     const d = m.drawings.get(pending[this.pick % pending.length])!;
     await (await r.mock.connect(r.stranger).mockReveal(r.provider.address, d.sequence, keccak256(toUtf8Bytes(`reveal-${this.seed}-${d.sequence}`)))).wait();
+    STATS.set("reveal ok", (STATS.get("reveal ok") ?? 0) + 1);
   }
   toString() {
     return `reveal(${this.pick}, ${this.seed})`;
@@ -729,7 +738,7 @@ class Settle extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.status === "Revealed");
     let expected: Expect = OK;
     if (!d) expected = fail("DrawingNotFound");
     else if (d.status === "Requested") expected = fail("NotRevealed");
@@ -746,7 +755,7 @@ class RecordWinners extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.kind === KIND_ENTRANTS && x.status !== "Requested" && !x.winnersRecorded);
     let expected: Expect = OK;
     if (!d) expected = fail("DrawingNotFound");
     else if (d.kind !== KIND_ENTRANTS) expected = fail("NotEntrantDrawing");
@@ -761,19 +770,22 @@ class RecordWinners extends Base {
   }
 }
 
+async function payoutExpect(m: Model, r: Real, ci: number, d: DrawingModel | undefined): Promise<Expect> {
+  if (!d) return fail("DrawingNotFound");
+  if (d.status === "Paid") return fail("AlreadyPaid");
+  if (d.status !== "Settled") return fail("NotSettled");
+  if (d.kind === KIND_ENTRANTS && !d.winnersRecorded) return fail("WinnersNotRecorded");
+  if (m.paused) return fail("PaymentsArePaused");
+  return limitExpect(r, CAMPAIGNS[ci], d.payoutCents);
+}
+
 class Payout extends Base {
   constructor(readonly role: Role, readonly pick: number) {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
-    let expected: Expect;
-    if (!d) expected = fail("DrawingNotFound");
-    else if (d.status === "Paid") expected = fail("AlreadyPaid");
-    else if (d.status !== "Settled") expected = fail("NotSettled");
-    else if (d.kind === KIND_ENTRANTS && !d.winnersRecorded) expected = fail("WinnersNotRecorded");
-    else if (m.paused) expected = fail("PaymentsArePaused");
-    else expected = await limitExpect(r, CAMPAIGNS[ci], d.payoutCents);
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.status === "Settled");
+    const expected = await payoutExpect(m, r, ci, d);
     await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[ci], n));
   }
   toString() {
@@ -781,10 +793,66 @@ class Payout extends Base {
   }
 }
 
+/** Anyone pays every payable drawing, in order, as far as the limits allow: concentrates payments in time. */
+class Drain extends Base {
+  async act(m: Model, r: Real) {
+    for (const key of m.drawingOrder) {
+      const d = m.drawings.get(key)!;
+      if (d.status !== "Settled" || (d.kind === KIND_ENTRANTS && !d.winnersRecorded)) continue;
+      const expected = await payoutExpect(m, r, d.campaign, d);
+      await attempt(r, "payout(drain)", "stranger", "anyone", "", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[d.campaign], d.number));
+      await learn(m, r);
+    }
+  }
+  toString() {
+    return "drain()";
+  }
+}
+
+/** The whole cycle of one drawing as the service runs it: commit, reveal, settle, record the winners, pay out. */
+class Cycle extends Base {
+  constructor(
+    readonly cPick: number,
+    readonly entrants: boolean,
+    readonly winners: number,
+    readonly table: number,
+    readonly salt: number,
+  ) {
+    super();
+  }
+  async act(m: Model, r: Real) {
+    const count = m.drawingOrder.length;
+    await new Commit("operator", this.cPick, "good", this.entrants, this.winners, this.table, this.salt).act(m, r);
+    await learn(m, r);
+    if (m.drawingOrder.length === count) return; // refused, as the commit predicted
+    const d = m.drawings.get(m.drawingOrder[count])!;
+    const [id, n] = [CAMPAIGNS[d.campaign], d.number];
+    await (await r.mock.connect(r.stranger).mockReveal(r.provider.address, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`)))).wait();
+    await learn(m, r);
+    if (d.status === "Revealed") {
+      await attempt(r, "settle(cycle)", "stranger", "anyone", "", OK, (s) => r.draw.connect(s).settle(id, n, 1_000));
+      await learn(m, r);
+    }
+    if (d.kind === KIND_ENTRANTS) {
+      await attempt(r, "recordWinners(cycle)", "operator", ["operator"], OPERATOR_ROLE, OK, (s) =>
+        r.draw.connect(s).recordWinners(id, n, winnersFingerprint([`e-${this.salt}`])),
+      );
+      await learn(m, r);
+    }
+    const expected = await payoutExpect(m, r, d.campaign, d);
+    await attempt(r, "payout(cycle)", "stranger", "anyone", "", expected, (s) => r.draw.connect(s).payout(id, n));
+  }
+  toString() {
+    return `cycle(${this.cPick}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table}, ${this.salt})`;
+  }
+}
+
 /** A position of a drawing: mode 0 an open or closed held one, 1 any settled one, 2 one past the settled ones. */
 function pickPosition(d: DrawingModel | undefined, mode: number, pick: number): number {
   if (!d) return pick % 5;
   const held = [...d.held.keys()];
+  const open = held.filter((p) => !d.closed.has(p));
+  if (mode === 0 && open.length > 0 && pick % 4 !== 0) return open[pick % open.length];
   if (mode === 0 && held.length > 0) return held[pick % held.length];
   if (mode <= 1 && d.settled.size > 0) return pick % d.settled.size;
   return d.settled.size + (pick % 3);
@@ -805,7 +873,7 @@ class PayHeld extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
     let expected = closeExpect(m, d, position);
     if (!expected) expected = m.paused ? fail("PaymentsArePaused") : await limitExpect(r, CAMPAIGNS[ci], d!.held.get(position)!);
@@ -821,7 +889,7 @@ class RefuseHeld extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
     const expected = this.noReason ? fail("ReasonRequired") : (closeExpect(m, d, position) ?? OK);
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
@@ -844,58 +912,61 @@ function pickPeriod(m: Model, ci: number, mode: number, pick: number): number {
 }
 
 class PickGuarantee extends Base {
-  constructor(readonly role: Role, readonly c: number, readonly mode: number, readonly pick: number) {
+  constructor(readonly role: Role, readonly cPick: number, readonly mode: number, readonly pick: number) {
     super();
   }
   async act(m: Model, r: Real) {
-    const c = m.campaigns[this.c];
-    const period = pickPeriod(m, this.c, this.mode, this.pick);
+    const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
+    const c = m.campaigns[ci];
+    const period = pickPeriod(m, ci, this.mode, this.pick);
     let expected: Expect = OK;
     if (!c.registered) expected = fail("CampaignNotRegistered");
     else if (c.guaranteeCents === 0n) expected = fail("NoGuarantee");
     else if (period >= c.lastNumber) expected = fail("GuaranteePeriodNotDrawn");
-    else if (m.guarantees.has(`${this.c}:${period}`)) expected = fail("GuaranteeAlreadyPicked");
+    else if (m.guarantees.has(`${ci}:${period}`)) expected = fail("GuaranteeAlreadyPicked");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
-      r.draw.connect(s).pickGuarantee(CAMPAIGNS[this.c], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))),
+      r.draw.connect(s).pickGuarantee(CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))),
     );
   }
   toString() {
-    return `pickGuarantee(${this.role}, c${this.c}, ${this.mode}, ${this.pick})`;
+    return `pickGuarantee(${this.role}, ${this.cPick}, ${this.mode}, ${this.pick})`;
   }
 }
 
 class PayGuarantee extends Base {
-  constructor(readonly role: Role, readonly c: number, readonly mode: number, readonly pick: number) {
+  constructor(readonly role: Role, readonly cPick: number, readonly mode: number, readonly pick: number) {
     super();
   }
   async act(m: Model, r: Real) {
-    const period = pickPeriod(m, this.c, this.mode === 0 ? 1 : this.mode, this.pick);
-    const g = m.guarantees.get(`${this.c}:${period}`);
+    const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
+    const period = pickPeriod(m, ci, this.mode === 0 ? 1 : this.mode, this.pick);
+    const g = m.guarantees.get(`${ci}:${period}`);
     let expected: Expect;
     if (g?.status === "Paid") expected = fail("GuaranteeAlreadyPaid");
     else if (!g) expected = fail("GuaranteeNotPicked");
     else if (m.paused) expected = fail("PaymentsArePaused");
-    else expected = await limitExpect(r, CAMPAIGNS[this.c], g.cents);
-    await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).payGuarantee(CAMPAIGNS[this.c], period));
+    else expected = await limitExpect(r, CAMPAIGNS[ci], g.cents);
+    await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).payGuarantee(CAMPAIGNS[ci], period));
   }
   toString() {
-    return `payGuarantee(${this.role}, c${this.c}, ${this.mode}, ${this.pick})`;
+    return `payGuarantee(${this.role}, ${this.cPick}, ${this.mode}, ${this.pick})`;
   }
 }
 
 class MoveGuaranteeWallet extends Base {
-  constructor(readonly role: Role, readonly c: number, readonly pick: number) {
+  constructor(readonly role: Role, readonly cPick: number, readonly pick: number) {
     super();
   }
   async act(m: Model, r: Real) {
-    const period = pickPeriod(m, this.c, 1, this.pick);
-    const g = m.guarantees.get(`${this.c}:${period}`);
-    const expected = g?.status !== "Picked" || g.wallet === m.campaigns[this.c].wallet ? fail("GuaranteeNotPicked") : OK;
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveGuaranteeWallet(CAMPAIGNS[this.c], period));
+    const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
+    const period = pickPeriod(m, ci, 1, this.pick);
+    const g = m.guarantees.get(`${ci}:${period}`);
+    const expected = g?.status !== "Picked" || g.wallet === m.campaigns[ci].wallet ? fail("GuaranteeNotPicked") : OK;
+    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveGuaranteeWallet(CAMPAIGNS[ci], period));
   }
   toString() {
-    return `moveGuaranteeWallet(${this.role}, c${this.c}, ${this.pick})`;
+    return `moveGuaranteeWallet(${this.role}, ${this.cPick}, ${this.pick})`;
   }
 }
 
@@ -1023,16 +1094,27 @@ const setThreshold = fc.tuple(roleFor("operator"), campaign, fc.nat({ max: 2 }))
 const commit = fc
   .tuple(
     roleFor("operator"),
-    campaign,
-    fc.constantFrom<SlotMode>("good", "good", "good", "good", "reuse", "rogue"),
-    fc.constantFrom<TimeMode>("later", "later", "later", "later", "same", "earlier"),
-    fc.constantFrom<NumberMode>("next", "next", "next", "next", "next", "skip", "replay"),
+    pick,
+    fc.oneof(
+      { weight: 12, arbitrary: fc.constant<Variant>("good") },
+      { weight: 1, arbitrary: fc.constantFrom<Variant>("reuseSlot", "rogueSlot", "sameTime", "earlierTime", "skipNumber", "replayNumber") },
+    ),
     fc.boolean(),
     fc.integer({ min: 1, max: 12 }),
-    fc.nat({ max: TABLES.length - 1 }),
+    fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: TABLES.length - 1 }) }),
     pick,
   )
-  .map(([r, c, s, t, n, e, w, tb, salt]) => new Commit(r, c, s, t, n, e, w, tb, salt));
+  .map(([r, c, v, e, w, tb, salt]) => new Commit(r, c, v, e, w, tb, salt));
+const cycle = fc
+  .tuple(
+    pick,
+    fc.nat({ max: 3 }).map((n) => n === 0),
+    fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.integer({ min: 5, max: 12 }) }),
+    fc.constantFrom(0, 1, 2, 3, 3, 3),
+    pick,
+  )
+  .map(([c, e, w, t, salt]) => new Cycle(c, e, w, t, salt));
+const drain = fc.constant(null).map(() => new Drain());
 const reveal = fc.tuple(pick, pick).map(([p, s]) => new Reveal(p, s));
 const settle = fc.tuple(anyRole, pick, fc.nat({ max: 10 })).map(([r, p, max]) => new Settle(r, p, max));
 const recordWinners = fc.tuple(roleFor("operator"), pick).map(([r, p]) => new RecordWinners(r, p));
@@ -1041,9 +1123,9 @@ const payHeld = fc.tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick).ma
 const refuseHeld = fc
   .tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick, fc.nat({ max: 5 }).map((n) => n === 0))
   .map(([r, p, mode, pos, none]) => new RefuseHeld(r, p, mode, pos, none));
-const pickGuarantee = fc.tuple(roleFor("operator"), campaign, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PickGuarantee(r, c, mode, p));
-const payGuarantee = fc.tuple(anyRole, campaign, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PayGuarantee(r, c, mode, p));
-const moveGuaranteeWallet = fc.tuple(roleFor("admin"), campaign, pick).map(([r, c, p]) => new MoveGuaranteeWallet(r, c, p));
+const pickGuarantee = fc.tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PickGuarantee(r, c, mode, p));
+const payGuarantee = fc.tuple(anyRole, pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PayGuarantee(r, c, mode, p));
+const moveGuaranteeWallet = fc.tuple(roleFor("admin"), pick, pick).map(([r, c, p]) => new MoveGuaranteeWallet(r, c, p));
 const moveDrawingWallet = fc.tuple(roleFor("admin"), pick).map(([r, p]) => new MoveDrawingWallet(r, p));
 const withdrawTokens = fc.tuple(roleFor("admin"), fc.boolean(), fc.integer({ min: 1, max: 10_000_000 })).map(([r, o, u]) => new WithdrawTokens(r, o, u));
 const setDailyLimit = fc.tuple(roleFor("admin"), fc.nat({ max: DAILY_LIMITS.length - 1 })).map(([r, l]) => new SetDailyLimit(r, l));
@@ -1062,10 +1144,12 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [1, setPayoutWallet],
   [1, setThreshold],
   [6, commit],
-  [5, reveal],
-  [2, settle],
-  [1, recordWinners],
-  [4, payout],
+  [4, cycle],
+  [2, drain],
+  [6, reveal],
+  [3, settle],
+  [2, recordWinners],
+  [6, payout],
   [3, payHeld],
   [2, refuseHeld],
   [3, pickGuarantee],
@@ -1094,13 +1178,14 @@ describe("PrizeDraw stateful properties (fast-check model-based commands)", func
         blockTimes.clear();
         const m = new Model(r.startBlock);
         m.campaigns[0].wallet = r.wallets[0].address;
-        m.campaigns[0].limitHistory = [{ ts: 0, cents: 0n }];
+        Object.assign(m.campaigns[1], { registered: true, wallet: r.wallets[1].address, guaranteeCents: 2_500n });
         await checkInvariants(m, r);
         await fc.asyncModelRun(() => ({ model: m, real: r }), cmds);
         if (process.env.PROPERTY_STATS === "1") console.log(`run: ${m.commandCount} commands, ${m.drawingOrder.length} drawings`);
       }),
       { numRuns: NUM_RUNS, endOnFailure: process.env.PROPERTY_SHRINK === "0" },
     );
+    if (process.env.PROPERTY_STATS === "1") console.log(`max 24h sum / limit: ${MAXRATIO.v}`);
     if (process.env.PROPERTY_STATS === "1") console.log([...STATS].sort().map(([k, v]) => `${k}: ${v}`).join("\n"));
   });
 });

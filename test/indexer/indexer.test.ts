@@ -1,6 +1,6 @@
 // The Ponder indexer for real: anvil, the contracts deployed by deployLocal, `ponder start` on a fresh data dir.
-// Drives a full cycle (table, campaign, winner draw with a settle batch, payout, guarantee, entrant draw with
-// recordWinners, held prize, an ignored callback) and checks that every event is readable through the indexer's
+// Drives a full cycle (table, campaign, winner draw with a settle batch, payout, guarantee picked and paid, entrant
+// draw with recordWinners, held prizes paid and refused, an ignored callback) and checks that every event is readable through the indexer's
 // HTTP routes within 5 s of its receipt, equal to what the contract says. Then restarts Ponder on the same data.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { createClient } from "@ponder/client";
 import {
+  BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   http,
@@ -25,6 +27,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployLocal } from "../../api/src/chain/deploy.js";
+import { drawingSlot, userRandomNumber } from "../../api/src/draw/index.js";
 import { MockEntropyAbi } from "../../indexer/abis/MockEntropyAbi.js";
 import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
@@ -40,6 +43,15 @@ const TABLE_ID = toHex("default", { size: 32 });
 const AMOUNTS = [10_000_000n, 100_000n, 10_000n, 2_000n, 1_000n, 500n];
 const WEIGHTS = [1n, 10n, 400n, 4_000n, 50_000n, 45_589n];
 const STATUS = ["none", "requested", "revealed", "settled", "paid"] as const;
+/** Guarantee terms the campaign registers: 25 dollars per day. */
+const GUARANTEE_CENTS = 2_500n;
+const GUARANTEE_PERIOD = 86_400n;
+/** The most a commit pays the randomness provider (wei). */
+const MAX_FEE = 10n ** 15n;
+/** Draw times strictly increase per campaign: drawing n is drawn n hours after the test's start. */
+const DRAW_TIME_BASE = Math.floor(Date.now() / 1000);
+/** PrizeDraw.HeldState */
+const HELD_STATE = { open: 0, paid: 1, refused: 2 } as const;
 
 /** ASCII right-padded to 32 bytes, like bytes32("summer-daily"). */
 function bytes32Ascii(text: string): Hex {
@@ -52,6 +64,8 @@ type DrawingJson = {
   id: string;
   campaignId: Hex;
   number: string;
+  slot: Hex;
+  drawAt: string;
   kind: number;
   listCommitment: Hex;
   winnersCommitment: Hex | null;
@@ -65,6 +79,7 @@ type DrawingJson = {
   provider: Hex | null;
   sequence: string | null;
   fee: string | null;
+  userRandomNumber: Hex | null;
   commitBlock: string;
   commitTimestamp: string;
   commitTx: Hex;
@@ -83,7 +98,7 @@ type DrawingJson = {
   winnerCount: number | null;
   winnersRecordedBlock: string | null;
   winnersRecordedTx: Hex | null;
-  payoutWallet: Hex | null;
+  payoutWallet: Hex;
   payoutTokenAmount: string | null;
   paidBlock: string | null;
   paidTimestamp: string | null;
@@ -99,8 +114,9 @@ type PrizeJson = {
   tier: number;
   amountCents: string;
   held: boolean;
-  heldPaid: boolean;
-  heldPaidTx: Hex | null;
+  heldStatus: "open" | "paid" | "refused" | null;
+  heldReason: string | null;
+  heldClosedTx: Hex | null;
   blockNumber: string;
   txHash: Hex;
 };
@@ -108,6 +124,8 @@ type CampaignJson = {
   id: Hex;
   payoutWallet: Hex;
   largePrizeThresholdCents: string;
+  guaranteeCents: string;
+  guaranteePeriod: string;
   lastNumber: string;
   registeredBlock: string;
   registeredTx: Hex;
@@ -131,8 +149,7 @@ type PayoutJson = {
   campaignId: Hex;
   number: string | null;
   position: number | null;
-  guaranteeId: Hex | null;
-  winnerHash: Hex | null;
+  period: number | null;
   wallet: Hex;
   amountCents: string;
   tokenAmount: string;
@@ -196,10 +213,10 @@ async function send<
   const abi extends Abi,
   name extends ContractFunctionName<abi, "nonpayable" | "payable">,
   args extends ContractFunctionArgs<abi, "nonpayable" | "payable", name>,
->(wallet: ReturnType<typeof createWalletClient>, to: Address, abi: abi, functionName: name, args: args, gas?: bigint): Promise<Receipt> {
+>(wallet: ReturnType<typeof createWalletClient>, to: Address, abi: abi, functionName: name, args: args, gas?: bigint, value?: bigint): Promise<Receipt> {
   const account = wallet.account;
   if (account === undefined) throw new Error("wallet without account");
-  const { request } = await pub.simulateContract({ account, address: to, abi, functionName, args, gas } as never);
+  const { request } = await pub.simulateContract({ account, address: to, abi, functionName, args, gas, value } as never);
   const hash = await wallet.writeContract({ ...(request as object), gas } as never);
   const receipt = await until(`receipt of ${functionName}`, () => pub.getTransactionReceipt({ hash }).catch(() => undefined), 10_000, 5);
   const seenAt = performance.now();
@@ -211,6 +228,19 @@ const op = <name extends ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" 
   functionName: name,
   args: ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", name>,
 ) => send(opWallet, prizeDraw, PrizeDrawAbi, functionName, args);
+
+/** The contract's custom error name a refused call reverts with (its simulation's), or a failure when it is sent. */
+async function revertName(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (error === undefined) throw new Error("expected a revert, the call succeeded");
+  if (!(error instanceof BaseError)) throw error;
+  const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (!(revert instanceof ContractFunctionRevertedError)) throw error;
+  return revert.data?.errorName ?? revert.reason ?? "UnknownRevert";
+}
 
 /** Polls `route` until `ready(body)` holds (at most 5 s after the receipt) and records the latency. */
 async function visible<T>(label: string, receipt: Receipt, route: string, ready: (body: T) => boolean): Promise<T> {
@@ -229,6 +259,26 @@ async function visible<T>(label: string, receipt: Receipt, route: string, ready:
   expect(ms).toBeLessThan(VISIBLE_WITHIN_MS);
   return body;
 }
+
+/** Like `visible`, over /sql with the typed @ponder/client (tables without an HTTP route). */
+async function visibleSql<T>(label: string, receipt: Receipt, read: () => Promise<T>, ready: (rows: T) => boolean): Promise<T> {
+  const rows = await until(
+    `${label} over /sql`,
+    async () => {
+      const r = await read();
+      return ready(r) ? r : undefined;
+    },
+    VISIBLE_WITHIN_MS,
+    10,
+    ponder,
+  );
+  const ms = performance.now() - receipt.seenAt;
+  latencies.push({ label: `${label} (/sql)`, ms });
+  expect(ms).toBeLessThan(VISIBLE_WITHIN_MS);
+  return rows;
+}
+
+const sqlClient = () => createClient(`${baseUrl()}/sql`, { schema: ponderSchema });
 
 function prizeDrawLogs(receipt: TransactionReceipt) {
   return parseEventLogs({ abi: PrizeDrawAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === prizeDraw.toLowerCase()) });
@@ -250,7 +300,8 @@ async function expectDrawingMatchesContract(d: DrawingJson): Promise<void> {
   expect(d.tableId).toBe(v.tableId.toLowerCase());
   expect(d.tableVersion).toBe(String(v.tableVersion));
   expect(d.largePrizeThresholdCents).toBe(v.largePrizeThresholdCents.toString());
-  expect(d.provider).toBe(v.provider.toLowerCase());
+  // The provider is not stored onchain (it is in EntropyRequested, checked by commit()); the wallet is.
+  expect(d.payoutWallet).toBe(v.payoutWallet.toLowerCase());
   expect(d.sequence).toBe(v.sequence.toString());
   expect(d.randomValue ?? zero).toBe(v.randomValue.toLowerCase());
   expect(d.revealTimestamp ?? "0").toBe(String(v.revealedAt));
@@ -312,23 +363,43 @@ async function expectPrizesMatchLogs(prizes: PrizeJson[], receipts: TransactionR
 
 async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entrantCount = 0, totalWeight = 0n) {
   const listCommitment = keccak256(toHex(`list-${number}`));
-  const receipt = await op("commitAndRequest", [
-    { campaignId: CAMPAIGN, number, kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId: TABLE_ID, tableVersion: 1 },
-  ]);
+  const slot = drawingSlot(`drw_indexer_${number}`);
+  const drawAt = DRAW_TIME_BASE + Number(number) * 3600;
+  const [, campaignWallet] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [CAMPAIGN] });
+  const gasLimit = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
+  const fee = await pub.readContract({ address: entropy, abi: MockEntropyAbi, functionName: "getFeeV2", args: [provider, gasLimit] });
+  const receipt = await send(
+    opWallet,
+    prizeDraw,
+    PrizeDrawAbi,
+    "commitAndRequest",
+    [{ campaignId: CAMPAIGN, number, slot, drawAt, kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId: TABLE_ID, tableVersion: 1, maxFee: MAX_FEE }],
+    undefined,
+    fee,
+  );
   const logs = prizeDrawLogs(receipt);
   expect(logs.map((l) => l.eventName)).toEqual(["DrawingCommitted", "EntropyRequested"]);
+  const committed = logs[0];
+  if (committed?.eventName !== "DrawingCommitted") throw new Error("no DrawingCommitted");
+  expect(committed.args).toMatchObject({ slot, drawAt, payoutWallet: campaignWallet });
   const requested = logs[1];
   if (requested?.eventName !== "EntropyRequested") throw new Error("no EntropyRequested");
+  expect(requested.args.fee).toBe(fee);
+  expect(requested.args.userRandomNumber).toBe(userRandomNumber({ campaignId: CAMPAIGN, number, slot, listCommitment }));
   const d = await visible<{ drawing: DrawingJson }>(`commit #${number}`, receipt, drawingRoute(number), (b) => b.drawing.sequence !== null);
   expect(d.drawing).toMatchObject({
     id: `${CAMPAIGN}:${number}`,
     status: "requested",
+    slot,
+    drawAt: String(drawAt),
+    payoutWallet: campaignWallet.toLowerCase(),
     kind,
     listCommitment,
     winnersCommitment: kind === 0 ? listCommitment : null,
     provider: requested.args.provider.toLowerCase(),
     sequence: requested.args.sequence.toString(),
     fee: requested.args.fee.toString(),
+    userRandomNumber: requested.args.userRandomNumber.toLowerCase(),
     commitBlock: receipt.blockNumber.toString(),
     commitTx: receipt.transactionHash,
     randomValue: null,
@@ -340,14 +411,15 @@ async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entr
   return { sequence: requested.args.sequence, provider: requested.args.provider, listCommitment };
 }
 
-/** Reveals through MockEntropy (from a stranger's account), finishes with settle() if the callback ran out of budget. */
+/** Reveals through MockEntropy (from a stranger's account), finishes with settle() if the callback's share did not cover every position. */
 async function revealAndSettle(number: bigint, sequence: bigint, randomValue: Hex): Promise<{ drawing: DrawingJson; prizes: PrizeJson[]; receipts: Receipt[] }> {
-  // Explicit gas: the callback and settle() stop early instead of reverting when gas runs short, so an
-  // estimated gas limit would settle (almost) nothing.
+  // Explicit gas: MockEntropy forwards all of it to the callback, which settles exactly its commit's
+  // callbackPositions (and fails when given less).
   const reveal = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, sequence, randomValue], 3_000_000n);
   const revealLogs = prizeDrawLogs(reveal);
   expect(revealLogs[0]?.eventName).toBe("EntropyRevealed");
   const view = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [CAMPAIGN, number] });
+  expect(view.settledCount).toBe(Math.min(view.prizeCount, view.callbackPositions));
   const revealed = await visible<{ drawing: DrawingJson; prizes: PrizeJson[] }>(
     `reveal #${number}`,
     reveal,
@@ -363,7 +435,7 @@ async function revealAndSettle(number: bigint, sequence: bigint, randomValue: He
   await expectDrawingMatchesContract(revealed.drawing);
   const receipts: Receipt[] = [reveal];
   if (STATUS[view.status] === "revealed") {
-    // The callback's gas budget did not cover every position: anyone may finish with settle().
+    // The callback's share did not cover every position: anyone may finish with settle().
     const settle = await send(strangerWallet, prizeDraw, PrizeDrawAbi, "settle", [CAMPAIGN, number, 100_000n], 10_000_000n);
     receipts.push(settle);
     const settled = await visible<{ drawing: DrawingJson }>(`settle #${number}`, settle, drawingRoute(number), (b) => b.drawing.status === "settled");
@@ -521,12 +593,14 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
   });
 
   it("indexes a campaign, its wallet change and threshold change", async () => {
-    const registered = await op("registerCampaign", [CAMPAIGN, payoutWallet1, 100_000_000n]);
+    const registered = await op("registerCampaign", [CAMPAIGN, payoutWallet1, 100_000_000n, GUARANTEE_CENTS, GUARANTEE_PERIOD]);
     let row = await visible<CampaignJson>("registerCampaign", registered, `/campaigns/${CAMPAIGN}`, () => true);
     expect(row).toEqual({
       id: CAMPAIGN,
       payoutWallet: payoutWallet1,
       largePrizeThresholdCents: "100000000",
+      guaranteeCents: GUARANTEE_CENTS.toString(),
+      guaranteePeriod: GUARANTEE_PERIOD.toString(),
       lastNumber: "0",
       registeredBlock: registered.blockNumber.toString(),
       registeredTx: registered.transactionHash,
@@ -540,32 +614,62 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     const [registeredFlag, wallet, lastNumber, cents] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [CAMPAIGN] });
     expect(registeredFlag).toBe(true);
     expect([row.payoutWallet, row.lastNumber, row.largePrizeThresholdCents]).toEqual([wallet.toLowerCase(), lastNumber.toString(), cents.toString()]);
+    const [guaranteeCents, guaranteePeriod] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaignTerms", args: [CAMPAIGN] });
+    expect([row.guaranteeCents, row.guaranteePeriod]).toEqual([guaranteeCents.toString(), guaranteePeriod.toString()]);
   });
 
   it("indexes a winner draw from commit to payout, settle batch included", async () => {
-    // 120 positions do not fit the callback's budget: the reveal settles part, settle() the rest.
-    const { sequence } = await commit(1n, 0, 120);
+    // 300 positions are more than the callback settles ((2,000,000 - 60,000) / 8,000 = 242): the reveal
+    // settles part, settle() the rest.
+    const { sequence } = await commit(1n, 0, 300);
     const campaign = (await get<CampaignJson>(`/campaigns/${CAMPAIGN}`)).body;
     expect(campaign.lastNumber).toBe("1");
-    drawing1 = await revealAndSettle(1n, sequence, keccak256(toHex("random-1")));
-    expect(drawing1.prizes.map((p) => p.position)).toEqual([...Array(120).keys()]);
+    const settled = await revealAndSettle(1n, sequence, keccak256(toHex("random-1")));
+    drawing1 = settled;
+    expect(settled.prizes.map((p) => p.position)).toEqual([...Array(300).keys()]);
+    expect(settled.receipts).toHaveLength(2); // the reveal and one settle()
 
     const paid = await op("payout", [CAMPAIGN, 1n]);
     const row = await expectPayoutRow(paid, "drawing");
-    expect(row).toMatchObject({ number: "1", position: null, guaranteeId: null, winnerHash: null, wallet: payoutWallet2, amountCents: drawing1.drawing.payoutCents });
+    expect(row).toMatchObject({ number: "1", position: null, period: null, wallet: payoutWallet2, amountCents: drawing1.drawing.payoutCents });
     const d = await visible<{ drawing: DrawingJson }>("payout drawing row", paid, drawingRoute(1n), (b) => b.drawing.status === "paid");
     expect(d.drawing).toMatchObject({ payoutWallet: payoutWallet2, payoutTokenAmount: row.tokenAmount, paidBlock: paid.blockNumber.toString(), payoutTx: paid.transactionHash, paidTimestamp: row.timestamp });
     await expectDrawingMatchesContract(d.drawing);
   });
 
-  it("indexes guarantee payouts", async () => {
-    for (let i = 1; i <= 4; i++) {
-      const guaranteeId = keccak256(toHex(`guarantee-${i}`));
-      const winnerHash = keccak256(toHex(`winner-${i}`));
-      const receipt = await op("payGuarantee", [CAMPAIGN, guaranteeId, winnerHash, 2_500n + BigInt(i)]);
-      const row = await expectPayoutRow(receipt, "guarantee");
-      expect(row).toMatchObject({ guaranteeId, winnerHash, number: null, position: null, amountCents: String(2_500 + i) });
-    }
+  it("indexes a guarantee picked by the operator and paid by anyone", async () => {
+    const sql = sqlClient();
+    const winnerHash = keccak256(toHex("winner-1"));
+    // One drawing committed so far: period 0 is the only one that can need a guarantee.
+    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 1, winnerHash]))).toBe("GuaranteePeriodNotDrawn");
+    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessControlUnauthorizedAccount");
+
+    const picked = await op("pickGuarantee", [CAMPAIGN, 0, winnerHash]);
+    const expectedRow = {
+      id: `${CAMPAIGN}:0`,
+      campaignId: CAMPAIGN,
+      period: 0,
+      winnerHash,
+      wallet: payoutWallet2,
+      amountCents: GUARANTEE_CENTS,
+      status: "picked",
+      pickedTx: picked.transactionHash,
+      paidTx: null,
+    };
+    const pickedRows = await visibleSql("GuaranteePicked", picked, () => sql.db.select().from(ponderSchema.guarantee), (r) => r.length > 0);
+    expect(pickedRows).toEqual([expectedRow]);
+    expect(await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([1, payoutWallet2, GUARANTEE_CENTS]);
+    // Once per period: exactly the registered amount, never a second pick.
+    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 0, keccak256(toHex("winner-2"))]))).toBe("GuaranteeAlreadyPicked");
+
+    // payGuarantee is permissionless: the money can only go to the wallet recorded at the pick.
+    const paid = await send(strangerWallet, prizeDraw, PrizeDrawAbi, "payGuarantee", [CAMPAIGN, 0]);
+    const row = await expectPayoutRow(paid, "guarantee");
+    expect(row).toMatchObject({ period: 0, number: null, position: null, wallet: payoutWallet2, amountCents: GUARANTEE_CENTS.toString() });
+    const paidRows = await visibleSql("GuaranteePaid", paid, () => sql.db.select().from(ponderSchema.guarantee), (r) => r[0]?.status === "paid");
+    expect(paidRows).toEqual([{ ...expectedRow, status: "paid", paidTx: paid.transactionHash }]);
+    expect(await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([2, payoutWallet2, GUARANTEE_CENTS]);
+    expect(await revertName(op("payGuarantee", [CAMPAIGN, 0]))).toBe("GuaranteeAlreadyPaid");
   });
 
   it("indexes an entrant draw with recorded winners", async () => {
@@ -587,30 +691,49 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     await visible<{ drawing: DrawingJson }>("payout #2", paid, drawingRoute(2n), (b) => b.drawing.status === "paid");
   });
 
-  it("indexes held prizes and their one-by-one payment", async () => {
+  it("indexes held prizes and their one-by-one payment or refusal", async () => {
     const lowered = await op("setLargePrizeThreshold", [CAMPAIGN, 500n]);
     await visible<CampaignJson>("setLargePrizeThreshold low", lowered, `/campaigns/${CAMPAIGN}`, (b) => b.largePrizeThresholdCents === "500");
     const { sequence } = await commit(3n, 0, 3);
     const { drawing, prizes } = await revealAndSettle(3n, sequence, keccak256(toHex("random-3")));
     expect(drawing.largePrizeThresholdCents).toBe("500");
-    expect(prizes.every((p) => p.held && !p.heldPaid)).toBe(true);
+    expect(prizes.every((p) => p.held && p.heldStatus === "open" && p.heldReason === null && p.heldClosedTx === null)).toBe(true);
     expect(drawing).toMatchObject({ heldCount: 3, payoutCents: "0" });
 
     const paid = await op("payout", [CAMPAIGN, 3n]);
     const zeroPayout = await expectPayoutRow(paid, "drawing");
     expect(zeroPayout.amountCents).toBe("0");
 
+    // Held prizes are paid (or refused) after the operator's checks: a stranger cannot pay one.
+    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "payHeldPrize", [CAMPAIGN, 3n, 0n]))).toBe("AccessControlUnauthorizedAccount");
+    const heldState = (position: number) =>
+      pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [CAMPAIGN, 3n, BigInt(position)] });
     for (const position of [0, 2]) {
       const receipt = await op("payHeldPrize", [CAMPAIGN, 3n, BigInt(position)]);
       const row = await expectPayoutRow(receipt, "held");
-      expect(row).toMatchObject({ number: "3", position, amountCents: prizes[position]?.amountCents });
-      const d = await visible<{ prizes: PrizeJson[] }>(`held prize ${position}`, receipt, drawingRoute(3n), (b) => b.prizes[position]?.heldPaid === true);
-      expect(d.prizes[position]?.heldPaidTx).toBe(receipt.transactionHash);
-      const [, paidFlag] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrize", args: [CAMPAIGN, 3n, BigInt(position)] });
-      expect(paidFlag).toBe(true);
+      expect(row).toMatchObject({ number: "3", position, period: null, amountCents: prizes[position]?.amountCents });
+      const d = await visible<{ prizes: PrizeJson[] }>(`held prize ${position}`, receipt, drawingRoute(3n), (b) => b.prizes[position]?.heldStatus === "paid");
+      expect(d.prizes[position]).toMatchObject({ heldClosedTx: receipt.transactionHash, heldReason: null });
+      expect(await heldState(position)).toBe(HELD_STATE.paid);
     }
+    expect(await heldState(1)).toBe(HELD_STATE.open);
+
+    // Refusing one: the reason is on the record, and nothing is paid.
+    const reason = "winner failed the identity check";
+    const refused = await op("refuseHeldPrize", [CAMPAIGN, 3n, 1n, reason]);
+    expect(prizeDrawLogs(refused).map((l) => l.eventName)).toEqual(["HeldPrizeRefused"]);
+    const r = await visible<{ prizes: PrizeJson[] }>("held prize refused", refused, drawingRoute(3n), (b) => b.prizes[1]?.heldStatus === "refused");
+    expect(r.prizes[1]).toMatchObject({ heldStatus: "refused", heldReason: reason, heldClosedTx: refused.transactionHash, amountCents: prizes[1]?.amountCents });
+    expect(await heldState(1)).toBe(HELD_STATE.refused);
+    // A closed held prize is closed for good.
+    expect(await revertName(op("payHeldPrize", [CAMPAIGN, 3n, 1n]))).toBe("HeldPrizeClosed");
+    expect(await revertName(op("refuseHeldPrize", [CAMPAIGN, 3n, 0n, reason]))).toBe("HeldPrizeClosed");
+
     const after = (await get<{ prizes: PrizeJson[] }>(drawingRoute(3n))).body.prizes;
-    expect(after.map((p) => p.heldPaid)).toEqual([true, false, true]);
+    expect(after.map((p) => p.heldStatus)).toEqual(["paid", "refused", "paid"]);
+    const view = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [CAMPAIGN, 3n] });
+    expect(view.heldClosed).toBe(3);
+    expect(view.heldCount).toBe(3);
   });
 
   it("indexes an ignored randomness callback, readable over /sql", async () => {
@@ -648,7 +771,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     ]);
     // The typed client reads the other tables too.
     const prizes = await sql.db.select().from(ponderSchema.prize);
-    expect(prizes).toHaveLength(120 + 3 + 3);
+    expect(prizes).toHaveLength(300 + 3 + 3);
   });
 
   it("lists a campaign's drawings newest first and its payouts in chain order", async () => {
@@ -659,13 +782,20 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
       ["1", "paid"],
     ]);
     const payouts = (await get<{ payouts: PayoutJson[] }>(`/payouts?campaignId=${CAMPAIGN}`)).body.payouts;
-    expect(payouts.map((p) => p.kind)).toEqual(["drawing", "guarantee", "guarantee", "guarantee", "guarantee", "drawing", "drawing", "held", "held"]);
+    expect(payouts.map((p) => p.kind)).toEqual(["drawing", "guarantee", "drawing", "drawing", "held", "held"]);
     const blocks = payouts.map((p) => BigInt(p.blockNumber));
     expect([...blocks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(blocks);
     expect((await get<{ payouts: PayoutJson[] }>(`/payouts?campaignId=${bytes32Ascii("other")}`)).body.payouts).toEqual([]);
     expect((await get<{ payouts: PayoutJson[] }>("/payouts")).body.payouts).toEqual(payouts);
     const balance = await pub.readContract({ address: token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [payoutWallet2] });
     expect(balance).toBe(payouts.reduce((sum, p) => sum + BigInt(p.tokenAmount), 0n));
+    // What is still owed is exactly the open held prizes (every payout paid, the refused prize released).
+    const open = (await Promise.all(list.map((d) => get<{ prizes: PrizeJson[] }>(drawingRoute(BigInt(d.number))))))
+      .flatMap((res) => res.body.prizes)
+      .filter((p) => p.heldStatus === "open")
+      .reduce((sum, p) => sum + BigInt(p.amountCents), 0n);
+    const [, owedCents] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "balances" });
+    expect(owedCents).toBe(open);
   });
 
   it("reports the receipt-to-route latency", () => {

@@ -70,6 +70,8 @@ export type ChainKnobs = {
   tableMissing?: boolean;
   prizeAmounts?: Record<number, number>;
   missingPrizes?: number;
+  /** The last this many prizes are awarded by a later `settle` transaction, 12,345 blocks after the reveal. */
+  laterPrizes?: number;
   commitReceiptMissing?: boolean;
   commitReverted?: boolean;
   getLogsRangeLimit?: number;
@@ -303,6 +305,16 @@ export class FakeChain {
         1 + i,
       ),
     );
+    const settled = prizes.splice(prizes.length - (k.laterPrizes ?? 0), k.laterPrizes ?? 0);
+    if (settled.length) {
+      const settleTx = keccakHex(`settle ${p.chain.revealTx}`);
+      const settleBlock = revealBlock + 12_345;
+      for (const log of settled) log.blockNumber = hex(settleBlock);
+      for (const log of settled) log.transactionHash = settleTx;
+      this.logs.push(...settled);
+      this.receipt(settleTx, settleBlock, settled);
+      this.latestBlock = Math.max(this.latestBlock, settleBlock + 10);
+    }
     revealLogs.unshift(revealed, ...prizes);
     this.logs.push(...revealLogs);
     if (isEntries && k.winnersCommitment !== null) {

@@ -1,7 +1,7 @@
 // verify-draw.mjs --rpc against a fake JSON-RPC endpoint serving the drawing's contract events.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
+import { ENTROPY_CONTRACT, keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
 import { FakeChain, type ChainKnobs } from "./fake-chain.js";
 import { TempDir, closedPort, hasStackTrace, runVerifier, serve } from "./run.js";
 
@@ -15,7 +15,7 @@ async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}, ...flags: s
   const server = await serve(chain.handler);
   try {
     const run = await runVerifier([tmp.write(proof), "--rpc", server.url, ...flags]);
-    return { ...run, calls: chain.calls };
+    return { ...run, calls: chain.calls, ranges: chain.getLogsRanges };
   } finally {
     await server.close();
   }
@@ -59,10 +59,27 @@ describe("--rpc", () => {
     expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
   });
 
-  it("falls back to block windows when eth_getLogs refuses a long range", async () => {
+  it("falls back to smaller block windows when eth_getLogs refuses a long range", async () => {
     const run = await verifyWithChain(entriesProof(), { getLogsRangeLimit: 1000 });
     expect(run.code, run.output).toBe(0);
-    expect(run.calls.filter((c) => c === "eth_getLogs").length).toBeGreaterThan(2);
+    expect(run.ranges.some(([from, to]) => to - from + 1 > 1000)).toBe(true); // refused, then split
+    expect(run.ranges.some(([from, to]) => to - from + 1 <= 1000)).toBe(true);
+  });
+
+  it("reads events from the receipts and asks eth_getLogs for at most 10,000 blocks at once", async () => {
+    const run = await verifyWithChain(entriesProof(), { latestBlock: 2_000_000 });
+    expect(run.code, run.output).toBe(0);
+    expect(run.ranges.length).toBeGreaterThan(0);
+    for (const [from, to] of run.ranges) expect(to - from + 1).toBeLessThanOrEqual(10_000);
+    // The prizes are all in the reveal transaction: only the recorded winners are looked for with eth_getLogs.
+    expect(run.ranges).toHaveLength(1);
+  });
+
+  it("finds prizes settled after the reveal transaction", async () => {
+    const proof = winnersProof();
+    const run = await verifyWithChain(proof, { laterPrizes: 2, latestBlock: 30_000 });
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ the contract's 6 PrizeAwarded events match the results/m);
   });
 
   const failures: [string, () => Proof, ChainKnobs, RegExp][] = [
@@ -127,3 +144,109 @@ describe("--rpc", () => {
     expect(run.stderr).toMatch(/--rpc needs an http\(s\) JSON-RPC URL/);
   });
 });
+
+describe("--rpc on a version 2 proof from a contract of the previous version (events without slots)", () => {
+  it("still verifies", async () => {
+    const run = await verifyWithChain(winnersProof(), { legacyEvents: true });
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ winnerList\.commitment was committed onchain/m);
+    expect(run.stdout).toMatch(/^✔ random value requested after the list was committed, in the same transaction/m);
+  });
+
+  it("a version 3 proof needs the current events", async () => {
+    const proof = makeWinnersProof({ winners: 3, seed: "rpc-v3-legacy", provider: PROVIDER, version: 3 });
+    const run = await verifyWithChain(proof, { legacyEvents: true });
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/^✘ no DrawingCommitted event of summer-daily #7 from contract 0x[0-9a-f]{40} in transaction 0x[0-9a-f]{64}$/m);
+  });
+});
+
+describe("--rpc on version 3 proofs: slot, draw time and the origin of the random value", () => {
+  const v3Winners = () => makeWinnersProof({ winners: 6, seed: "rpc-v3-winners", provider: PROVIDER, version: 3 });
+  const v3Entries = () => makeEntriesProof({ seed: "rpc-v3-entries", winnersExpected: 8, provider: PROVIDER, version: 3 }).proof;
+
+  it("winners draw, real provider: PrizeDraw's and Entropy's events confirm the slot, the request and the reveal", async () => {
+    const run = await verifyWithChain(v3Winners());
+    expect(run.code, run.output).toBe(0);
+    for (const line of [
+      /^✔ the list was committed under the drawing's slot 0x[0-9a-f]{8}…[0-9a-f]{6} and draw time 2026-11-25T20:00:00\.000Z$/m,
+      /^✔ the request's user contribution is the one derived from the commit and entropy\.userContribution \(0x[0-9a-f]{8}…[0-9a-f]{6}\)$/m,
+      new RegExp(`^✔ the contract requests its random values from the Entropy contract ${ENTROPY_CONTRACT}, chain\\.entropy$`, "m"),
+      /^✔ Entropy 0x41c9e395…830d4c recorded request 12 of provider 0x52deaa1c84233f7bb8c8a45baede41091c616506 with the user contribution derived from the commit$/m,
+      /^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value for request 12 of provider 0x52deaa1c84233f7bb8c8a45baede41091c616506$/m,
+      /^✔ the random value is keccak256 of the commit's contribution and provider 0x52deaa1c84233f7bb8c8a45baede41091c616506's revelation 0x[0-9a-f]{8}…[0-9a-f]{6}, as Entropy revealed them$/m,
+      /^PASS: \d+ checks passed, 0 informational$/m,
+    ]) {
+      expect(run.stdout).toMatch(line);
+    }
+  });
+
+  it("entries draw, real provider: the user contribution binds the entrant commitment", async () => {
+    const run = await verifyWithChain(v3Entries());
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ the random value is keccak256 of the commit's contribution/m);
+  });
+
+  it("mock provider: the request and reveal are checked, the origin stays informational", async () => {
+    const run = await verifyWithChain(makeWinnersProof({ seed: "rpc-v3-mock", version: 3 }));
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value/m);
+    expect(run.stdout).not.toMatch(/keccak256 of the commit's contribution and provider/);
+    expect(run.stdout).toMatch(/^ℹ test randomness \(mock provider\)/m);
+    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
+  });
+
+  it("a failed callback retried with the same value passes: the non-failed Revealed counts", async () => {
+    const proof = v3Winners();
+    const run = await verifyWithChain(proof, { failedReveal: proof.entropy.value });
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/revealed entropy\.value for request 12 of provider 0x[0-9a-f]{40} \(after 1 failed callback with the same value\)$/m);
+  });
+
+  const failures: [string, () => Proof, ChainKnobs, RegExp][] = [
+    ["another user contribution in Entropy's Requested event", v3Winners, { entropyUserContribution: keccakHex("chosen by the operator") },
+      /^✘ Entropy recorded the user contribution 0x[0-9a-f]{64} for request 12 of provider 0x[0-9a-f]{40}; the commit derives 0x[0-9a-f]{64}$/m],
+    ["another provider contribution in Entropy's Revealed event", v3Winners, { revealedProvider: keccakHex("another revelation") },
+      /^✘ keccak256\(userContribution, providerContribution, 0\) of the Revealed event is 0x[0-9a-f]{64}, its random number 0x[0-9a-f]{64}$/m],
+    ["another user contribution in Entropy's Revealed event", v3Winners, { revealedUser: keccakHex("another user") },
+      /the Revealed user contribution is 0x[0-9a-f]{64}, the commit derives 0x[0-9a-f]{64}/],
+    ["another random number revealed by Entropy", v3Winners, { revealedRandomNumber: keccakHex("another number") },
+      /Entropy revealed 0x[0-9a-f]{64}, entropy\.value is 0x[0-9a-f]{64}/],
+    ["a failed callback with another random number", v3Winners, { failedReveal: keccakHex("first try") },
+      /the Revealed events of request 12 of provider 0x[0-9a-f]{40} carry 2 different random numbers/],
+    ["no Entropy events", v3Winners, { noEntropyEvents: true },
+      /^✘ no Requested event of Entropy 0x[0-9a-f]{40} for request 12 of provider 0x[0-9a-f]{40} in the commit transaction 0x[0-9a-f]{64}$/m],
+    ["another Entropy contract named by the PrizeDraw contract", v3Winners, { entropyGetter: "0x2222222222222222222222222222222222222222" },
+      /^✘ the contract's entropy\(\) is 0x2222222222222222222222222222222222222222, chain\.entropy is 0x41c9e39574f40ad34c79f1c99b66a45efb830d4c; the checks below use 0x2{40}$/m],
+    ["another userRandomNumber in EntropyRequested", v3Winners, { userRandomNumber: keccakHex("x") },
+      /^✘ onchain user contribution 0x[0-9a-f]{64}, derived from the commit 0x[0-9a-f]{64}$/m],
+    ["another slot onchain", v3Winners, { slot: keccakHex("drw_other") },
+      /^✘ onchain slot 0x[0-9a-f]{64}, drawing\.slot 0x[0-9a-f]{64}$/m],
+    ["another draw time onchain", v3Winners, { drawAt: Date.parse("2026-11-26T20:00:00Z") / 1000 },
+      /^✘ onchain draw time 2026-11-26T20:00:00\.000Z \(\d+\), drawing\.drawAt 2026-11-25T20:00:00\.000Z \(\d+\)$/m],
+  ];
+
+  it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
+    const run = await verifyWithChain(make(), knobs);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(expected);
+    expect(run.stdout).toMatch(/^FAIL: /m);
+  });
+
+  it("a proof whose user contribution differs from the chain's fails offline and with --rpc", async () => {
+    const proof = v3Winners();
+    proof.entropy.userContribution = keccakHex("forged");
+    const run = await verifyWithChain(proof);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/onchain user contribution 0x[0-9a-f]{64}, entropy\.userContribution 0x[0-9a-f]{64}/);
+  });
+
+  it("a version 3 proof without chain.entropy cannot be checked with --rpc (exit 2)", async () => {
+    const proof = v3Winners();
+    delete proof.chain.entropy;
+    const run = await runVerifier([tmp.write(proof), "--rpc", "http://127.0.0.1:1"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/proof field chain\.entropy must be a 0x-prefixed 20-byte address \(missing\)/);
+  });
+});
+

@@ -1,20 +1,26 @@
-// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version-2 proofs: the verifier
-// must pass each one, and fail it once a value is changed. This keeps the verifier equal to the other two
-// implementations of the draw math (contract and service) without importing either.
+// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2 and version 3 proofs:
+// the verifier must pass each one, and fail it once a value is changed; its slot, user contribution and Entropy
+// combination must reproduce the vectors' `slot`, `userRandomNumber` and `combine`. This keeps the verifier equal
+// to the other two implementations of the draw math (contract and service) without importing either.
 
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT, fingerprint, keccakHex } from "./fixtures.js";
+import { REPO_ROOT, VERIFIER, combine, fingerprint, keccakHex, userRandomNumber } from "./fixtures.js";
 import { TempDir, runVerifier } from "./run.js";
 
 const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
 
 type VectorCase = {
   name: string;
+  drawingId: string;
+  slot: string;
+  listCommitment: string;
+  userRandomNumber: string;
   inputs: {
     entropy: string;
     slug: string;
+    campaignId: string;
     number: string;
     table: { id: string; version: number; denominator: number; amountsCents: number[]; weights: number[]; thresholds: number[] };
   };
@@ -32,7 +38,19 @@ type VectorCase = {
   expected: { prizeCount: number; results: { position: number; randomValue: string; roll: number; amountCents: number }[] };
 };
 
-const cases: VectorCase[] = existsSync(VECTORS) ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[] }).cases : [];
+type CombineVector = { user: string; provider: string; randomNumber: string };
+const vectors = existsSync(VECTORS) ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[] }) : { cases: [], combine: [] };
+const cases = vectors.cases;
+
+type Derivations = {
+  drawingSlot: (id: string) => string;
+  userRandomNumber: (x: { campaignId: string; number: bigint; slot: string; listCommitment: string }) => string;
+  combineRandomValues: (user: string, provider: string) => string;
+};
+let verifier: Derivations;
+beforeAll(async () => {
+  verifier = (await import(VERIFIER)) as Derivations;
+});
 const tmp = new TempDir();
 afterAll(() => tmp.remove());
 
@@ -42,7 +60,7 @@ function proofOf(c: VectorCase) {
   return {
     proofVersion: 2,
     campaign: { id: c.inputs.slug, slug: c.inputs.slug, name: c.name },
-    drawing: { id: `drw_${c.name}`, number, drawAt: "2026-01-01T00:00:00.000Z" },
+    drawing: { id: c.drawingId, number, drawAt: "2026-01-01T00:00:00.000Z" },
     winnerList: { winners: c.winners.ids, commitment: c.winners.fingerprint, lockedAt: "2026-01-01T00:00:00.000Z" },
     entropy: { provider: "mock", requestId: "1", value: c.inputs.entropy, revealedAt: "2026-01-01T00:00:00.000Z" },
     prizeTable: {
@@ -70,6 +88,17 @@ function proofOf(c: VectorCase) {
   };
 }
 
+/** The same case as a version 3 proof with the mock provider (the vectors' entropy is not a combination). */
+function proofV3Of(c: VectorCase) {
+  const p = proofOf(c);
+  return {
+    ...p,
+    proofVersion: 3,
+    drawing: { ...p.drawing, slot: c.slot },
+    entropy: { provider: "mock", requestId: "1", userContribution: c.userRandomNumber, providerContribution: null, value: c.inputs.entropy, revealedAt: "2026-01-01T00:00:00.000Z" },
+  };
+}
+
 describe.skipIf(cases.length === 0)("shared draw vectors", () => {
   it("the vectors agree with this suite's own generator on hashes and fingerprints", () => {
     for (const c of cases) {
@@ -91,5 +120,40 @@ describe.skipIf(cases.length === 0)("shared draw vectors", () => {
     const run = await runVerifier([tmp.write(proof)]);
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`position ${last.position}: roll ${last.roll} in proof`));
+  });
+
+  it("the vectors' slots and user contributions agree with this suite's generator and with the verifier", () => {
+    for (const c of cases) {
+      expect(c.slot).toBe(keccakHex(c.drawingId));
+      expect(verifier.drawingSlot(c.drawingId)).toBe(c.slot);
+      expect(c.listCommitment).toBe(c.entrants ? c.entrants.entrantsCommitment : c.winners.fingerprint);
+      expect(userRandomNumber(c.inputs.slug, BigInt(c.inputs.number), c.slot as `0x${string}`, c.listCommitment as `0x${string}`)).toBe(c.userRandomNumber);
+      expect(
+        verifier.userRandomNumber({ campaignId: c.inputs.campaignId, number: BigInt(c.inputs.number), slot: c.slot, listCommitment: c.listCommitment }),
+      ).toBe(c.userRandomNumber);
+    }
+  });
+
+  it("the vectors' Entropy combinations agree with this suite's generator and with the verifier", () => {
+    expect(vectors.combine.length).toBeGreaterThan(0);
+    for (const v of vectors.combine) {
+      expect(combine(v.user as `0x${string}`, v.provider as `0x${string}`)).toBe(v.randomNumber);
+      expect(verifier.combineRandomValues(v.user, v.provider)).toBe(v.randomNumber);
+    }
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 3 proof", async (_name, c) => {
+    const run = await runVerifier([tmp.write(proofV3Of(c))]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ drawing\.slot is keccak256 of the drawing id /m);
+    expect(run.stdout).toMatch(/^✔ entropy\.userContribution is derived from the commit/m);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier fails the version 3 proof with another drawing id", async (_name, c) => {
+    const proof = proofV3Of(c);
+    proof.drawing.id = `${c.drawingId}x`;
+    const run = await runVerifier([tmp.write(proof)]);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/^✘ keccak256 of the drawing id /m);
   });
 });

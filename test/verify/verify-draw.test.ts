@@ -16,6 +16,7 @@ import {
   makeWinnersProof,
   refingerprint,
   entrantsCommitment,
+  idToBytes32,
   keccakHex,
   type Proof,
 } from "./fixtures.js";
@@ -422,6 +423,176 @@ describe("tampered proofs fail (exit 1) naming what is wrong", () => {
   });
 });
 
+const REAL_PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
+
+describe("proof format version 3: slot and origin of the random value", () => {
+  const real = () => makeWinnersProof({ winners: 8, seed: "v3-real", provider: REAL_PROVIDER, version: 3 });
+  const mock = () => makeWinnersProof({ winners: 8, seed: "v3-mock", version: 3 });
+  const entries = () => makeEntriesProof({ seed: "v3-entries", winnersExpected: 6, provider: REAL_PROVIDER, version: 3 }).proof;
+
+  it("a real provider's proof passes: slot, user contribution and the combined value", async () => {
+    const run = await verifyFile(real());
+    expect(run.code, run.output).toBe(0);
+    for (const line of [
+      /^ {2}proof: summer-daily drawing #7 \(drw_test_7\), 8 winners, format version 3$/m,
+      /^✔ drawing\.slot is keccak256 of the drawing id "drw_test_7" \(0x[0-9a-f]{8}…[0-9a-f]{6}\)$/m,
+      /^✔ entropy\.userContribution is derived from the commit: keccak256\(campaign id, number, slot, winnerList\.commitment\) = 0x[0-9a-f]{8}…[0-9a-f]{6}$/m,
+      /^✔ entropy\.value = keccak256\(userContribution, providerContribution, 0\): the random value combines the commit's contribution with the provider's$/m,
+      /^ℹ random value from provider 0x52deaa1c84233f7bb8c8a45baede41091c616506; run with --rpc to check that the provider revealed this contribution onchain$/m,
+      /^PASS: \d+ checks passed, 1 informational$/m,
+    ]) {
+      expect(run.stdout).toMatch(line);
+    }
+  });
+
+  it("a mock provider's proof passes; its origin is informational", async () => {
+    const p = mock();
+    expect(p.entropy.providerContribution).toBeNull();
+    const run = await verifyFile(p);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ entropy\.userContribution is derived from the commit/m);
+    expect(run.stdout).not.toMatch(/entropy\.value = keccak256/);
+    expect(run.stdout).toMatch(/^ℹ test randomness \(mock provider\): cannot be checked independently; never used by real campaigns$/m);
+    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
+  });
+
+  it("a mock provider's proof with a provider contribution still gets no combination check", async () => {
+    const p = mock();
+    p.entropy.providerContribution = keccakHex("anything");
+    const run = await verifyFile(p);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).not.toMatch(/entropy\.value = keccak256/);
+  });
+
+  it("a real provider's proof without its contribution: the value is left to --rpc", async () => {
+    const p = real();
+    p.entropy.providerContribution = null;
+    const run = await verifyFile(p);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^ℹ random value from provider 0x52deaa1c84233f7bb8c8a45baede41091c616506; run with --rpc to check it against the chain$/m);
+  });
+
+  it("an entries proof passes: the user contribution binds the entrant commitment", async () => {
+    const run = await verifyFile(entries());
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ entropy\.userContribution is derived from the commit: keccak256\(campaign id, number, slot, entrants\.commitment\)/m);
+  });
+
+  const cases: [string, () => Proof, RegExp][] = [
+    [
+      "entropy.userContribution",
+      () => {
+        const p = real();
+        p.entropy.userContribution = keccakHex("chosen after seeing the list");
+        return p;
+      },
+      /^✘ keccak256\(campaign id, number, slot, winnerList\.commitment\) is 0x[0-9a-f]{64}, entropy\.userContribution is 0x[0-9a-f]{64}$/m,
+    ],
+    [
+      "entropy.providerContribution",
+      () => {
+        const p = real();
+        p.entropy.providerContribution = keccakHex("another revelation");
+        return p;
+      },
+      /^✘ keccak256\(userContribution, providerContribution, 0\) is 0x[0-9a-f]{64}, entropy\.value is 0x[0-9a-f]{64}$/m,
+    ],
+    [
+      "drawing.slot",
+      () => {
+        const p = real();
+        p.drawing.slot = keccakHex("drw_other");
+        return p;
+      },
+      /^✘ keccak256 of the drawing id "drw_test_7" is 0x[0-9a-f]{64}, drawing\.slot is 0x[0-9a-f]{64}$/m,
+    ],
+    [
+      "drawing.id",
+      () => {
+        const p = real();
+        p.drawing.id = "drw_other";
+        return p;
+      },
+      /^✘ keccak256 of the drawing id "drw_other" is 0x[0-9a-f]{64}, drawing\.slot is 0x[0-9a-f]{64}$/m,
+    ],
+    [
+      "drawing.slot (both the slot and the user contribution derived from it)",
+      () => {
+        const p = real();
+        p.drawing.slot = keccakHex("drw_other");
+        return p;
+      },
+      /^FAIL: \d+ of \d+ checks failed \(drawing\.slot, entropy\.userContribution\)/m,
+    ],
+    [
+      "the winner list of a mock draw (the user contribution no longer derives)",
+      () => {
+        const p = mock();
+        p.winnerList.winners[0] = "someone-else";
+        p.results[0]!.winner = "someone-else";
+        return refingerprint(p);
+      },
+      /^✘ keccak256\(campaign id, number, slot, winnerList\.commitment\) is 0x[0-9a-f]{64}, entropy\.userContribution is 0x[0-9a-f]{64}$/m,
+    ],
+    [
+      "entropy.value with the results recomputed",
+      () => {
+        const p = real();
+        p.entropy.value = keccakHex("a value the operator liked better");
+        return p;
+      },
+      /entropy\.value is 0x[0-9a-f]{64}$/m,
+    ],
+  ];
+
+  it.each(cases)("fails when %s is altered", async (_name, make, expected) => {
+    const run = await verifyFile(make());
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(expected);
+    expect(run.stdout).toMatch(/^FAIL: /m);
+    expect(hasStackTrace(run.output)).toBe(false);
+  });
+
+  it("--json lists the version 3 checks in order", async () => {
+    const { code, report } = await verifyJson(entries());
+    expect(code).toBe(0);
+    expect(report.checks.map((c) => c.id)).toEqual([
+      "keccak",
+      "table.tiers",
+      "table.weights",
+      "table.amounts",
+      "table.thresholds",
+      "fingerprint",
+      "entrants.count",
+      "entrants.weights",
+      "entrants.commitment",
+      "entrants.unique",
+      "entrants.selection",
+      "drawing.slot",
+      "entropy.userContribution",
+      "entropy.value",
+      "results.list",
+      "results.prizes",
+      "top-prize-once",
+      "entropy.origin",
+    ]);
+  });
+
+  it("the verifier's own derivations equal the independent generator's", async () => {
+    const v = verifier as unknown as {
+      drawingSlot: (id: string) => string;
+      userRandomNumber: (x: { campaignId: string; number: bigint; slot: string; listCommitment: string }) => string;
+      combineRandomValues: (u: string, p: string) => string;
+    };
+    const p = real();
+    expect(v.drawingSlot(p.drawing.id)).toBe(p.drawing.slot);
+    expect(v.userRandomNumber({ campaignId: idToBytes32("summer-daily"), number: 7n, slot: p.drawing.slot!, listCommitment: p.winnerList.commitment })).toBe(
+      p.entropy.userContribution,
+    );
+    expect(v.combineRandomValues(p.entropy.userContribution!, p.entropy.providerContribution!)).toBe(p.entropy.value);
+  });
+});
+
 describe("unusable input exits 2 with one line and no stack trace", () => {
   it("invalid JSON", async () => {
     expectUnusable(await runVerifier([tmp.write("{ not json")]), /^✘ error: the proof is not valid JSON: /);
@@ -460,7 +631,23 @@ describe("unusable input exits 2 with one line and no stack trace", () => {
   it("proofVersion 1", async () => {
     const p = makeWinnersProof({ seed: "v1" });
     p.proofVersion = 1;
-    expectUnusable(await verifyFile(p), /proof field proofVersion is 1: this verifier checks proof format version 2 only/);
+    expectUnusable(await verifyFile(p), /proof field proofVersion is 1: this verifier checks proof format versions 2 and 3$/m);
+    p.proofVersion = 4;
+    expectUnusable(await verifyFile(p), /proof field proofVersion is 4: this verifier checks proof format versions 2 and 3$/m);
+  });
+
+  it("a version 3 proof without its version 3 fields", async () => {
+    for (const [remove, pattern] of [
+      [(p: Proof) => delete p.drawing.slot, /proof field drawing\.slot must be a 0x-prefixed 32-byte hex string \(missing\)/],
+      [(p: Proof) => delete p.entropy.userContribution, /proof field entropy\.userContribution must be a 0x-prefixed 32-byte hex string \(missing\)/],
+      [(p: Proof) => delete p.entropy.providerContribution, /proof field entropy\.providerContribution must be a 0x-prefixed 32-byte hex string or null \(missing\)/],
+      [(p: Proof) => ((p.entropy as Record<string, unknown>).providerContribution = "0x12"), /proof field entropy\.providerContribution \(a 32-byte hex string or null\) must be a 0x-prefixed 32-byte hex string \(got "0x12"\)/],
+      [(p: Proof) => ((p.drawing as Record<string, unknown>).id = null), /proof field drawing\.id must be a string \(got null\)/],
+    ] as const) {
+      const p = makeWinnersProof({ seed: "v3-fields", version: 3, provider: "0x52deaa1c84233f7bb8c8a45baede41091c616506" });
+      remove(p);
+      expectUnusable(await verifyFile(p), pattern);
+    }
   });
 
   it("a campaign id longer than 32 bytes", async () => {

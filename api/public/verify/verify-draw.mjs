@@ -54,6 +54,8 @@ const MAX_WEIGHT = 4_294_967_295;
 const FETCH_TIMEOUT_MS = 30_000;
 /** The widest block range asked of eth_getLogs at once. */
 const LOG_CHUNK_BLOCKS = 10_000n;
+/** How far past a drawing's reveal its later events are looked for. */
+const MAX_SCAN_BLOCKS = 1_000_000n;
 const MAX_DETAIL_LINES = 20;
 const TWO_256 = 1n << 256n;
 
@@ -1081,23 +1083,6 @@ function logMatches(log, contract, topic0, campaignTopic, numberTopic) {
   );
 }
 
-/** Logs of one event of this drawing, from `fromBlock` to the latest block; falls back to block windows. */
-async function drawingLogs(rpc, contract, topics, fromBlock) {
-  const filter = { address: contract, topics, fromBlock: "0x" + fromBlock.toString(16), toBlock: "latest" };
-  const first = await rpc.call("eth_getLogs", [filter]);
-  if (!first.error) return first.result || [];
-  // Some public endpoints limit the block range of eth_getLogs: scan forward in windows instead.
-  const latest = BigInt(await rpc.get("eth_blockNumber", []));
-  const logs = [];
-  const WINDOW = 500n;
-  for (let start = fromBlock, windows = 0; start <= latest && windows < 40; start += WINDOW, windows++) {
-    const end = start + WINDOW - 1n < latest ? start + WINDOW - 1n : latest;
-    const part = await rpc.get("eth_getLogs", [{ ...filter, fromBlock: "0x" + start.toString(16), toBlock: "0x" + end.toString(16) }]);
-    logs.push(...(part || []));
-  }
-  return logs;
-}
-
 function blockOf(receipt) {
   return { block: BigInt(receipt.blockNumber), index: BigInt(receipt.transactionIndex ?? 0) };
 }
@@ -1138,6 +1123,21 @@ async function logsInRange(rpc, filter, from, to) {
   };
   if (to >= from) await scan(from, to, LOG_CHUNK_BLOCKS);
   return logs;
+}
+
+/**
+ * Feeds `onLog` the logs matching `filter` from block `from` on, a window of at most 10,000 blocks at a time, until
+ * `enough()` holds, the latest block, or MAX_SCAN_BLOCKS blocks: the events a drawing's transactions do not hold
+ * (later `settle` and `recordWinners` transactions) come soon after its reveal.
+ */
+async function scanForward(rpc, filter, from, onLog, enough) {
+  if (enough()) return;
+  const latest = BigInt(await rpc.get("eth_blockNumber", []));
+  const last = from + MAX_SCAN_BLOCKS - 1n < latest ? from + MAX_SCAN_BLOCKS - 1n : latest;
+  for (let start = from; start <= last && !enough(); start += LOG_CHUNK_BLOCKS) {
+    const end = start + LOG_CHUNK_BLOCKS - 1n < last ? start + LOG_CHUNK_BLOCKS - 1n : last;
+    for (const log of await logsInRange(rpc, filter, start, end)) onLog(log);
+  }
 }
 
 /**
@@ -1281,8 +1281,16 @@ async function checkChain(report, proof, rpc) {
   if (v3) await checkEntropyContract(report, proof, rpc, chain, { provider, sequence, commitReceipt, revealReceipt, commitBlock, revealBlock });
 
   if (isEntries) {
-    const logs = await drawingLogs(rpc, chain.contract, [topic.winnersRecorded, campaignTopic, numberTopic], commitBlock);
-    const recorded = logs.find((l) => logMatches(l, chain.contract, topic.winnersRecorded, campaignTopic, numberTopic));
+    let recorded = null;
+    await scanForward(
+      rpc,
+      { address: chain.contract, topics: [topic.winnersRecorded, campaignTopic, numberTopic] },
+      commitBlock,
+      (l) => {
+        if (!recorded && logMatches(l, chain.contract, topic.winnersRecorded, campaignTopic, numberTopic)) recorded = l;
+      },
+      () => recorded !== null,
+    );
     if (!recorded) report.fail("rpc.winners", "no WinnersRecorded event of this drawing onchain");
     else {
       const [commitmentWord, countWord] = dataWords(recorded.data);
@@ -1324,14 +1332,17 @@ async function checkChain(report, proof, rpc) {
     }
   }
 
-  // The prizes the contract awarded.
-  const awardedLogs = await drawingLogs(rpc, chain.contract, [topic.prizeAwarded, campaignTopic, numberTopic], revealBlock);
+  // The prizes the contract awarded: in the reveal transaction (the callback), the rest in later `settle` ones.
   const awarded = new Map();
-  for (const log of awardedLogs) {
-    if (!logMatches(log, chain.contract, topic.prizeAwarded, campaignTopic, numberTopic)) continue;
+  const takePrize = (log) => {
+    if (!logMatches(log, chain.contract, topic.prizeAwarded, campaignTopic, numberTopic)) return;
     const [position, value, roll, , amount] = dataWords(log.data);
     awarded.set(Number(position), { randomValue: wordHex(value), roll: Number(roll), amountCents: Number(amount) });
-  }
+  };
+  for (const log of (revealReceipt && revealReceipt.logs) || []) takePrize(log);
+  const prizeCount = isEntries && entrantCount < winnersExpected ? entrantCount : winnersExpected;
+  const expectedPrizes = Math.max(proof.results.length, prizeCount === undefined ? 0 : Number(prizeCount));
+  await scanForward(rpc, { address: chain.contract, topics: [topic.prizeAwarded, campaignTopic, numberTopic] }, revealBlock, takePrize, () => awarded.size >= expectedPrizes);
   const prizeProblems = [];
   if (awarded.size !== proof.results.length) prizeProblems.push(`${awarded.size} PrizeAwarded events onchain, ${proof.results.length} results in the proof`);
   proof.results.forEach((r, i) => {
@@ -1345,7 +1356,7 @@ async function checkChain(report, proof, rpc) {
     "rpc.prizes",
     prizeProblems,
     `the contract's ${awarded.size} PrizeAwarded events match the results (large-prize threshold ${formatCents(Number(largePrizeThreshold ?? 0n))})`,
-    `the contract's PrizeAwarded events differ from the results (${prizeProblems.length} problems)`,
+    `the contract's PrizeAwarded events differ from the results (${prizeProblems.length} problem${prizeProblems.length === 1 ? "" : "s"})`,
   );
 
   if (proof.entropy.provider === "mock") {
@@ -1544,9 +1555,9 @@ function checkEntrant(report, proof, id) {
   const at = facts.positions.length === 1 ? `position ${first}` : `positions ${facts.positions.join(", ")}`;
   report.pass("entrant.list", `${label} is in the committed entrant list at ${at} of ${formatInt(e.size)}, weight ${formatInt(facts.weight)} of ${formatInt(chance.total)}`);
   let text;
-  if (chance.exact && chance.value === 1) text = `certain: ${formatInt(n)} winner${n === 1 ? "" : "s"} drawn from ${formatInt(e.size)} entrant${e.size === 1 ? "" : "s"}, every entrant wins`;
-  else if (chance.exact) text = `exactly ${formatInt(facts.weight)} in ${formatInt(chance.total)} (${formatPercent(chance.value)}): one winner drawn in proportion to weight`;
-  else text = `about ${formatPercent(chance.value)}: ${formatInt(n)} winners drawn one at a time from ${formatInt(e.size)} entrants in proportion to weight, without replacement (an approximation)`;
+  if (chance.exact && chance.value === 1) text = `certain, ${formatInt(n)} winner${n === 1 ? "" : "s"} drawn from ${formatInt(e.size)} entrant${e.size === 1 ? "" : "s"} (every entrant wins)`;
+  else if (chance.exact) text = `exactly ${formatInt(facts.weight)} in ${formatInt(chance.total)} (${formatPercent(chance.value)}), one winner drawn in proportion to weight`;
+  else text = `about ${formatPercent(chance.value)} (${formatInt(n)} winners drawn one at a time from ${formatInt(e.size)} entrants in proportion to weight, without replacement; an approximation)`;
   report.info("entrant.chance", `chance of winning: ${text}`);
   if (wins.length) report.pass("entrant.won", `${label} won: winner ${winsText}`);
   else report.info("entrant.won", `${label} did not win: not among the ${formatInt(n)} winner${n === 1 ? "" : "s"}`);
@@ -1724,6 +1735,12 @@ async function verifyCampaign(url, rpc, emit) {
   // What draws.json lists.
   const listed = new Map();
   const slotOwners = new Map();
+  const listProblems = new Map(); // number (or null) -> messages
+  const note = (map, number, message) => {
+    const list = map.get(number) ?? [];
+    list.push(message);
+    map.set(number, list);
+  };
   for (const d of draws) {
     if (d.number !== null) {
       const same = listed.get(d.number) ?? [];
@@ -1732,71 +1749,74 @@ async function verifyCampaign(url, rpc, emit) {
     }
     if (d.slot !== null) {
       const owner = slotOwners.get(d.slot);
-      if (owner && owner.id !== d.id) fail(d.number ?? owner.number, `draws.json gives draws ${JSON.stringify(owner.id)} and ${JSON.stringify(d.id)} the same slot ${d.slot}`);
+      if (owner && owner.id !== d.id) note(listProblems, d.number ?? owner.number, `draws.json gives draws ${JSON.stringify(owner.id)} and ${JSON.stringify(d.id)} the same slot ${d.slot}`);
       else if (!owner) slotOwners.set(d.slot, d);
     }
   }
 
-  const problemNumbers = new Set();
-  const problem = (number, message, details) => {
-    problemNumbers.add(number);
-    fail(number, message, details);
-  };
+  // What the chain holds: one commit per number 1..last, no slot or draw time twice.
+  const chainProblems = new Map();
   const last = commits.length ? commits[commits.length - 1].number : 0n;
   const byNumber = new Map();
   const slotNumbers = new Map();
   const drawAtNumbers = new Map();
   for (const c of commits) {
     if (byNumber.has(c.number)) {
-      problem(c.number, `committed more than once onchain (another DrawingCommitted in block ${c.block})`);
+      note(chainProblems, c.number, `committed more than once onchain (another DrawingCommitted in block ${c.block})`);
       continue;
     }
     byNumber.set(c.number, c);
-    if (slotNumbers.has(c.slot)) problem(c.number, `committed under slot ${c.slot}, already used by #${slotNumbers.get(c.slot)}`);
+    if (c.number === 0n) note(chainProblems, c.number, "committed under number 0; numbers start at 1");
+    if (slotNumbers.has(c.slot)) note(chainProblems, c.number, `committed under slot ${c.slot}, already used by #${slotNumbers.get(c.slot)}`);
     else slotNumbers.set(c.slot, c.number);
     const drawAtKey = String(c.drawAt);
-    if (drawAtNumbers.has(drawAtKey)) problem(c.number, `committed with draw time ${isoOfSeconds(c.drawAt)}, already used by #${drawAtNumbers.get(drawAtKey)}`);
+    if (drawAtNumbers.has(drawAtKey)) note(chainProblems, c.number, `committed with draw time ${isoOfSeconds(c.drawAt)}, already used by #${drawAtNumbers.get(drawAtKey)}`);
     else drawAtNumbers.set(drawAtKey, c.number);
   }
   for (let k = 1n; k <= last; k++) {
-    if (!byNumber.has(k)) problem(k, `no commit onchain, yet commits go up to #${last}`);
+    if (!byNumber.has(k)) note(chainProblems, k, `no commit onchain, yet commits go up to #${last}`);
   }
-  if (byNumber.has(0n)) problem(0n, "committed under number 0; numbers start at 1");
 
+  // Number by number, in order.
+  for (const message of listProblems.get(null) ?? []) fail(null, message);
+  const numbers = [...new Set([...byNumber.keys(), ...chainProblems.keys(), ...listed.keys(), ...[...listProblems.keys()].filter((k) => k !== null)])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   let accounted = 0;
-  for (const [number, c] of byNumber) {
+  for (const number of numbers) {
+    const problems = [...(chainProblems.get(number) ?? []), ...(listProblems.get(number) ?? [])];
+    const problem = (message, details) => {
+      problems.push(message);
+      fail(number, message, details);
+    };
+    for (const message of problems) fail(number, message);
     const same = listed.get(number) ?? [];
-    const committedAs = `slot ${short(c.slot)}, draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`;
-    if (same.length === 0) {
-      problem(number, `committed onchain (${committedAs}) but draws.json lists no draw #${number}`);
+    const c = byNumber.get(number);
+    if (!c) {
+      for (const d of same) {
+        if (d.stage === "drawn" || d.stage === "paid") problem(`draws.json shows ${JSON.stringify(d.id)} as ${d.stage}, but nothing is committed onchain as #${number}`);
+      }
       continue;
     }
-    if (same.length > 1) problem(number, `draws.json lists ${same.length} draws numbered #${number}: ${same.map((d) => JSON.stringify(d.id)).join(", ")}`);
+    if (same.length === 0) {
+      problem(`committed onchain (slot ${short(c.slot)}, draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}) but draws.json lists no draw #${number}`);
+      continue;
+    }
+    if (same.length > 1) problem(`draws.json lists ${same.length} draws numbered #${number}: ${same.map((d) => JSON.stringify(d.id)).join(", ")}`);
     const d = same[0];
-    const before = problemNumbers.has(number);
-    const mismatches = [];
-    if (d.slot === null) mismatches.push(`draws.json gives no slot for ${JSON.stringify(d.id)}; the commit's is ${c.slot}`);
-    else if (d.slot !== c.slot) mismatches.push(`draws.json slot ${d.slot} of ${JSON.stringify(d.id)}, committed slot ${c.slot}`);
+    if (d.slot === null) problem(`draws.json gives no slot for ${JSON.stringify(d.id)}; the commit's is ${c.slot}`);
+    else if (d.slot !== c.slot) problem(`draws.json slot ${d.slot} of ${JSON.stringify(d.id)}, committed slot ${c.slot}`);
     const idSlot = drawingSlot(d.id);
-    if (idSlot !== c.slot) mismatches.push(`keccak256 of the draw id ${JSON.stringify(d.id)} is ${idSlot}, not the committed slot ${c.slot}`);
+    if (idSlot !== c.slot) problem(`keccak256 of the draw id ${JSON.stringify(d.id)} is ${idSlot}, not the committed slot ${c.slot}`);
     const drawAt = unixSeconds(d.drawAt);
-    if (drawAt === null || drawAt !== c.drawAt) mismatches.push(`draws.json drawAt ${d.drawAt}, committed draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`);
-    for (const m of mismatches) problem(number, m);
-    if (before || mismatches.length) continue;
+    if (drawAt === null || drawAt !== c.drawAt) problem(`draws.json drawAt ${d.drawAt}, committed draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`);
+    if (problems.length) continue;
 
     if (d.stage === "drawn" || d.stage === "paid") {
-      if (await verifyListedProof(number, d, campaign, rpc, emit, problem)) accounted++;
+      if (await verifyListedProof(number, d, campaign, rpc, emit, (message, details) => problem(message, details))) accounted++;
     } else if (d.stage === "locked" || d.stage === "drawing") {
       emit({ id: "campaign.commit", status: "info", number: Number(number), message: `#${number} ${d.id}: committed, waiting for its random value (stage ${d.stage})` });
       accounted++;
     } else {
-      problem(number, `committed onchain, but draws.json shows ${JSON.stringify(d.id)} at stage ${JSON.stringify(d.stage)}`);
-    }
-  }
-  for (const [number, same] of listed) {
-    if (byNumber.has(number)) continue;
-    for (const d of same) {
-      if (d.stage === "drawn" || d.stage === "paid") fail(number, `draws.json shows ${JSON.stringify(d.id)} as ${d.stage}, but nothing is committed onchain as #${number}`);
+      problem(`committed onchain, but draws.json shows ${JSON.stringify(d.id)} at stage ${JSON.stringify(d.stage)}`);
     }
   }
   return { commits: commits.length, accounted };
@@ -1805,7 +1825,7 @@ async function verifyCampaign(url, rpc, emit) {
 /** Fetches a listed draw's proof and runs every check, --rpc included; true when it passes. */
 async function verifyListedProof(number, draw, campaign, rpc, emit, problem) {
   if (!draw.proof) {
-    problem(number, `draws.json shows ${JSON.stringify(draw.id)} as ${draw.stage} without a proof link`);
+    problem(`draws.json shows ${JSON.stringify(draw.id)} as ${draw.stage} without a proof link`);
     return false;
   }
   let proof;
@@ -1814,7 +1834,7 @@ async function verifyListedProof(number, draw, campaign, rpc, emit, problem) {
     parseChain(proof.chain, proof.version);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    problem(number, `the proof of ${JSON.stringify(draw.id)} cannot be used: ${error.message}`);
+    problem(`the proof of ${JSON.stringify(draw.id)} cannot be used: ${error.message}`);
     return false;
   }
   const identity = [];
@@ -1823,7 +1843,7 @@ async function verifyListedProof(number, draw, campaign, rpc, emit, problem) {
   if (proof.drawing.id !== null && proof.drawing.id !== draw.id) identity.push(`the proof is of drawing ${JSON.stringify(proof.drawing.id)}, draws.json lists ${JSON.stringify(draw.id)}`);
   const chain = parseChain(proof.chain, proof.version);
   if (chain.contract !== campaign.contract || chain.chainId !== campaign.chainId) identity.push(`the proof is of contract ${chain.contract} on chain ${chain.chainId}`);
-  for (const m of identity) problem(number, m);
+  for (const m of identity) problem(m);
   if (identity.length) return false;
 
   const report = verifyProof(proof);
@@ -1831,7 +1851,7 @@ async function verifyListedProof(number, draw, campaign, rpc, emit, problem) {
   const failed = report.checks.filter((c) => c.status === "fail");
   if (failed.length) {
     const details = failed.flatMap((c) => [c.message, ...(c.details || [])]);
-    problem(number, `the proof of ${JSON.stringify(draw.id)} fails ${failed.length} check${failed.length === 1 ? "" : "s"} (${failed.map((c) => c.id).join(", ")})`, details);
+    problem(`the proof of ${JSON.stringify(draw.id)} fails ${failed.length} check${failed.length === 1 ? "" : "s"} (${failed.map((c) => c.id).join(", ")})`, details);
     return false;
   }
   const passed = report.checks.length - report.checks.filter((c) => c.status === "info").length;

@@ -124,9 +124,9 @@ export class ChainPort {
   }
 
   /**
-   * Simulates (to surface a named revert without spending gas), sends, and waits for the receipt.
-   * `gas` must be given for calls that stop early instead of reverting when gas is short (settle, the
-   * reveal's callback): an estimate would find a limit that succeeds having done nothing.
+   * Simulates (to surface a named revert without spending gas), sends, and waits for the receipt. The gas is
+   * the node's estimate unless `gas` is given: PrizeDraw's settle and callback fail rather than stop early when
+   * gas is short, so an estimate covers all the work asked for.
    */
   send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
     const { value, gas } = options;
@@ -179,7 +179,7 @@ export class ChainPort {
     return this.send("commitAndRequest", [{ ...commit, drawAt: commit.drawAt, maxFee: this.maxEntropyFeeWei }], { value: fee });
   }
 
-  /** Settles up to `maxPositions` more prizes (about 5,000 gas each; see README's gas figures). settle never
+  /** Settles up to `maxPositions` more prizes (at most 8,000 gas each; README's gas figures). settle never
    * stops early, so the node's gas estimate covers every position asked for. */
   settle(campaignId: Hex, number: bigint, maxPositions: bigint) {
     return this.send("settle", [campaignId, number, maxPositions]);
