@@ -8,13 +8,19 @@ import {PrizeDrawRoles} from "./PrizeDrawRoles.sol";
 
 /// @title Treasury
 /// @notice Every rule about money, in one place: what is owed, what may leave, when, and how much.
-/// @dev Invariants (checked after every step by test/contracts/PrizeDraw.properties.test.ts):
+/// @dev Invariants (checked after every step by test/contracts/PrizeDraw.properties.test.ts, which lists the same):
 /// 1. Owed money is reserved: `owedCents` is the sum of settled-but-unpaid drawing payouts, unpaid and unrefused
-///    held prizes, and picked-but-unpaid guarantees; the admin can never withdraw below it.
+///    held prizes, and picked-but-unpaid guarantees; the admin can never withdraw below it, so the token balance
+///    stays at least owedCents x tokenUnitsPerCent as long as the pool covers what is settled.
 /// 2. Bounded loss: every token transfer to a winner's wallet passes `_pay`, which draws on the overall
 ///    allowance and on the campaign's (when the admin set one). An allowance of limit L holds at most L/2 and
-///    refills at L/2 per 24 hours, so what leaves in ANY 24-hour window is at most L/2 + L/2 = L, exactly.
-/// 3. A guardian's pause stops every payment from the next block; only the admin resumes.
+///    refills at L/2 per 24 hours, so what leaves in ANY 24-hour window is at most L/2 + L/2 = L, exactly (the
+///    highest L in force during the window when the admin changes it), overall and per campaign.
+/// 3. A pause stops every payment from the next block until the admin resumes; only the admin resumes.
+/// 4. Every obligation is created and discharged once: a position is settled once, a drawing is paid once, a
+///    held prize is paid or refused once, and a guarantee period is picked once, for exactly the registered
+///    amount, and paid once.
+/// 5. Drawing numbers are gapless per campaign: 1, 2, 3... as commits succeed (see Campaigns).
 abstract contract Treasury is PrizeDrawRoles {
     using SafeERC20 for IERC20;
 

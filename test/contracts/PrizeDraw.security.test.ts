@@ -318,6 +318,66 @@ describe("PrizeDraw security", () => {
     });
   });
 
+  describe("24-hour limits, exactly", () => {
+    it("an emptied allowance refills at exactly half the limit per day, never above half: any 24 hours pay at most the limit", async () => {
+      const f = await loadFixture(deployFixture);
+      const LIMIT = 1_000_000n;
+      const FLAT = { id: encodeBytes32String("flat"), amounts: [100_000n, 100_000n], weights: [1n, 1n] };
+      await f.draw.connect(f.admin).setDailyLimit(LIMIT);
+      await f.draw.connect(f.operator).publishPrizeTable(FLAT.id, 1, FLAT.amounts, FLAT.weights);
+      await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, MAX_UINT64); // nothing held
+      const BIG = 16; // 3 winners: 300,000
+      for (let n = 1; n <= BIG; n++) await commitAndReveal(f, f.campaignId, n, randomBytes32(), { winnersExpected: n === BIG ? 3 : 1, tableId: FLAT.id });
+      // Empty the allowance: five payouts of 100,000, the first at t0.
+      const first = await f.draw.payout(f.campaignId, 1);
+      const t0 = (await ethers.provider.getBlock(first.blockNumber!))!.timestamp;
+      for (let n = 2; n <= 5; n++) await f.draw.payout(f.campaignId, n);
+      const t1 = (await ethers.provider.getBlock("latest"))!.timestamp;
+      const [, availableAfter] = await f.draw.paymentState();
+      expect(availableAfter).to.be.lessThan(1_000n); // a few seconds of refill
+      // From the last payment, the refill is linear at LIMIT / 2 per 86,400 seconds.
+      for (const after of [3_600, 21_600]) {
+        await time.increaseTo(t1 + after);
+        expect((await f.draw.paymentState()).availableCents, `${after} s after`).to.equal(availableAfter + (BigInt(after) * LIMIT) / 2n / 86_400n);
+      }
+      // Twelve hours after t0 a quarter of the limit is back: two more payouts fit, a third does not.
+      await time.setNextBlockTimestamp(t0 + 43_200);
+      await f.draw.payout(f.campaignId, 6);
+      await f.draw.payout(f.campaignId, 7);
+      await expect(f.draw.payout(f.campaignId, 8)).to.be.revertedWithCustomError(f.draw, "LimitExceeded");
+      // At the end of the 24 hours from t0, pay whatever fits, one payout a second up to t0 + 86,400.
+      await time.setNextBlockTimestamp(t0 + 86_397);
+      let n = 8;
+      while (n < BIG) {
+        try {
+          await f.draw.payout(f.campaignId, n);
+          n++;
+        } catch {
+          break;
+        }
+      }
+      expect((await ethers.provider.getBlock("latest"))!.timestamp).to.be.lessThanOrEqual(t0 + 86_400);
+      const paidEvents = await f.draw.queryFilter(f.draw.filters.DrawingPaid(f.campaignId));
+      let inWindow = 0n;
+      for (const e of paidEvents) {
+        const ts = (await e.getBlock()).timestamp;
+        if (ts >= t0 && ts <= t0 + 86_400) inWindow += e.args.amountCents;
+      }
+      // Half the limit at once plus half refilled over the day: the whole limit, less what rounding keeps.
+      expect(inWindow).to.be.lessThanOrEqual(LIMIT);
+      expect(inWindow).to.be.greaterThanOrEqual(LIMIT - 100_000n);
+      // However long nothing is paid, at most half the limit leaves at once: a 300,000 drawing waits forever
+      // next to 100,000 ones that pay.
+      await time.increase(30 * 86_400);
+      expect((await f.draw.paymentState()).availableCents).to.equal(LIMIT / 2n);
+      for (const single of [n, n + 1, n + 2]) await f.draw.payout(f.campaignId, single);
+      await expect(f.draw.payout(f.campaignId, BIG))
+        .to.be.revertedWithCustomError(f.draw, "LimitExceeded")
+        .withArgs(ZeroHash, 300_000n, anyUint);
+      expect((await f.draw.paymentState()).availableCents).to.be.lessThan(LIMIT / 2n - 200_000n + 100n);
+    });
+  });
+
   describe("roles", () => {
     async function rolesFixture() {
       const f = await deployFixture();

@@ -238,6 +238,7 @@ export class Keeper {
       throw error;
     });
     let commitTx: string | null = drawing.commitTx;
+    let requested: ReturnType<ChainPort["events"]>[number] | undefined;
     if (onchain === null) {
       const entrants = campaign.mode === "entries";
       const receipt = await chain.commitAndRequest({
@@ -254,17 +255,24 @@ export class Keeper {
         tableVersion: table.version,
       });
       commitTx = receipt.transactionHash;
+      requested = chain.events(receipt).find((e) => e.eventName === "EntropyRequested");
     } else if (onchain.listCommitment.toLowerCase() !== (campaign.mode === "entries" ? drawing.entrantsCommitment : drawing.winnersCommitment)?.toLowerCase()) {
       throw new Error(`drawing ${drawing.id}: number ${number} is committed onchain with another list`);
     }
     const committed = await chain.getDrawing(campaignId, BigInt(number));
-    const provider = await this.requestProvider(campaignId, BigInt(number));
+    // The provider: "mock" in the test environment; else from this commit's receipt, or (a commit sent by an
+    // earlier, interrupted run) from the indexed EntropyRequested, waiting for the indexer when it is behind.
+    const provider = chain.deployment.mockEntropy
+      ? "mock"
+      : requested?.eventName === "EntropyRequested"
+        ? requested.args.provider.toLowerCase()
+        : await this.requestProvider(campaignId, BigInt(number));
     if (provider === null) return drawing;
     const next: Drawing = {
       ...drawing,
       number,
       status: "entropy_requested",
-      entropyProvider: chain.deployment.mockEntropy ? "mock" : provider,
+      entropyProvider: provider,
       entropyRequestId: committed.sequence.toString(),
       commitTx,
     };
