@@ -3,17 +3,16 @@ import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 import { encodeBytes32String, ZeroHash, type ContractTransactionReceipt } from "ethers";
-import type { PrizeDraw, TestStablecoin } from "../../typechain-types";
+import type { TestStablecoin } from "../../typechain-types";
 import {
-  ADMIN_DELAY,
   CALLBACK_GAS_LIMIT,
   DEFAULT_TABLE,
-  LARGE_DAILY_LIMIT,
   STATUS,
   awarded,
   callbackPositionsOf,
   campaignIdOf,
   commitArgs,
+  deployPrizeDraw,
   expectedPrizes,
   findEvents,
   sendCommit,
@@ -32,18 +31,7 @@ async function v2Fixture() {
   const [admin, operator, guardian, stranger, wallet, deployer] = await ethers.getSigners();
   const t = await deployTestEntropy(deployer, { feeInWei: FEE, pythFeeInWei: PYTH_FEE, defaultGasLimit: DEFAULT_GAS });
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
-  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
-    await t.entropy.getAddress(),
-    await token.getAddress(),
-    admin.address,
-    operator.address,
-    guardian.address,
-    ADMIN_DELAY,
-    CALLBACK_GAS_LIMIT,
-    LARGE_DAILY_LIMIT,
-  )) as unknown as PrizeDraw;
-  await token.mint(await draw.getAddress(), 10n ** 15n);
-  await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+  const draw = await deployPrizeDraw({ entropy: await t.entropy.getAddress(), token, admin, operator, guardian });
   const campaignId = campaignIdOf("summer-daily");
   await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000, 0, 0);
   const fee = await t.entropy["getFeeV2(address,uint32)"](t.providerAddress, CALLBACK_GAS_LIMIT);

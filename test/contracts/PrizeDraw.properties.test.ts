@@ -30,7 +30,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type ContractTransactionResponse, type Log } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
-import { ADMIN_DELAY, DEFAULT_TABLE, DRAW_EPOCH, KIND_ENTRANTS, KIND_WINNERS, campaignIdOf, slotOf, winnersFingerprint } from "./helpers";
+import { DEFAULT_TABLE, DRAW_EPOCH, KIND_ENTRANTS, KIND_WINNERS, campaignIdOf, deployPrizeDraw, slotOf, winnersFingerprint } from "./helpers";
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 25);
 const MAX_COMMANDS = 40;
@@ -70,18 +70,17 @@ async function propertyFixture() {
   const provider = signers[9];
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
   const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
-  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
-    await mock.getAddress(),
-    await token.getAddress(),
-    admin.address,
-    operator.address,
-    guardian.address,
-    ADMIN_DELAY,
-    150_000, // 11 positions per callback: larger drawings need settle()
-    INITIAL_DAILY_LIMIT,
-  )) as unknown as PrizeDraw;
-  // 10^14 cents: far more than any run can settle.
-  await token.mint(await draw.getAddress(), 10n ** 18n);
+  const draw = await deployPrizeDraw({
+    entropy: await mock.getAddress(),
+    token,
+    admin,
+    operator,
+    guardian,
+    callbackGasLimit: 150_000, // 11 positions per callback: larger drawings need settle()
+    dailyLimitCents: INITIAL_DAILY_LIMIT,
+    pool: 10n ** 18n, // 10^14 cents: far more than any run can settle
+    defaultTable: false,
+  });
   for (const i of PUBLISHED_AT_START) await draw.connect(operator).publishPrizeTable(TABLES[i].id, 1, TABLES[i].amounts, TABLES[i].weights);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[0], wallets[0].address, 50_000, 0, 0);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[1], wallets[1].address, 5_000, 2_500, DAY);

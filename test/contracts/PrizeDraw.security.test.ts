@@ -3,7 +3,7 @@ import { ethers } from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import { anyUint } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroHash } from "ethers";
-import type { BlacklistStablecoin, MockEntropy, PrizeDraw } from "../../typechain-types";
+import type { BlacklistStablecoin, MockEntropy } from "../../typechain-types";
 import {
   ADMIN_DELAY,
   CALLBACK_GAS_LIMIT,
@@ -19,6 +19,7 @@ import {
   commitAndReveal,
   commitArgs,
   deployFixture,
+  deployPrizeDraw,
   randomBytes32,
   reveal,
   sendCommit,
@@ -585,18 +586,7 @@ describe("PrizeDraw security", () => {
       const [admin, operator, guardian, stranger, walletA, walletB, provider, fresh] = await ethers.getSigners();
       const token = (await (await ethers.getContractFactory("BlacklistStablecoin")).deploy()) as unknown as BlacklistStablecoin;
       const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
-      const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
-        await mock.getAddress(),
-        await token.getAddress(),
-        admin.address,
-        operator.address,
-        guardian.address,
-        ADMIN_DELAY,
-        CALLBACK_GAS_LIMIT,
-        LARGE_DAILY_LIMIT,
-      )) as unknown as PrizeDraw;
-      await token.mint(await draw.getAddress(), 10n ** 15n);
-      await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+      const draw = await deployPrizeDraw({ entropy: await mock.getAddress(), token, admin, operator, guardian });
       await draw.connect(operator).registerCampaign(A, walletA.address, 50_000, 0, 0);
       await draw.connect(operator).registerCampaign(B, walletB.address, 50_000, 0, 0);
       const f = { admin, operator, guardian, stranger, wallet: walletA, provider, other: fresh, token, mock, draw, campaignId: A } as unknown as Fixture;

@@ -126,21 +126,45 @@ export async function deployFixture() {
   const [admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin] = await ethers.getSigners();
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
   const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
-  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
-    await mock.getAddress(),
-    await token.getAddress(),
-    admin.address,
-    operator.address,
-    guardian.address,
-    ADMIN_DELAY,
-    CALLBACK_GAS_LIMIT,
-    LARGE_DAILY_LIMIT,
-  )) as unknown as PrizeDraw;
-  await token.mint(await draw.getAddress(), 10n ** 15n);
-  await draw.connect(operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+  const draw = await deployPrizeDraw({ entropy: await mock.getAddress(), token, admin, operator, guardian });
   const campaignId = campaignIdOf("summer-daily");
   await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000, 0, 0);
   return { admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin, token, mock, draw, campaignId };
+}
+
+/** A stablecoin the tests can mint (TestStablecoin, BlacklistStablecoin). */
+type MintableToken = { getAddress(): Promise<string>; mint(to: string, amount: bigint): Promise<unknown> };
+
+/**
+ * Deploys PrizeDraw with the three roles on three signers and ADMIN_DELAY, mints `pool` token units into it
+ * and, unless told otherwise, publishes the default table (as the operator).
+ */
+export async function deployPrizeDraw(o: {
+  entropy: string;
+  token: MintableToken;
+  admin: { address: string };
+  operator: Parameters<PrizeDraw["connect"]>[0] & { address: string };
+  guardian: { address: string };
+  callbackGasLimit?: number;
+  dailyLimitCents?: bigint;
+  pool?: bigint;
+  defaultTable?: boolean;
+}): Promise<PrizeDraw> {
+  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
+    o.entropy,
+    await o.token.getAddress(),
+    o.admin.address,
+    o.operator.address,
+    o.guardian.address,
+    ADMIN_DELAY,
+    o.callbackGasLimit ?? CALLBACK_GAS_LIMIT,
+    o.dailyLimitCents ?? LARGE_DAILY_LIMIT,
+  )) as unknown as PrizeDraw;
+  await o.token.mint(await draw.getAddress(), o.pool ?? 10n ** 15n);
+  if (o.defaultTable ?? true) {
+    await draw.connect(o.operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
+  }
+  return draw;
 }
 
 export type CommitOverrides = Partial<{
