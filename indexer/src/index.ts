@@ -27,6 +27,7 @@ const drawingId = (campaignId: Hex, number: bigint): string => `${lower(campaign
 const prizeId = (campaignId: Hex, number: bigint, position: bigint | number): string =>
   `${lower(campaignId)}:${number}:${position}`;
 const logId = (txHash: Hex, logIndex: number): string => `${lower(txHash)}:${logIndex}`;
+const guaranteeId = (campaignId: Hex, period: number): string => `${lower(campaignId)}:${period}`;
 
 // ------------------------------------------------------------------ prize tables and campaigns
 
@@ -250,7 +251,7 @@ ponder.on("PrizeDraw:DrawingWalletMoved", async ({ event, context }) => {
 ponder.on("PrizeDraw:GuaranteePicked", async ({ event, context }) => {
   const { campaignId, period, winnerHash, wallet, amountCents } = event.args;
   await context.db.insert(guarantee).values({
-    id: `${lower(campaignId)}:${period}`,
+    id: guaranteeId(campaignId, period),
     campaignId: lower(campaignId),
     period: int(period),
     winnerHash: lower(winnerHash),
@@ -263,13 +264,13 @@ ponder.on("PrizeDraw:GuaranteePicked", async ({ event, context }) => {
 
 ponder.on("PrizeDraw:GuaranteeWalletMoved", async ({ event, context }) => {
   const { campaignId, period, newWallet } = event.args;
-  await context.db.update(guarantee, { id: `${lower(campaignId)}:${period}` }).set({ wallet: lower(newWallet) });
+  await context.db.update(guarantee, { id: guaranteeId(campaignId, period) }).set({ wallet: lower(newWallet) });
 });
 
 ponder.on("PrizeDraw:GuaranteePaid", async ({ event, context }) => {
   const { campaignId, period, wallet, amountCents, tokenAmount } = event.args;
   await context.db
-    .update(guarantee, { id: `${lower(campaignId)}:${period}` })
+    .update(guarantee, { id: guaranteeId(campaignId, period) })
     .set({ status: "paid", paidTx: lower(event.transaction.hash) });
   await context.db.insert(payout).values({
     ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount),

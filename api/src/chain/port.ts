@@ -4,6 +4,7 @@ import {
   createPublicClient,
   createWalletClient,
   http,
+  parseAbi,
   parseEventLogs,
   type Account,
   type Chain,
@@ -15,7 +16,6 @@ import {
   type WalletClient,
   type Transport,
 } from "viem";
-import { parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
