@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { deployLocal } from "../../api/src/chain/deploy.js";
+import { deployLocal, type DeployLocalOptions } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
 
@@ -30,8 +30,19 @@ export type Stack = {
   stop: () => Promise<void>;
 };
 
-/** `databaseUrl`: Ponder writes its index to this Postgres database (schema stack_test) instead of PGlite. */
-export async function startStack(options: { extraEnv?: Record<string, string>; databaseUrl?: string } = {}): Promise<Stack> {
+/**
+ * `databaseUrl`: Ponder writes its index to this Postgres database (schema stack_test) instead of PGlite.
+ * `deploy`: test contracts instead of the local defaults (TestEntropyV2 for the randomness, a blacklisting token).
+ * `beforeService`: runs after the deployment, before Ponder and the service start (e.g. the test provider registers).
+ */
+export async function startStack(
+  options: {
+    extraEnv?: Record<string, string>;
+    databaseUrl?: string;
+    deploy?: Pick<DeployLocalOptions, "randomness" | "token">;
+    beforeService?: (deployment: DeploymentRecord, rpcUrl: string) => Promise<void>;
+  } = {},
+): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-stack-"));
   const [chainPort, indexerPort, port] = [await freePort(), await freePort(), await freePort()];
   const rpcUrl = `http://127.0.0.1:${chainPort}`;
@@ -43,7 +54,8 @@ export async function startStack(options: { extraEnv?: Record<string, string>; d
   try {
     const chainUp = () => until("anvil", async () => ((await jsonRpc<string>(rpcUrl, "eth_chainId")) ? true : undefined), 20_000, 100, anvil);
     await chainUp();
-    const deployment = await deployLocal({ rpcUrl, dataDir });
+    const deployment = await deployLocal({ rpcUrl, dataDir, ...options.deploy });
+    await options.beforeService?.(deployment, rpcUrl);
     const launchPonder = async () => {
       const proc = startPonder({ port: indexerPort, schema: "stack_test", env: { PRIZEDRAW_DATA_DIR: dataDir, ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}) }, log: path.join(dataDir, "ponder.log") });
       await until("ponder", async () => ((await fetch(`${indexerUrl}/ready`)).ok ? true : undefined), 120_000, 200, proc);

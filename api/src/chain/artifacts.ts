@@ -10,6 +10,8 @@ const ARTIFACTS = {
   PrizeDraw: "artifacts/contracts/PrizeDraw.sol/PrizeDraw.json",
   MockEntropy: "artifacts/@pythnetwork/entropy-sdk-solidity/MockEntropy.sol/MockEntropy.json",
   TestStablecoin: "artifacts/contracts/test/TestStablecoin.sol/TestStablecoin.json",
+  TestEntropyV2: "artifacts/contracts/test/TestEntropyV2.sol/TestEntropyV2.json",
+  BlacklistStablecoin: "artifacts/contracts/test/BlacklistStablecoin.sol/BlacklistStablecoin.json",
 } as const;
 
 export type ContractName = keyof typeof ARTIFACTS;

@@ -1,9 +1,12 @@
-import { createPublicClient, createWalletClient, http, type Account, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, http, parseAbi, type Account, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_KEYS } from "../config.js";
 import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "./abis.js";
 import { bytecodeOf } from "./artifacts.js";
 import { CONTRACT_VERSION, deploymentPath, readDeployment, writeDeployment, type DeploymentRecord } from "./deployment.js";
+
+/** TestEntropyV2's constructor (defaultProvider, pythFeeInWei): all deployLocal needs of its ABI. */
+const TestEntropyV2DeployAbi = parseAbi(["constructor(address defaultProvider, uint128 pythFeeInWei)"]);
 
 /** Gas requested for (and budgeted by) the randomness callback; README's gas figures show what it covers. */
 export const DEFAULT_CALLBACK_GAS_LIMIT = 2_000_000;
@@ -17,7 +20,18 @@ const LOCAL_DAILY_LIMIT_CENTS = 2n * 1_000_000n * 100n;
 /** Seconds between starting and accepting an admin transfer on the local chain. */
 const LOCAL_ADMIN_DELAY = 60;
 
-export type DeployLocalOptions = { rpcUrl: string; dataDir: string };
+export type DeployLocalOptions = {
+  rpcUrl: string;
+  dataDir: string;
+  /**
+   * Tests only. `"test-entropy-v2"` deploys contracts/test/TestEntropyV2.sol (the real Entropy v2's rules: gas-capped
+   * callback, failure recorded, retry) instead of MockEntropy; the provider (anvil account 2) must register a hash
+   * chain before the first commit and reveal each request itself.
+   */
+  randomness?: "mock" | "test-entropy-v2";
+  /** Tests only. `"blacklist"` deploys contracts/test/BlacklistStablecoin.sol, whose transfers to a blacklisted wallet revert. */
+  token?: "stablecoin" | "blacklist";
+};
 
 /** A real network's deployment inputs (`npm run deploy -- --network NAME`). */
 export type DeployRemoteOptions = {
@@ -117,7 +131,7 @@ async function deployed(client: PublicClient, hash: Hex): Promise<{ address: Add
  * PrizeDraw (admin = anvil account 0, operator = account 1, guardian = account 3), funds the prize pool, and writes the
  * deployment record into `dataDir`.
  */
-export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Promise<DeploymentRecord> {
+export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token: tokenKind = "stablecoin" }: DeployLocalOptions): Promise<DeploymentRecord> {
   const admin = privateKeyToAccount(ANVIL_KEYS.admin);
   const operator = privateKeyToAccount(ANVIL_KEYS.operator);
   const provider = privateKeyToAccount(ANVIL_KEYS.provider);
@@ -128,11 +142,13 @@ export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Prom
 
   const token = await deployed(
     publicClient,
-    await wallet.deployContract({ abi: TestStablecoinAbi, bytecode: bytecodeOf("TestStablecoin") }),
+    await wallet.deployContract({ abi: TestStablecoinAbi, bytecode: bytecodeOf(tokenKind === "blacklist" ? "BlacklistStablecoin" : "TestStablecoin") }),
   );
   const entropy = await deployed(
     publicClient,
-    await wallet.deployContract({ abi: MockEntropyAbi, bytecode: bytecodeOf("MockEntropy"), args: [provider.address] }),
+    randomness === "test-entropy-v2"
+      ? await wallet.deployContract({ abi: TestEntropyV2DeployAbi, bytecode: bytecodeOf("TestEntropyV2"), args: [provider.address, 0n] })
+      : await wallet.deployContract({ abi: MockEntropyAbi, bytecode: bytecodeOf("MockEntropy"), args: [provider.address] }),
   );
   const prizeDraw = await deployed(
     publicClient,
@@ -153,7 +169,7 @@ export async function deployLocal({ rpcUrl, dataDir }: DeployLocalOptions): Prom
     prizeDraw: prizeDraw.address,
     entropy: entropy.address,
     entropyProvider: provider.address,
-    mockEntropy: true,
+    mockEntropy: randomness === "mock",
     token: token.address,
     tokenDecimals: 6,
     admin: admin.address,
