@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createConfig } from "ponder";
+import { EntropyRevealedAbi } from "./abis/EntropyRevealedAbi";
 import { PrizeDrawAbi } from "./abis/PrizeDrawAbi";
 
 // Where the indexer reads the chain from. Every value comes from the environment first, then from the deployment
@@ -11,6 +12,7 @@ type DeploymentRecord = {
   chainId?: number;
   rpcUrl?: string;
   prizeDraw?: string;
+  entropy?: string;
   deployBlock?: number;
 };
 
@@ -30,6 +32,7 @@ function readDeployment(): DeploymentRecord {
     chainId: typeof record.chainId === "number" ? record.chainId : undefined,
     rpcUrl: typeof record.rpcUrl === "string" ? record.rpcUrl : undefined,
     prizeDraw: typeof record.prizeDraw === "string" ? record.prizeDraw : undefined,
+    entropy: typeof record.entropy === "string" ? record.entropy : undefined,
     deployBlock: typeof record.deployBlock === "number" ? record.deployBlock : undefined,
   };
 }
@@ -63,6 +66,7 @@ const deployment = readDeployment();
 const chainId = envInteger("PRIZEDRAW_CHAIN_ID") ?? deployment.chainId ?? LOCAL_CHAIN_ID;
 const rpcUrl = envString("PRIZEDRAW_RPC_URL") ?? deployment.rpcUrl ?? "http://127.0.0.1:8545";
 const address = envString("PRIZEDRAW_ADDRESS") ?? deployment.prizeDraw;
+const entropyAddress = envString("PRIZEDRAW_ENTROPY_ADDRESS") ?? deployment.entropy;
 const startBlock = envInteger("PRIZEDRAW_START_BLOCK") ?? deployment.deployBlock ?? 0;
 
 if (address === undefined) {
@@ -72,6 +76,11 @@ if (address === undefined) {
 }
 if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
   throw new Error(`The PrizeDraw address "${address}" is not a 20-byte hex address.`);
+}
+if (entropyAddress === undefined || !/^0x[0-9a-fA-F]{40}$/.test(entropyAddress)) {
+  throw new Error(
+    `No Entropy address (got "${entropyAddress ?? ""}"): set PRIZEDRAW_ENTROPY_ADDRESS or deploy first so that ${deploymentPath} records it.`,
+  );
 }
 
 const isLocal = chainId === LOCAL_CHAIN_ID;
@@ -104,6 +113,14 @@ export default createConfig({
       chain: "chain",
       address: address as `0x${string}`,
       startBlock,
+    },
+    // Only the Revealed logs of requests PrizeDraw made: they carry the provider's contribution, which proofs repeat.
+    Entropy: {
+      abi: EntropyRevealedAbi,
+      chain: "chain",
+      address: entropyAddress as `0x${string}`,
+      startBlock,
+      filter: { event: "Revealed", args: { caller: address as `0x${string}` } },
     },
   },
 });

@@ -106,6 +106,22 @@ export const drawing = onchainTable(
   }),
 );
 
+/**
+ * Entropy's Revealed log for a PrizeDraw request, keyed `${provider}:${sequence}`. A failed callback and its retry
+ * log the same contributions; the row keeps the latest log (callbackFailed false once the retry succeeded).
+ */
+export const entropyReveal = onchainTable("entropy_reveal", (t) => ({
+  id: t.text().primaryKey(),
+  provider: t.hex().notNull(),
+  sequence: t.bigint().notNull(),
+  randomNumber: t.hex().notNull(),
+  userContribution: t.hex().notNull(),
+  providerContribution: t.hex().notNull(),
+  callbackFailed: t.boolean().notNull(),
+  block: t.bigint().notNull(),
+  tx: t.hex().notNull(),
+}));
+
 /** One position's prize (PrizeAwarded); held prizes are paid one by one (HeldPrizePaid). */
 export const prize = onchainTable(
   "prize",

@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { campaign, drawing, guarantee, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
+import { campaign, drawing, entropyReveal, guarantee, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
 
 // One handler per PrizeDraw event. Ponder runs them in log order (block, then log index), so within a
 // transaction DrawingCommitted comes before EntropyRequested, and EntropyRevealed before the PrizeAwarded and
@@ -28,6 +28,7 @@ const prizeId = (campaignId: Hex, number: bigint, position: bigint | number): st
   `${lower(campaignId)}:${number}:${position}`;
 const logId = (txHash: Hex, logIndex: number): string => `${lower(txHash)}:${logIndex}`;
 const guaranteeId = (campaignId: Hex, period: number): string => `${lower(campaignId)}:${period}`;
+const entropyRevealId = (provider: Hex, sequence: bigint): string => `${lower(provider)}:${sequence}`;
 
 // ------------------------------------------------------------------ prize tables and campaigns
 
@@ -115,6 +116,22 @@ ponder.on("PrizeDraw:EntropyRequested", async ({ event, context }) => {
   await context.db
     .update(drawing, { id: drawingId(campaignId, number) })
     .set({ provider: lower(provider), sequence, fee, userRandomNumber: lower(userRandomNumber), status: "requested" });
+});
+
+ponder.on("Entropy:Revealed", async ({ event, context }) => {
+  const { provider, sequenceNumber, randomNumber, userContribution, providerContribution, callbackFailed } = event.args;
+  const row = {
+    randomNumber: lower(randomNumber),
+    userContribution: lower(userContribution),
+    providerContribution: lower(providerContribution),
+    callbackFailed,
+    block: event.block.number,
+    tx: lower(event.transaction.hash),
+  };
+  await context.db
+    .insert(entropyReveal)
+    .values({ id: entropyRevealId(provider, sequenceNumber), provider: lower(provider), sequence: sequenceNumber, ...row })
+    .onConflictDoUpdate(row);
 });
 
 ponder.on("PrizeDraw:EntropyRevealed", async ({ event, context }) => {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { newId } from "../../api/src/domain/ids.js";
+import { drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import type { Hex } from "viem";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
@@ -45,13 +47,17 @@ describe("proof.json", () => {
     expect(proof.status).toBe(200);
     expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
     expect(proof.body).toMatchObject({
-      proofVersion: 2,
+      proofVersion: 3,
       campaign: { id: "public-daily", slug: "public-daily", name: "Public Daily" },
-      drawing: { id: drawnId, number: 1 },
+      drawing: { id: drawnId, number: 1, slot: drawingSlot(drawnId) },
       winnerList: { winners: ["u-1", "u-2", "u-3"], commitment: item.winnersCommitment },
-      entropy: { provider: "mock" },
+      entropy: {
+        provider: "mock",
+        userContribution: userRandomNumber({ campaignId: toCampaignId("public-daily"), number: 1, slot: drawingSlot(drawnId), listCommitment: item.winnersCommitment as Hex }),
+        providerContribution: null,
+      },
       entrants: null,
-      chain: { chainId: 31337, contract: stack.deployment.prizeDraw },
+      chain: { chainId: 31337, contract: stack.deployment.prizeDraw, entropy: stack.deployment.entropy.toLowerCase() },
     });
     expect((proof.body.results as { displayName: string | null }[])[0]!.displayName).toBe("Ada");
 
@@ -66,6 +72,8 @@ describe("proof.json", () => {
     expect(report.ok).toBe(true);
     expect(report.checks.filter((c) => c.id.startsWith("rpc.")).every((c) => c.status !== "fail")).toBe(true);
     expect(report.checks.some((c) => c.id === "rpc.reveal" && c.status === "pass")).toBe(true);
+    // Version 3: the commit's slot and the request's user contribution are checked against the chain.
+    for (const id of ["rpc.commit.slot", "rpc.request.user"]) expect(report.checks.find((c) => c.id === id)?.status, id).toBe("pass");
   });
 
   it("has a strong ETag and cache headers, and answers 304 to a matching If-None-Match", async () => {

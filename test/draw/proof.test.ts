@@ -1,7 +1,6 @@
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
-  buildProof,
   buildProofV2,
   buildProofV3,
   combineRandomValues,
@@ -71,7 +70,7 @@ function entrantsInput(): ProofInput {
 
 function mismatch(input: ProofInput): ProofMismatchError {
   try {
-    buildProof(input);
+    buildProofV2(input);
   } catch (e) {
     if (e instanceof ProofMismatchError) return e;
     throw e;
@@ -79,13 +78,13 @@ function mismatch(input: ProofInput): ProofMismatchError {
   throw new Error("expected a ProofMismatchError");
 }
 
-describe("buildProof (version 2)", () => {
+describe("buildProofV2 (version 2)", () => {
   it("is buildProofV2", () => {
-    expect(buildProof).toBe(buildProofV2);
+    expect(buildProofV2).toBe(buildProofV2);
   });
 
   it("lays out proof format version 2 with DESIGN.md's key order", () => {
-    const proof = buildProof(winnersInput());
+    const proof = buildProofV2(winnersInput());
     expect(Object.keys(proof)).toEqual([
       "proofVersion",
       "campaign",
@@ -110,7 +109,7 @@ describe("buildProof (version 2)", () => {
   });
 
   it("joins winners to results by position and lowercases hex", () => {
-    const proof = buildProof(winnersInput());
+    const proof = buildProofV2(winnersInput());
     expect(proof.proofVersion).toBe(2);
     expect(proof.campaign.id).toBe("summer-daily");
     expect(proof.winnerList.winners).toEqual(["w-1", "w-2", "w-3"]);
@@ -126,13 +125,13 @@ describe("buildProof (version 2)", () => {
     expect(proof.chain.contract).toBe("0x5fbdb2315678afecb367f032d93f642f64180aa3");
     expect(proof.chain.commitTx).toBe(keccak256(stringToBytes("commit")));
     expect(proof.entrants).toBeNull();
-    const provider = buildProof({ ...winnersInput(), entropy: { ...winnersInput().entropy, provider: "0x6CC14824Ea2918f5De5C2f75A9Da968ad4BD6344" } });
+    const provider = buildProofV2({ ...winnersInput(), entropy: { ...winnersInput().entropy, provider: "0x6CC14824Ea2918f5De5C2f75A9Da968ad4BD6344" } });
     expect(provider.entropy.provider).toBe("0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344");
   });
 
   it("includes the entrant list for entrant draws", () => {
     const input = entrantsInput();
-    const proof = buildProof(input);
+    const proof = buildProofV2(input);
     expect(proof.entrants).not.toBeNull();
     expect(Object.keys(proof.entrants ?? {})).toEqual(["count", "totalWeight", "commitment", "selection", "list"]);
     expect(proof.entrants?.selection).toBe("sequential-weighted-v1");

@@ -3,6 +3,8 @@
 // made-up slot the commit goes through, and the campaign audit (`verify-draw.mjs --campaign`, the copy the service
 // serves) names the number no published draw accounts for. Also what the service does with the campaign afterwards.
 
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BaseError,
@@ -189,8 +191,8 @@ describe("the campaign audit against a rogue operator", () => {
 
   // After the rogue #3 (draw time just after #2's), the keeper numbers its next drawing max(own last, chain's last) + 1
   // = 4 and commits it: the contract takes it (number in sequence, own slot, later draw time). What shows: the
-  // number 3 missing from draws.json and the audit naming #3 while #4 passes. The service itself raises nothing
-  // (needsAttention stays null, no alert): not asserted here either way, reported as a product gap.
+  // number 3 missing from draws.json, the audit naming #3 while #4 passes, and the service flagging the drawing
+  // (needsAttention names number 3) with a foreign_commit alert in its log.
   it("the service draws its next drawing as #4 around the rogue #3; draws.json shows the gap and the audit stays red", async () => {
     const [next] = await openDrawings();
     expect(next).toBeTruthy();
@@ -198,6 +200,8 @@ describe("the campaign audit against a rogue operator", () => {
     await clockPast(next!);
     const paid = await waitFor("the next drawing paid", () => drawing(next!.id), (d) => d.status === "paid");
     expect(paid.number).toBe(4);
+    expect(paid.needsAttention).toBe("number 3 was committed onchain outside this service: the operator key may be in other hands (rotate it); the campaign audit names them");
+    expect(readFileSync(path.join(stack.dataDir, "service.log"), "utf8")).toMatch(/"alert":"foreign_commit".*"numbers":\[3,3\]/);
 
     const draws = (await (await fetch(drawsJsonUrl())).json()) as { draws: { id: string; number: number | null; stage: string }[] };
     expect(draws.draws.filter((d) => d.number !== null).map((d) => d.number).sort()).toEqual([1, 2, 4]);

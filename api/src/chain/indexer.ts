@@ -56,7 +56,16 @@ const prizeSchema = z.object({
   heldReason: z.string().nullable(),
 });
 
-const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prizeSchema) });
+/** Entropy's Revealed log for the drawing's request: both contributions, as the provider contract combined them. */
+const entropyRevealSchema = z.object({
+  randomNumber: hex,
+  userContribution: hex,
+  providerContribution: hex,
+  callbackFailed: z.boolean(),
+  tx: hex,
+});
+
+const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prizeSchema), entropyReveal: entropyRevealSchema.nullable() });
 /** Before the first checkpoint every field but `ready` is null. */
 const headResponse = z.object({ chainId: z.number().int().nullable(), blockNumber: uint.nullable(), blockTimestamp: uint.nullable(), ready: z.boolean() });
 
@@ -91,6 +100,7 @@ export type IndexedPrizeTable = z.infer<typeof prizeTableSchema>;
 export type IndexedPayout = z.infer<typeof payoutSchema>;
 export type IndexedDrawing = z.infer<typeof drawingSchema>;
 export type IndexedPrize = z.infer<typeof prizeSchema>;
+export type IndexedEntropyReveal = z.infer<typeof entropyRevealSchema>;
 export type IndexedHead = z.infer<typeof headResponse>;
 
 /**
@@ -137,11 +147,12 @@ export class IndexerClient {
   }
 
   /**
-   * A drawing and its prizes in position order, or null while the indexer has not seen its commit.
+   * A drawing, its prizes in position order and Entropy's Revealed log for its request (null until revealed), or
+   * null while the indexer has not seen its commit.
    * The route reads the drawing and its prizes in two queries while Ponder may be flushing a block, so a
    * drawing whose settled count differs from its prize rows is read again until the two agree.
    */
-  async drawing(campaignId: Hex, number: bigint): Promise<{ drawing: IndexedDrawing; prizes: IndexedPrize[] } | null> {
+  async drawing(campaignId: Hex, number: bigint): Promise<{ drawing: IndexedDrawing; prizes: IndexedPrize[]; entropyReveal: IndexedEntropyReveal | null } | null> {
     for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
       const body = await this.get(`/drawings/${campaignId.toLowerCase()}/${number}`);
       if (body === null) return null;

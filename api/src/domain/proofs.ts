@@ -1,7 +1,7 @@
 import { toHex, type Address, type Hex } from "viem";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ProofMismatchError, buildProof, toCampaignId, validatePrizeTable, winnerHash, type ProofV2 } from "../draw/index.js";
+import { ProofMismatchError, buildProofV3, toCampaignId, validatePrizeTable, winnerHash, type ProofV3 } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { NotFoundError, ServiceError } from "./errors.js";
@@ -18,11 +18,12 @@ export class ProofNotReadyError extends ServiceError {
 }
 
 /**
- * Proof format version 2 (DESIGN.md section 7): every value a verifier recomputes comes from indexed chain
- * data; ids and names come from the store, and they must hash to the onchain commitment, or the proof is
- * refused and the drawing flagged.
+ * Proof format version 3 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
+ * data (the commit's slot and user contribution, Entropy's Revealed log for the provider's contribution); ids and
+ * names come from the store, and they must hash to the onchain commitment, or the proof is refused and the
+ * drawing flagged.
  */
-export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV2> {
+export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV3> {
   const drawing = store.drawings.byId(campaign.id, drawingId);
   if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
   const campaignId = toCampaignId(campaign.slug);
@@ -30,6 +31,8 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
   if (!indexed || indexed.drawing.randomValue === null || indexed.drawing.revealTimestamp === null || indexed.drawing.revealTx === null || indexed.drawing.sequence === null || indexed.drawing.winnersCommitment === null) {
     throw new ProofNotReadyError();
   }
+  // A real provider's contribution goes into the proof; Entropy logs it right after the callback's own events.
+  if (!deployment.mockEntropy && indexed.entropyReveal === null) throw new ProofNotReadyError();
   const onchainTable = await indexer.prizeTable(toHex(drawing.tableId, { size: 32 }), drawing.tableVersion);
   if (!onchainTable) throw new ProofNotReadyError();
   const table = validatePrizeTable({
@@ -39,9 +42,9 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
   });
   const winners = store.drawings.winners(drawing.id);
   try {
-    return buildProof({
+    return buildProofV3({
       campaign: { slug: campaign.slug, name: campaign.name },
-      drawing: { id: drawing.id, number: drawing.number, drawAt: drawing.drawAt },
+      drawing: { id: drawing.id, number: drawing.number, drawAt: drawing.drawAt, slot: indexed.drawing.slot },
       winners: winners.map((w) => ({ winner: w.winnerId, displayName: w.displayName })),
       commitment: indexed.drawing.winnersCommitment,
       lockedAt: drawing.lockedAt ?? new Date(Number(indexed.drawing.commitTimestamp) * 1_000).toISOString(),
@@ -50,6 +53,8 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
         requestId: indexed.drawing.sequence.toString(),
         value: indexed.drawing.randomValue,
         revealedAt: new Date(Number(indexed.drawing.revealTimestamp) * 1_000).toISOString(),
+        ...(indexed.drawing.userRandomNumber === null ? {} : { userContribution: indexed.drawing.userRandomNumber }),
+        providerContribution: indexed.entropyReveal?.providerContribution ?? null,
       },
       table,
       results: indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents) })),
@@ -62,7 +67,7 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
               list: store.entries.all(drawing.id).map((e) => ({ hash: winnerHash(e.entrantId), weight: e.weight })),
             }
           : null,
-      chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
+      chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, entropy: deployment.entropy, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
     });
   } catch (error) {
     if (!(error instanceof ProofMismatchError)) throw error;

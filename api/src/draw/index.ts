@@ -38,7 +38,6 @@ export {
   type SelectWinnersParameters,
 } from "./entrants.js";
 export {
-  buildProof,
   buildProofV2,
   buildProofV3,
   PROOF_VERSION,

@@ -232,12 +232,6 @@ export function buildProofV2(input: ProofInput): ProofV2 {
 }
 
 /**
- * Version 2, under its former name, for callers not yet moved to version 3.
- * @deprecated use buildProofV3 (the current format) or buildProofV2.
- */
-export const buildProof = buildProofV2;
-
-/**
  * Assembles a version 3 proof; throws ProofMismatchError when the store and the chain disagree: besides the
  * version 2 checks, the slot must be keccak256 of the drawing id, the onchain user contribution (when given) the
  * one derived from the commit, and for a real provider with a known contribution the random value must be

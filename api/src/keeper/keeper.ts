@@ -21,6 +21,13 @@ export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff
 export const CHAIN_FAULT_PREFIX = "chain: ";
 export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback)`;
 const SECONDS_PER_DAY = 86_400n;
+/**
+ * The chain's last number is ahead of every number this service gave out: someone committed with the operator key
+ * outside the service (or the store was restored from an older copy). Kept on the drawing (not a chain fault, so
+ * never cleared automatically); the campaign audit (verify-draw.mjs --campaign) names the numbers.
+ */
+export const foreignCommitNote = (first: number, last: number): string =>
+  `number${first === last ? ` ${first} was` : `s ${first} to ${last} were`} committed onchain outside this service: the operator key may be in other hands (rotate it); the campaign audit names them`;
 export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send entries";
 
 export type KeeperDeps = {
@@ -230,8 +237,15 @@ export class Keeper {
     // The number is fixed in the store before the transaction, so a retry targets the same number.
     let number = drawing.number;
     if (number === null) {
-      number = Math.max(store.drawings.maxNumber(campaign.id), Number((await chain.getCampaign(campaignId))[2])) + 1;
-      store.drawings.update({ ...drawing, number });
+      const ours = store.drawings.maxNumber(campaign.id);
+      const onchainLast = Number((await chain.getCampaign(campaignId))[2]);
+      number = Math.max(ours, onchainLast) + 1;
+      const foreign = onchainLast > ours ? foreignCommitNote(ours + 1, onchainLast) : drawing.needsAttention;
+      if (onchainLast > ours) {
+        this.deps.logger.warn({ alert: "foreign_commit", campaign: campaign.slug, drawingId: drawing.id, numbers: [ours + 1, onchainLast] }, "numbers committed onchain outside this service");
+      }
+      store.drawings.update({ ...drawing, number, needsAttention: foreign });
+      drawing = { ...drawing, number, needsAttention: foreign };
     }
     const onchain = await chain.getDrawing(campaignId, BigInt(number)).catch((error: unknown) => {
       if (isDrawingNotFound(error)) return null;

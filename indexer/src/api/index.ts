@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { and, asc, client, desc, eq, sql } from "ponder";
 import { db } from "ponder:api";
-import schema, { campaign, drawing, payout, prize, prizeTable } from "ponder:schema";
+import schema, { campaign, drawing, entropyReveal, payout, prize, prizeTable } from "ponder:schema";
 
 // The service's read side. It never opens Ponder's database: it reads these routes, or /sql/* through
 // @ponder/client. Every bigint is a decimal string, every hex value lowercase. Ponder itself serves /health,
@@ -54,7 +54,7 @@ app.onError((error, c) => {
 // SQL over HTTP for @ponder/client (read-only, same tables as below).
 app.use("/sql/*", client({ db, schema }));
 
-/** A drawing and its prizes ordered by position. */
+/** A drawing, its prizes ordered by position, and Entropy's Revealed log for its request (null until revealed). */
 app.get("/drawings/:campaignId/:number", async (c) => {
   const campaignId = bytes32("campaignId", c.req.param("campaignId"));
   const number = uint("number", c.req.param("number"), UINT64_MAX);
@@ -69,7 +69,11 @@ app.get("/drawings/:campaignId/:number", async (c) => {
     .from(prize)
     .where(and(eq(prize.campaignId, campaignId), eq(prize.number, number)))
     .orderBy(asc(prize.position));
-  return c.json(toJson({ drawing: row, prizes }));
+  const [reveal] =
+    row.provider === null || row.sequence === null
+      ? []
+      : await db.select().from(entropyReveal).where(eq(entropyReveal.id, `${row.provider}:${row.sequence}`)).limit(1);
+  return c.json(toJson({ drawing: row, prizes, entropyReveal: reveal ?? null }));
 });
 
 app.get("/campaigns/:campaignId", async (c) => {
