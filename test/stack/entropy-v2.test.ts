@@ -1,0 +1,313 @@
+// The whole stack on TestEntropyV2 (the real Pyth Entropy v2 rules: gas-capped callback, a failed callback
+// recorded and retried, hash-chain reveals) instead of MockEntropy. The test plays the provider: it registers a
+// hash chain and answers every request with revealWithCallback sent with the node's gas estimate, unpadded, as
+// Pyth's keeper does. Checks an honest draw end to end with the served verifier and --rpc, that tampered origin
+// fields are refused, and that a callback which fails for lack of gas is delivered again by the service's keeper
+// through Entropy's retry path with the same value, never requested twice.
+
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, createWalletClient, http, keccak256, parseEventLogs, toHex, type Hex, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
+import { ANVIL_KEYS } from "../../api/src/config.js";
+import { drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import { combineRandomValues } from "../support/entropyProvider.js";
+import { until } from "../support/processes.js";
+import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
+
+/** PrizeDraw's drawing status (contracts/PrizeDraw.sol Status). */
+const STATUS = { Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
+/** The callback's gas cap the local deployment requests (api/src/chain/deploy.ts DEFAULT_CALLBACK_GAS_LIMIT). */
+const CALLBACK_GAS_LIMIT = 2_000_000n;
+
+let stack: Stack;
+let key: string;
+let accountId: string;
+let registered: RegisteredProvider;
+let provider: TestProvider;
+let publicClient: PublicClient;
+
+type DrawingBody = {
+  id: string;
+  number: number | null;
+  status: string;
+  cutoffAt: string;
+  needsAttention: string | null;
+  winners: { position: number; winner: string; randomValue?: string; amountCents?: number }[];
+  verification: { winnersCommitment: string | null; entropyProvider: string | null; entropyRequestId: string | null; entropy: string | null };
+};
+
+type ProofV3 = {
+  proofVersion: number;
+  campaign: { id: string };
+  drawing: { id: string; number: number; slot?: string };
+  winnerList: { winners: string[]; commitment: string };
+  entropy: { provider: string; requestId: string; userContribution?: string; providerContribution?: string | null; value: string };
+  results: { position: number; randomValue: string }[];
+  chain: { chainId: number; contract: string; entropy?: string; commitTx: string; revealTx: string };
+};
+
+type VerifierJson = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string }[] };
+
+const drawing = async (slug: string, id: string) => {
+  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
+  expect(status).toBe(200);
+  return body.drawing as DrawingBody;
+};
+
+async function newPushCampaign(slug: string, winners: number): Promise<DrawingBody> {
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", TEST_WALLET);
+  await stack.cli("campaign", "activate", slug);
+  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
+  const open = body.drawings as DrawingBody[];
+  expect(open.length).toBeGreaterThan(0);
+  return open[0]!;
+}
+
+async function postWinnersAndPassCutoff(slug: string, open: DrawingBody, winners: string[]): Promise<void> {
+  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${open.id}/winners`, { key, body: { winners } })).status).toBe(201);
+  const moved = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+  expect(moved.status).toBe(200);
+}
+
+const waitForStatus = (slug: string, id: string, status: string, ms = 60_000) =>
+  until(`drawing ${id} ${status}`, async () => {
+    const d = await drawing(slug, id);
+    return d.status === status ? d : undefined;
+  }, ms, 250);
+
+const proofUrl = (slug: string, id: string) => `${stack.baseUrl}/campaigns/${slug}/draws/${id}/proof.json`;
+
+/** The proof from the public endpoint (404 until the indexer has the reveal). */
+const fetchProof = (slug: string, id: string) =>
+  until(`proof of ${id}`, async () => {
+    const response = await fetch(proofUrl(slug, id));
+    return response.ok ? ((await response.json()) as ProofV3) : undefined;
+  }, 30_000, 250);
+
+/** The served verifier with --json on a proof written to a file; returns its exit code and checks. */
+async function verifyFile(name: string, proof: unknown): Promise<{ code: number; result: VerifierJson }> {
+  const file = path.join(stack.dataDir, name);
+  writeFileSync(file, JSON.stringify(proof, null, 2));
+  const { code, out } = await runServedVerifier(stack, [file, "--rpc", stack.rpcUrl, "--json"]);
+  return { code, result: JSON.parse(out) as VerifierJson };
+}
+const failedIds = (result: VerifierJson) => result.checks.filter((c) => c.status === "fail").map((c) => c.id);
+
+/** Entropy's Requested events from the PrizeDraw contract (its only requester) since the deployment. */
+const entropyRequests = () =>
+  publicClient.getContractEvents({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, eventName: "Requested", args: { caller: stack.deployment.prizeDraw }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+const entropyReveals = (sequence: bigint) =>
+  publicClient.getContractEvents({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, eventName: "Revealed", args: { provider: registered.address, sequenceNumber: sequence }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+
+beforeAll(async () => {
+  stack = await startStack({
+    deploy: { randomness: "test-entropy-v2" },
+    beforeService: async (deployment, rpcUrl) => {
+      registered = await registerTestProvider(rpcUrl, deployment.entropy, { seed: keccak256(toHex("entropy-v2 stack test provider")), chainLength: 64, defaultGasLimit: 500_000 });
+    },
+  });
+  expect(stack.deployment.mockEntropy).toBe(false);
+  expect(stack.deployment.entropyProvider.toLowerCase()).toBe(registered.address.toLowerCase());
+  publicClient = createPublicClient({ transport: http(stack.rpcUrl) }) as PublicClient;
+  provider = startTestProvider({ rpcUrl: stack.rpcUrl, entropy: stack.deployment.entropy, provider: registered, fromBlock: BigInt(stack.deployment.deployBlock) });
+  ({ accountId, key } = await createAccount(stack, "entropy-v2@example.com"));
+}, 240_000);
+
+afterAll(async () => {
+  await provider?.stop();
+  await stack?.stop();
+});
+
+describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing the provider", () => {
+  let honest: { slug: string; id: string; proof: ProofV3 };
+
+  it("an honest draw: paid, settled inside the provider's estimated reveal, and its proof verifies with --rpc including the origin", async () => {
+    const slug = "v2-honest";
+    const winners = ["h-1", "h-2", "h-3"];
+    const open = await newPushCampaign(slug, winners.length);
+    await postWinnersAndPassCutoff(slug, open, winners);
+    const paid = await waitForStatus(slug, open.id, "paid");
+    expect(paid.number).toBe(1);
+    expect(paid.needsAttention).toBeNull();
+    expect(paid.verification.entropyProvider).toBe(registered.address.toLowerCase());
+    const sequence = BigInt(paid.verification.entropyRequestId!);
+    expect(sequence).toBeGreaterThan(registered.chainStart);
+
+    // The provider's reveal: one transaction with exactly the node's estimate as its gas limit.
+    const reveal = await provider.waitForReveal(sequence);
+    const campaignId = toCampaignId(slug);
+    const derivedUser = userRandomNumber({ campaignId, number: 1n, slot: drawingSlot(open.id), listCommitment: fingerprint(winners) });
+    expect(reveal.userContribution).toBe(derivedUser);
+    expect(reveal.requester.toLowerCase()).toBe(stack.deployment.prizeDraw.toLowerCase());
+    const tx = await publicClient.getTransaction({ hash: reveal.hash });
+    expect(tx.from.toLowerCase()).toBe(registered.address.toLowerCase());
+    expect(tx.gas).toBe(reveal.estimate); // unpadded
+    expect(reveal.estimate).toBeLessThan(CALLBACK_GAS_LIMIT); // it carries the callback's work, not the whole cap
+    expect(reveal.receipt.status).toBe("success");
+    expect(reveal.receipt.gasUsed).toBeLessThanOrEqual(tx.gas);
+    // Below the estimate the reveal does not succeed with a callback that did less: the whole transaction fails
+    // (InsufficientGas, or out of gas right after the starved callback), so the estimate is the callback's whole share.
+    const revealBefore = (gas: bigint) =>
+      publicClient.simulateContract({
+        address: stack.deployment.entropy,
+        abi: TestEntropyV2Abi,
+        functionName: "revealWithCallback",
+        args: [registered.address, sequence, reveal.userContribution, reveal.providerRevelation],
+        account: registered.address,
+        gas,
+        blockNumber: reveal.receipt.blockNumber - 1n,
+      });
+    await expect(revealBefore(reveal.estimate)).resolves.toBeDefined();
+    await expect(revealBefore(reveal.estimate - 20_000n)).rejects.toThrow(/InsufficientGas|OutOfGas|OOG|out of gas/i);
+
+    // Inside that transaction: Entropy revealed with a successful callback, and the callback settled every prize.
+    const value = combineRandomValues(derivedUser, registered.revelation(sequence));
+    const entropyLogs = parseEventLogs({ abi: TestEntropyV2Abi, logs: reveal.receipt.logs, eventName: "Revealed" });
+    expect(entropyLogs.map((l) => ({ seq: l.args.sequenceNumber, failed: l.args.callbackFailed, value: l.args.randomNumber }))).toEqual([{ seq: sequence, failed: false, value }]);
+    const drawLogs = parseEventLogs({ abi: PrizeDrawAbi, logs: reveal.receipt.logs }).filter((l) => l.address.toLowerCase() === stack.deployment.prizeDraw.toLowerCase());
+    const revealed = drawLogs.filter((l) => l.eventName === "EntropyRevealed");
+    expect(revealed).toHaveLength(1);
+    expect(revealed[0]!.args).toMatchObject({ campaignId, number: 1n, sequence, randomValue: value });
+    const awarded = drawLogs.filter((l) => l.eventName === "PrizeAwarded").map((l) => (l.args as { position: bigint }).position);
+    expect(awarded).toEqual([0n, 1n, 2n]);
+    const settled = drawLogs.filter((l) => l.eventName === "DrawingSettled");
+    expect(settled).toHaveLength(1);
+    expect((settled[0]!.args as { prizeCount: bigint }).prizeCount).toBe(3n);
+    // No separate settle transaction: the only DrawingSettled of this drawing is the one in the reveal.
+    const allSettled = await publicClient.getContractEvents({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, eventName: "DrawingSettled", args: { campaignId, number: 1n }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+    expect(allSettled.map((l) => l.transactionHash)).toEqual([reveal.hash]);
+    const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
+    expect(Number(onchain.status)).toBe(STATUS.Paid);
+    expect(onchain.randomValue).toBe(value);
+    expect(paid.verification.entropy).toBe(value);
+
+    // The public proof, checked by the served verifier against the chain.
+    const proof = await fetchProof(slug, open.id);
+    expect(proof.entropy.value).toBe(value);
+    expect(proof.chain.revealTx).toBe(reveal.hash);
+    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    expect(out).toMatch(/^PASS: \d+ checks passed/m);
+    expect(code).toBe(0);
+    expect(proof.proofVersion).toBe(3);
+    expect(proof).toMatchObject({ drawing: { slot: drawingSlot(open.id) }, entropy: { userContribution: derivedUser }, chain: { entropy: stack.deployment.entropy.toLowerCase() } });
+    expect(proof.entropy.providerContribution).toBe(registered.revelation(sequence)); // from Entropy's Revealed log
+    expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
+    expect(out).not.toContain("✘");
+    honest = { slug, id: open.id, proof };
+  });
+
+  it("a proof with a tampered origin (user contribution, provider contribution, value) fails with --rpc", async () => {
+    expect(honest).toBeDefined();
+    const { proof } = honest;
+    expect(proof.proofVersion).toBe(3);
+    const untouched = await verifyFile("honest.json", proof);
+    expect(untouched.code).toBe(0);
+    expect(untouched.result.checks.find((c) => c.id === "rpc.entropy.origin")?.status).toBe("pass");
+
+    const wrong = keccak256(toHex("not the contribution"));
+    const user = await verifyFile("tampered-user.json", { ...proof, entropy: { ...proof.entropy, userContribution: wrong } });
+    expect(user.code).toBe(1);
+    expect(failedIds(user.result)).toEqual(expect.arrayContaining(["entropy.userContribution", "rpc.request.user"]));
+
+    const providerSide = await verifyFile("tampered-provider.json", { ...proof, entropy: { ...proof.entropy, providerContribution: wrong } });
+    expect(providerSide.code).toBe(1);
+    expect(failedIds(providerSide.result)).toEqual(expect.arrayContaining(["entropy.value", "rpc.entropy.origin"]));
+
+    // A value consistent with a made-up provider contribution: offline the origin adds up; the chain refuses it.
+    const forged = combineRandomValues(proof.entropy.userContribution as Hex, wrong);
+    const value = await verifyFile("tampered-value.json", { ...proof, entropy: { ...proof.entropy, providerContribution: wrong, value: forged } });
+    expect(value.code).toBe(1);
+    expect(value.result.checks.find((c) => c.id === "entropy.value")?.status).toBe("pass");
+    expect(failedIds(value.result)).toEqual(expect.arrayContaining(["rpc.entropy.reveal", "rpc.entropy.origin"]));
+  });
+
+  it("a callback that fails for lack of gas is delivered again by the keeper with the same value, requested once", async () => {
+    const slug = "v2-retry";
+    const winners = ["r-1", "r-2"];
+    const transport = http(stack.rpcUrl);
+    const deployer = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS.admin), chain: localChain(stack.rpcUrl, stack.deployment.chainId), transport });
+    const setShortfall = async (gas: number) => {
+      const hash = await deployer.writeContract({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, functionName: "setCallbackGasShortfall", args: [gas] });
+      expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+      expect(await publicClient.readContract({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, functionName: "callbackGasShortfall" })).toBe(gas);
+    };
+    const requestsBefore = (await entropyRequests()).length;
+
+    const open = await newPushCampaign(slug, winners.length);
+    // The capped first callback gets 10,000 gas of its 2,000,000: too little, so it fails with its whole cap "available".
+    await setShortfall(Number(CALLBACK_GAS_LIMIT) - 10_000);
+    let sequence: bigint;
+    try {
+      await postWinnersAndPassCutoff(slug, open, winners);
+      const requested = await until("entropy requested", async () => {
+        const d = await drawing(slug, open.id);
+        return d.verification.entropyRequestId !== null ? d : undefined;
+      }, 30_000, 250);
+      sequence = BigInt(requested.verification.entropyRequestId!);
+      const reveal = await provider.waitForReveal(sequence);
+      // The provider's reveal succeeded as a transaction and recorded the callback as failed.
+      expect(reveal.receipt.status).toBe("success");
+      expect((await publicClient.getTransaction({ hash: reveal.hash })).gas).toBe(reveal.estimate);
+      const first = parseEventLogs({ abi: TestEntropyV2Abi, logs: reveal.receipt.logs, eventName: "Revealed" });
+      expect(first.map((l) => ({ seq: l.args.sequenceNumber, failed: l.args.callbackFailed }))).toEqual([{ seq: sequence, failed: true }]);
+      const drawLogs = parseEventLogs({ abi: PrizeDrawAbi, logs: reveal.receipt.logs }).filter((l) => l.address.toLowerCase() === stack.deployment.prizeDraw.toLowerCase());
+      expect(drawLogs).toEqual([]); // the callback's effects were reverted
+    } finally {
+      await setShortfall(0);
+    }
+
+    const paid = await waitForStatus(slug, open.id, "paid");
+    expect(paid.number).toBe(1);
+    expect(paid.needsAttention).toBeNull();
+    expect(BigInt(paid.verification.entropyRequestId!)).toBe(sequence);
+
+    const campaignId = toCampaignId(slug);
+    const derivedUser = userRandomNumber({ campaignId, number: 1n, slot: drawingSlot(open.id), listCommitment: fingerprint(winners) });
+    const value = combineRandomValues(derivedUser, registered.revelation(sequence));
+    expect(paid.verification.entropy).toBe(value);
+
+    // Entropy: the failed reveal (the provider's), then one successful retry (the keeper's, from the operator) with the same value.
+    const reveals = await entropyReveals(sequence);
+    expect(reveals.map((l) => ({ failed: l.args.callbackFailed, value: l.args.randomNumber, user: l.args.userContribution, provider: l.args.providerContribution }))).toEqual([
+      { failed: true, value, user: derivedUser, provider: registered.revelation(sequence) },
+      { failed: false, value, user: derivedUser, provider: registered.revelation(sequence) },
+    ]);
+    const retryTx = await publicClient.getTransaction({ hash: reveals[1]!.transactionHash });
+    expect(retryTx.from.toLowerCase()).toBe(stack.deployment.operator.toLowerCase());
+    expect(provider.reveals.get(sequence)!.hash).not.toBe(reveals[1]!.transactionHash);
+
+    // One request: one EntropyRequested for this campaign and number, one Entropy Requested with its contribution,
+    // and no Entropy request beyond this drawing's.
+    const drawRequests = await publicClient.getContractEvents({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, eventName: "EntropyRequested", args: { campaignId }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+    expect(drawRequests.map((l) => ({ number: l.args.number, sequence: l.args.sequence }))).toEqual([{ number: 1n, sequence }]);
+    const allRequests = await entropyRequests();
+    expect(allRequests.length).toBe(requestsBefore + 1);
+    expect(allRequests.filter((l) => l.args.userContribution === derivedUser).map((l) => l.args.sequenceNumber)).toEqual([sequence]);
+
+    const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
+    expect(Number(onchain.status)).toBe(STATUS.Paid);
+    expect(onchain.randomValue).toBe(value);
+    expect(paid.winners.map((w) => w.winner)).toEqual(winners);
+
+    // The proof names the retry as the reveal and verifies against the chain, the failed callback included.
+    const proof = await fetchProof(slug, open.id);
+    expect(proof.entropy.value).toBe(value);
+    expect(proof.chain.revealTx).toBe(reveals[1]!.transactionHash);
+    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    expect(out).toMatch(/^PASS: \d+ checks passed/m);
+    expect(code).toBe(0);
+    expect(proof.proofVersion).toBe(3);
+    expect(out).toContain("(after 1 failed callback with the same value)");
+    expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
+  });
+
+  it("the test provider met no errors it could not recover from", () => {
+    // Every request got exactly one reveal from the provider; a transient error would have been retried.
+    expect([...provider.reveals.keys()].length).toBe(2);
+    expect(provider.errors.filter((e) => !/fetch failed|ECONNREFUSED/.test(e))).toEqual([]);
+  });
+});
