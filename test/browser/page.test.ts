@@ -164,7 +164,10 @@ describe("the public campaign page on a phone", () => {
 
     // How to check: the exact commands, with the newest draw's proof URL; test randomness is said.
     const proofUrl = `${stack.baseUrl}/campaigns/${SLUG}/draws/${paid.id}/proof.json`;
-    await expect(page.locator("#check pre").textContent()).resolves.toBe(`curl -sO ${stack.baseUrl}/verify/verify-draw.mjs\nnode verify-draw.mjs ${proofUrl}`);
+    await expect(page.locator("#check pre").first().textContent()).resolves.toBe(`curl -sO ${stack.baseUrl}/verify/verify-draw.mjs\nnode verify-draw.mjs ${proofUrl}`);
+    // Commits onchain against drawings published, and the campaign-wide check.
+    await expect(page.locator("#commit-count").textContent()).resolves.toBe("1 drawing was committed onchain, 1 is published here.");
+    await expect(page.locator("#check pre").nth(1).textContent()).resolves.toBe(`node verify-draw.mjs --campaign ${stack.baseUrl}/campaigns/${SLUG}/draws.json --rpc <RPC URL of chain>`);
     expect(await page.locator(`#check a[href="${stack.baseUrl}/verify/SKILL.md"]`).count()).toBe(1);
     await expect(page.locator("#check").textContent()).resolves.toContain("test randomness");
     expect(await page.locator(`a[href="${stack.baseUrl}/campaigns/${SLUG}/draws.json"]`).count()).toBeGreaterThan(0);

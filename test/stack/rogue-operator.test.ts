@@ -187,6 +187,12 @@ describe("the campaign audit against a rogue operator", () => {
     expect(out).toMatch(/^2 of 3 commits accounted for$/m);
     expect(out).not.toMatch(/✘ #[12]:/);
     expect(code).toBe(1);
+
+    // The public page says so too, once the indexer has the rogue commit.
+    const pageText = async () => (await (await fetch(`${stack.baseUrl}/campaigns/${SLUG}`)).text()).replace(/<[^>]+>/g, "");
+    const text = await waitFor("the page counting 3 commits", pageText, (t) => t.includes("3 drawings were committed onchain"));
+    expect(text).toContain("3 drawings were committed onchain, 2 are published here.");
+    expect(text).toContain("1 onchain commit is not published here.");
   });
 
   // After the rogue #3 (draw time just after #2's), the keeper numbers its next drawing max(own last, chain's last) + 1

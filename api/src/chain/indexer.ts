@@ -96,12 +96,16 @@ const payoutSchema = z.object({
 });
 const payoutsResponse = z.object({ payouts: z.array(payoutSchema) });
 
+/** A registered campaign as the indexer mirrors it (only what the service reads). */
+const campaignSchema = z.object({ id: hex, lastNumber: uint });
+
 export type IndexedPrizeTable = z.infer<typeof prizeTableSchema>;
 export type IndexedPayout = z.infer<typeof payoutSchema>;
 export type IndexedDrawing = z.infer<typeof drawingSchema>;
 export type IndexedPrize = z.infer<typeof prizeSchema>;
 export type IndexedEntropyReveal = z.infer<typeof entropyRevealSchema>;
 export type IndexedHead = z.infer<typeof headResponse>;
+export type IndexedCampaign = z.infer<typeof campaignSchema>;
 
 /**
  * Reads the indexer's typed routes (indexer/src/api) over HTTP: the service never opens Ponder's store.
@@ -126,6 +130,15 @@ export class IndexerClient {
     const body = await this.get("/head");
     const parsed = headResponse.safeParse(body);
     if (!parsed.success) throw new IndexerUnavailableError("indexer /head answered an unexpected shape");
+    return parsed.data;
+  }
+
+  /** A campaign as registered onchain (lastNumber: its last committed number), or null before its registration. */
+  async campaign(campaignId: Hex): Promise<IndexedCampaign | null> {
+    const body = await this.get(`/campaigns/${campaignId.toLowerCase()}`);
+    if (body === null) return null;
+    const parsed = campaignSchema.safeParse(body);
+    if (!parsed.success) throw new IndexerUnavailableError(`indexer campaign ${campaignId} has an unexpected shape`);
     return parsed.data;
   }
 

@@ -55,6 +55,6 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   api.route("/campaigns", guaranteeRoutes({ store }));
   app.route("/api/v1", api);
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
-  app.route("/", pageRoutes({ store, publicBaseUrl: config.publicBaseUrl, deployment }));
+  app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment }));
   return app;
 }

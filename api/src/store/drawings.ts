@@ -240,6 +240,14 @@ export class DrawingStore {
     return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
   }
 
+  /** Drawings this service committed onchain (randomness requested or later). */
+  countCommitted(campaignId: string): number {
+    return this.db
+      .prepare("SELECT COUNT(*) FROM drawings WHERE campaign_id = ? AND status IN ('entropy_requested', 'settled', 'paid')")
+      .pluck()
+      .get(campaignId) as number;
+  }
+
   maxNumber(campaignId: string): number {
     return (this.db.prepare("SELECT COALESCE(MAX(number), 0) FROM drawings WHERE campaign_id = ?").pluck().get(campaignId) as number) ?? 0;
   }

@@ -3,7 +3,7 @@
 import type { PrizeTable } from "../../draw/index.js";
 import type { Campaign, CampaignStatus } from "../../store/campaigns.js";
 import { DrawList, type DrawView } from "./DrawList.js";
-import { HowToCheck } from "./HowToCheck.js";
+import { HowToCheck, type CommitCount } from "./HowToCheck.js";
 import { Layout, type FooterLink } from "./Layout.js";
 import { OddsTable } from "./OddsTable.js";
 import { ScheduleSection, type NextDrawing } from "./ScheduleSection.js";
@@ -20,6 +20,7 @@ export type CampaignPageProps = {
   publicBaseUrl: string;
   drawsJsonUrl: string;
   mockEntropy: boolean;
+  commits: CommitCount;
   footer: FooterLink[];
 };
 
@@ -54,7 +55,13 @@ export function CampaignPage(props: CampaignPageProps) {
         mode={campaign.mode}
         now={props.now}
       />
-      <HowToCheck publicBaseUrl={props.publicBaseUrl} exampleProofUrl={newestProof} mockEntropy={props.mockEntropy} />
+      <HowToCheck
+        publicBaseUrl={props.publicBaseUrl}
+        exampleProofUrl={newestProof}
+        mockEntropy={props.mockEntropy}
+        drawsJsonUrl={props.drawsJsonUrl}
+        commits={props.commits}
+      />
     </Layout>
   );
 }

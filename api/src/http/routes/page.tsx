@@ -3,20 +3,22 @@
 // The pragmas above: the service runs under tsx from the repository root, whose tsconfig has no JSX settings.
 import { Hono } from "hono";
 import type { DeploymentRecord } from "../../chain/deployment.js";
+import type { IndexerClient } from "../../chain/indexer.js";
 import { campaignNow } from "../../domain/campaigns.js";
 import { NotFoundError } from "../../domain/errors.js";
 import { STAGE, isDrawn, proofUrl, publicCampaign } from "../../domain/publicDraws.js";
-import { averagePrizeCents } from "../../draw/index.js";
+import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
 import { CampaignPage } from "../page/CampaignPage.js";
 import type { DrawView } from "../page/DrawList.js";
+import type { CommitCount } from "../page/HowToCheck.js";
 import { httpsUrl } from "../page/format.js";
 import type { FooterLink } from "../page/Layout.js";
 import type { NextDrawing } from "../page/ScheduleSection.js";
 import { NotFoundPage, PrivacyPage, TermsPage } from "../page/ServicePages.js";
 
-export type PageRoutesDeps = { store: Store; publicBaseUrl: string; deployment: DeploymentRecord };
+export type PageRoutesDeps = { store: Store; indexer: IndexerClient; publicBaseUrl: string; deployment: DeploymentRecord };
 
 /** Past draws shown on the page; draws.json has the full history. */
 export const PAGE_DRAWS = 100;
@@ -45,7 +47,7 @@ function campaignFooter(campaign: Campaign, publicBaseUrl: string): FooterLink[]
 }
 
 /** Everything the campaign page shows, read from the store. */
-function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord) {
+function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord, commits: CommitCount) {
   const table = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
   if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
   const now = campaignNow(campaign).toISOString();
@@ -80,19 +82,34 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
     publicBaseUrl,
     drawsJsonUrl: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`,
     mockEntropy: deployment.mockEntropy,
+    commits,
     footer: campaignFooter(campaign, publicBaseUrl),
   };
 }
 
 /** The public campaign page and the service's own terms and privacy pages: server-rendered HTML, no scripts. */
-export function pageRoutes({ store, publicBaseUrl, deployment }: PageRoutesDeps) {
+/**
+ * The campaign's commits onchain (the indexer's lastNumber) against the drawings this service committed; the onchain count
+ * is null while the indexer cannot answer, so the page still renders.
+ */
+async function commitCount(store: Store, indexer: IndexerClient, campaign: Campaign): Promise<CommitCount> {
+  const published = store.drawings.countCommitted(campaign.id);
+  try {
+    const onchain = await indexer.campaign(toCampaignId(campaign.slug));
+    return { committed: onchain === null ? 0 : Number(onchain.lastNumber), published };
+  } catch {
+    return { committed: null, published };
+  }
+}
+
+export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRoutesDeps) {
   const app = new Hono();
   app.use("*", async (c, next) => {
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
   });
 
-  app.get("/campaigns/:slug", (c) => {
+  app.get("/campaigns/:slug", async (c) => {
     let campaign: Campaign;
     try {
       campaign = publicCampaign(store, c.req.param("slug"));
@@ -100,7 +117,8 @@ export function pageRoutes({ store, publicBaseUrl, deployment }: PageRoutesDeps)
       if (error instanceof NotFoundError) return c.html(<NotFoundPage publicBaseUrl={publicBaseUrl} />, 404);
       throw error;
     }
-    return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment)} />);
+    const commits = await commitCount(store, indexer, campaign);
+    return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />);
   });
   app.get("/terms", (c) => c.html(<TermsPage publicBaseUrl={publicBaseUrl} />));
   app.get("/privacy", (c) => c.html(<PrivacyPage publicBaseUrl={publicBaseUrl} />));
