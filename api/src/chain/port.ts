@@ -320,7 +320,9 @@ function toChainError(functionName: string, error: unknown): Error {
   if (error instanceof BaseError) {
     const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
     if (revert instanceof ContractFunctionRevertedError) {
-      return new ChainRevertError(functionName, revert.data?.errorName ?? revert.reason ?? "UnknownRevert", revert.data?.args ?? []);
+      // An error PrizeDraw does not declare (a token's own, say) is named by its selector so it can be looked up.
+      const name = revert.data?.errorName ?? revert.reason ?? (revert.signature ? `unknown error ${revert.signature}` : "UnknownRevert");
+      return new ChainRevertError(functionName, name, revert.data?.args ?? []);
     }
     return new ChainUnavailableError(`${functionName}: ${error.shortMessage}`);
   }
