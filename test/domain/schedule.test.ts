@@ -536,8 +536,8 @@ describe("startsAt and endsAt", () => {
 describe("upcomingOccurrences", () => {
   const s = normalizeSchedule({ cadence: "daily", drawHour: 20, cutoffMinutes: 60, startsAt: "2026-11-01T00:00:00Z" }, NOW);
 
-  it("leaves out a draw whose cutoff has passed", () => {
-    expect(iso(upcomingOccurrences(s, d("2026-12-01T19:30:00Z")))).toEqual(["2026-12-02T20:00:00.000Z"]);
+  it("leaves out a draw whose cutoff has passed (and keeps the next two)", () => {
+    expect(iso(upcomingOccurrences(s, d("2026-12-01T19:30:00Z")))).toEqual(["2026-12-02T20:00:00.000Z", "2026-12-03T20:00:00.000Z"]);
   });
 
   it("keeps a draw whose cutoff is still ahead, up to 48 hours out", () => {
@@ -546,7 +546,42 @@ describe("upcomingOccurrences", () => {
   });
 
   it("a cutoff exactly at now is closed", () => {
-    expect(iso(upcomingOccurrences(s, d("2026-12-01T19:00:00Z")))).toEqual(["2026-12-02T20:00:00.000Z"]);
+    expect(iso(upcomingOccurrences(s, d("2026-12-01T19:00:00Z")))[0]).toBe("2026-12-02T20:00:00.000Z");
+  });
+
+  // Issue 18.3: a weekly or monthly campaign's next drawing is usually more than 48 hours away; it must exist all
+  // the same (entries go to it, nextDrawing names it), and the one after it must exist before its cutoff passes, so
+  // that between a cutoff and the keeper's next cycle (300 s in production) a drawing still takes entries.
+  const KEEPER_INTERVAL_MS = 300_000;
+  const cases: [string, ScheduleInput][] = [
+    ["weekly", { cadence: "weekly", drawWeekday: 3, drawHour: 20, cutoffMinutes: 60, timezone: "Europe/Berlin" }],
+    ["monthly on the 31st", { cadence: "monthly", drawDayOfMonth: 31, drawHour: 9, drawMinute: 30, cutoffMinutes: 24 * 60, timezone: "America/New_York" }],
+    ["daily", { cadence: "daily", drawHour: 20, cutoffMinutes: 23 * 60 }],
+    ["hourly", { cadence: "hourly", drawMinute: 15 }],
+  ];
+  for (const [name, input] of cases) {
+    it(`${name}: the next drawing always exists, and so does every draw of the next 48 hours`, () => {
+      const sch = normalizeSchedule({ ...input, startsAt: "2026-01-01T00:00:00Z" }, NOW);
+      for (let t = Date.parse("2026-01-20T00:00:00Z"); t < Date.parse("2026-04-10T00:00:00Z"); t += 37 * 60_000) {
+        const now = new Date(t);
+        const planned = upcomingOccurrences(sch, now);
+        const next = nextOccurrenceAfterCutoff(sch, now);
+        expect(planned[0]?.drawAt.toISOString(), now.toISOString()).toBe(next.drawAt.toISOString());
+        expect(planned.every((o) => o.cutoffAt.getTime() > t)).toBe(true);
+        // Every draw of the next 48 hours whose list is open is planned.
+        const within = occurrencesBetween(sch, now, new Date(t + DRAWING_LEAD_HOURS * HOUR)).filter((o) => o.cutoffAt.getTime() > t);
+        expect(iso(planned.slice(0, within.length))).toEqual(iso(within));
+        // A keeper interval later, a planned drawing still takes lists.
+        expect(planned.some((o) => o.cutoffAt.getTime() > t + KEEPER_INTERVAL_MS), now.toISOString()).toBe(true);
+      }
+    });
+  }
+
+  it("an end date still bounds them", () => {
+    const sch = normalizeSchedule({ cadence: "weekly", drawWeekday: 3, startsAt: "2026-01-01T00:00:00Z", endsAt: "2026-01-15T00:00:00Z" }, NOW);
+    expect(iso(upcomingOccurrences(sch, d("2026-01-05T00:00:00Z")))).toEqual(["2026-01-07T20:00:00.000Z", "2026-01-14T20:00:00.000Z"]);
+    expect(iso(upcomingOccurrences(sch, d("2026-01-08T00:00:00Z")))).toEqual(["2026-01-14T20:00:00.000Z"]);
+    expect(upcomingOccurrences(sch, d("2026-01-14T19:00:00Z"))).toEqual([]);
   });
 
   it("hourly: 48 hours of draws minus the one whose cutoff passed", () => {
@@ -557,6 +592,14 @@ describe("upcomingOccurrences", () => {
     expect(list.every((o) => o.cutoffAt.getTime() > d("2026-12-01T11:57:00Z").getTime())).toBe(true);
   });
 });
+
+/** The first draw whose list is still open at `now` (walks nextOccurrence past draws whose cutoff passed). */
+function nextOccurrenceAfterCutoff(s: Schedule, now: Date): Occurrence {
+  let o = nextOccurrence(s, now);
+  while (o !== null && o.cutoffAt.getTime() <= now.getTime()) o = nextOccurrence(s, o.drawAt);
+  if (o === null) throw new Error("no next occurrence");
+  return o;
+}
 
 describe("localDrawDate", () => {
   it("a zone ahead of UTC (Asia/Tokyo, +09:00) changes date at 15:00 UTC", () => {

@@ -37,10 +37,12 @@
 //                      listCommitment = entrantsCommitment (entries campaigns) or the winner fingerprint
 //   entropy          = keccak256(userContribution ‖ providerContribution ‖ bytes32(0))   (abi.encodePacked)
 
-import { readFile } from "node:fs/promises";
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import process from "node:process";
+// The same file also loads as an ES module in a browser (the campaign page's "check this draw here" button):
+// `verifyDraw(proof URL or object, { rpcUrl })` runs the checks of the command line and returns its --json report.
+// Node's own modules are therefore imported only when running under Node (file proofs, the command line).
+
+/** True under Node.js (the command line, tests), false in a browser. */
+const IS_NODE = typeof process !== "undefined" && Boolean(process.versions && process.versions.node);
 
 /** The proof format versions this verifier checks; the last is the current one. */
 export const PROOF_VERSIONS = [2, 3];
@@ -1593,6 +1595,9 @@ async function loadJson(source, what, notFoundHint = "") {
       throw new InputError(`cannot read the ${what} from ${source}: ${networkReason(error)}`);
     }
   } else {
+    if (!IS_NODE) throw new InputError(`the ${what} must be an http(s) URL here: ${source}`);
+    const { readFile } = await import("node:fs/promises");
+    const { fileURLToPath } = await import("node:url");
     const path = /^file:/i.test(source) ? fileURLToPath(source) : source;
     try {
       text = await readFile(path, "utf8");
@@ -1919,6 +1924,61 @@ function printCheck(check) {
   for (const line of check.details || []) process.stdout.write(`    - ${line}\n`);
 }
 
+/** The keccak256 self-test as a check: nothing else can be trusted when it fails. */
+function selfTestCheck() {
+  const self = keccakSelfTest();
+  return self.ok
+    ? { id: "keccak", status: "pass", message: `keccak256 self-test (${self.count} known vectors, multi-block included)` }
+    : { id: "keccak", status: "fail", message: `keccak256 self-test failed: ${self.message}; nothing else can be trusted` };
+}
+
+/**
+ * Checks one proof as `node verify-draw.mjs <proof> [--rpc URL] [--entrant ID]` does, without printing: the
+ * keccak256 self-test, every offline check, then the chain checks with `rpcUrl` (without it, the random value's
+ * origin as information), then `entrant`. `proof` is the proof's URL (or, under Node, a file path) or its parsed
+ * JSON. The command line and the campaign page's in-browser check both run this. It never throws: a proof or RPC
+ * that cannot be used gives `error` and exit code 2. `onProof(proof)` sees the parsed proof before the checks,
+ * `onCheck(check)` each check as it is made.
+ * Returns { ok, exitCode (0 all passed, 1 a check failed, 2 unusable input), checks: [{ id, status: "pass" | "fail"
+ * | "info", message, details? }], summary: { passed, failed, info, line }, entrant? (the --entrant facts), error? }.
+ */
+export async function verifyDraw(proof, { rpcUrl = null, entrant = null, onProof = null, onCheck = null } = {}) {
+  const checks = [];
+  const emit = (check) => {
+    checks.push(check);
+    if (onCheck) onCheck(check);
+  };
+  const result = (exitCode, error = null, facts = null) => {
+    const summary = summarize(checks);
+    const out = { ok: exitCode === 0, exitCode, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info, line: summary.line } };
+    if (facts) out.entrant = facts;
+    if (error) out.error = error;
+    return out;
+  };
+  try {
+    if (rpcUrl !== null && (typeof rpcUrl !== "string" || !/^https?:\/\//i.test(rpcUrl))) throw new InputError(`the RPC must be an http(s) JSON-RPC URL. ${USAGE}`);
+    const self = selfTestCheck();
+    emit(self);
+    if (self.status !== "pass") return result(1);
+    const parsed = parseProof(typeof proof === "string" ? await loadProof(proof) : proof);
+    if (onProof) onProof(parsed);
+    for (const check of verifyProof(parsed).checks) emit(check);
+    const chainReport = new Report();
+    if (rpcUrl) await checkChain(chainReport, parsed, new Rpc(rpcUrl));
+    else originInfo(chainReport, parsed);
+    for (const check of chainReport.checks) emit(check);
+    let facts = null;
+    if (entrant !== null && entrant !== undefined) {
+      const entrantReport = new Report();
+      facts = checkEntrant(entrantReport, parsed, String(entrant));
+      for (const check of entrantReport.checks) emit(check);
+    }
+    return result(summarize(checks).ok ? 0 : 1, null, facts);
+  } catch (error) {
+    return result(2, error instanceof InputError ? error.message : `internal error: ${(error && error.message) || String(error)}`);
+  }
+}
+
 /** Runs the verifier; returns the exit code (0 all passed, 1 a check failed, 2 unusable input). */
 export async function main(argv = process.argv.slice(2)) {
   let options = { json: argv.includes("--json"), source: null };
@@ -1934,16 +1994,12 @@ export async function main(argv = process.argv.slice(2)) {
       process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format versions ${PROOF_VERSIONS.join(" and ")}), or with --campaign every commit of a campaign. Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
       return 0;
     }
-    const self = keccakSelfTest();
-    const selfCheck = self.ok
-      ? { id: "keccak", status: "pass", message: `keccak256 self-test (${self.count} known vectors, multi-block included)` }
-      : { id: "keccak", status: "fail", message: `keccak256 self-test failed: ${self.message}; nothing else can be trusted` };
-    emit(selfCheck);
-    if (!self.ok) return finish(options, checks, null, 1, extra);
-    const rpc = options.rpc ? new Rpc(options.rpc) : null;
 
     if (options.campaign) {
-      const result = await verifyCampaign(options.campaign, rpc, emit);
+      const self = selfTestCheck();
+      emit(self);
+      if (self.status !== "pass") return finish(options, checks, null, 1, extra);
+      const result = await verifyCampaign(options.campaign, new Rpc(options.rpc), emit);
       if (result === null) return finish(options, checks, null, 1, extra);
       extra.commits = result.commits;
       extra.accounted = result.accounted;
@@ -1951,29 +2007,14 @@ export async function main(argv = process.argv.slice(2)) {
       return finish(options, checks, null, ok ? 0 : 1, extra);
     }
 
-    const proof = parseProof(await loadProof(options.source));
-    if (!options.json) {
+    const onProof = (proof) => {
+      if (options.json) return;
       const kind = proof.entrants ? `${formatInt(proof.entrants.size)} entrants, ${formatInt(proof.winners.length)} winners` : `${formatInt(proof.winners.length)} winners`;
       process.stdout.write(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}, format version ${proof.version}\n`);
-    }
-    const report = verifyProof(proof);
-    for (const check of report.checks) emit(check);
-    if (rpc) {
-      const chainReport = new Report();
-      await checkChain(chainReport, proof, rpc);
-      for (const check of chainReport.checks) emit(check);
-    } else {
-      const originReport = new Report();
-      originInfo(originReport, proof);
-      for (const check of originReport.checks) emit(check);
-    }
-    if (options.entrant !== null) {
-      const entrantReport = new Report();
-      extra.entrant = checkEntrant(entrantReport, proof, options.entrant);
-      for (const check of entrantReport.checks) emit(check);
-    }
-    const summary = summarize(checks);
-    return finish(options, checks, null, summary.ok ? 0 : 1, extra);
+    };
+    const result = await verifyDraw(options.source, { rpcUrl: options.rpc, entrant: options.entrant, onProof, onCheck: emit });
+    if (result.entrant) extra.entrant = result.entrant;
+    return finish(options, checks, result.error ?? null, result.exitCode, extra);
   } catch (error) {
     const message = error instanceof InputError ? error.message : `internal error: ${(error && error.message) || String(error)}`;
     return finish(options, checks, message, 2, extra);
@@ -2000,15 +2041,19 @@ function finish(options, checks, errorMessage, code, extra = {}) {
   return code;
 }
 
-function isMainModule() {
+/** True when this file is the program Node runs (not when imported, and never in a browser). */
+async function isMainModule() {
+  if (!IS_NODE || !process.argv[1]) return false;
   try {
-    return Boolean(process.argv[1]) && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+    const { realpathSync } = await import("node:fs");
+    const { fileURLToPath } = await import("node:url");
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
   } catch {
     return false;
   }
 }
 
-if (isMainModule()) {
+if (await isMainModule()) {
   const fatal = (error) => {
     process.stderr.write(`✘ error: internal error: ${(error && error.message) || String(error)}\n`);
     process.exit(2);

@@ -1,10 +1,12 @@
 /**
- * The `prizedraw` CLI (DESIGN.md section 9): the portal's jobs from a terminal, on the same SQLite store as
- * the service. Every command takes `--json` to print one JSON object. `npm run admin -- ...` runs it too.
+ * The `prizedraw` CLI: the partner portal's jobs (accounts, keys, campaigns, tables) and the operator's (held
+ * prizes, alerts, the test clock) from a terminal, on the same SQLite store as the running service. Every
+ * command takes `--json` to print one JSON object; `--help` and `help COMMAND` list the commands
+ * (`commands.ts`); `where.ts` decides which store it works on. `npm run admin -- ...` runs it too.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, type Config } from "../config.js";
+import { ConfigError, type Config } from "../config.js";
 import {
   campaignView,
   campaignNow,
@@ -23,19 +25,28 @@ import { prizeTableView } from "../domain/campaigns.js";
 import { advanceClock } from "../http/routes/campaigns.js";
 import { durationMs } from "../http/schemas.js";
 import type { CampaignMode } from "../store/campaigns.js";
-import { openStore, storePath, type Store } from "../store/index.js";
+import { openStore, type Store } from "../store/index.js";
 import { ChainPort } from "../chain/port.js";
 import { readDeployment } from "../chain/deployment.js";
 import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
 import type { PrizeTierInput } from "../draw/index.js";
+import { commandHelp, findCommand, fullHelp, type CommandHelp } from "./commands.js";
+import { locate, noStoreMessage, storeLine } from "./where.js";
 
 /** A usage or permission problem: printed as one line, exit code 2. */
-class CliError extends Error {
+export class CliError extends Error {
   override name = "CliError";
+  constructor(
+    message: string,
+    readonly code: string = "cli_error",
+  ) {
+    super(message);
+  }
 }
 
 const OPTIONS = {
   json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
   email: { type: "string" },
   account: { type: "string" },
   role: { type: "string" },
@@ -103,10 +114,31 @@ function checkOwner(store: Store, accountId: string, as: string | undefined): st
 
 export type CliResult = Record<string, unknown>;
 
+type Parsed = { values: Values; positionals: string[]; command: CommandHelp };
+
+/**
+ * Parses a command line: the command must be one of `commands.ts` and every option one it takes (a misspelt
+ * or misplaced option is refused, never ignored).
+ */
+export function parseCommand(argv: string[]): Parsed {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const name = positionals.slice(0, 2).join(" ");
+  const command = findCommand(name);
+  if (!command) {
+    const group = commandHelp(positionals.slice(0, 1)) ? ` (see prizedraw help ${positionals[0]})` : " (see prizedraw --help)";
+    throw new CliError(positionals.length === 0 ? "no command given: see prizedraw --help" : `unknown command "${positionals.join(" ")}"${group}`);
+  }
+  for (const [option, value] of Object.entries(values)) {
+    if (value === undefined || option === "json" || option === "help") continue;
+    if (!command.options.some((o) => o.flag === option)) throw new CliError(`--${option} is not an option of "${command.name}" (see prizedraw help ${command.name})`);
+  }
+  return { values, positionals, command };
+}
+
 /** Runs one command; returns what `--json` prints. */
 export function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>): CliResult {
   const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommand(argv);
   const [noun, verb, ...rest] = positionals;
   const now = new Date();
   switch (`${noun} ${verb}`) {
@@ -273,7 +305,7 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
       return { slug, now: campaignNow(moved, now).toISOString() };
     }
     default:
-      throw new CliError(`unknown command "${positionals.join(" ")}"; see DESIGN.md section 9 or the README`);
+      throw new CliError(`"${noun} ${verb}" cannot run here (see prizedraw help ${noun} ${verb})`);
   }
 }
 
@@ -290,7 +322,7 @@ function print(result: CliResult, json: boolean): void {
  * held prize, sent onchain with the operator key (OPERATOR_PRIVATE_KEY; the local chain's in the test environment).
  */
 export async function runHeldDecision(argv: string[], store: Store, config: Config): Promise<CliResult> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseCommand(argv);
   const [, verb, slug, numberText, positionText] = positionals;
   const number = integer("NUMBER", numberText);
   const position = integer("POSITION", positionText);
@@ -304,15 +336,28 @@ export async function runHeldDecision(argv: string[], store: Store, config: Conf
   return { heldPrize: await decideHeldPrize(store, chain, slug, number, position, decision) };
 }
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+/**
+ * The command line: help needs nothing; every other command needs the service's store (`where.ts`), and one that
+ * changes something names the store on stderr before it acts.
+ */
+async function main(argv: string[]): Promise<void> {
   const json = argv.includes("--json");
   try {
-    const config = loadConfig();
-    const store = openStore(storePath(config.dataDir));
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false });
+    if (positionals[0] === "help" || positionals.length === 0 || values.help === true) {
+      const words = positionals[0] === "help" ? positionals.slice(1) : positionals;
+      const text = words.length === 0 ? fullHelp() : commandHelp(words);
+      if (text === null) throw new CliError(`no command "${words.join(" ")}" (see prizedraw --help)`);
+      console.log(text);
+      return;
+    }
+    const { command } = parseCommand(argv);
+    const { config, where } = locate();
+    if (!where.storeExists) throw new CliError(noStoreMessage(where), "no_store");
+    if (command.mutates) console.error(storeLine(where));
+    const store = openStore(where.storeFile);
     try {
-      const positionals = argv.filter((a) => !a.startsWith("--"));
-      const held = positionals[0] === "held" && (positionals[1] === "pay" || positionals[1] === "refuse");
+      const held = command.name === "held pay" || command.name === "held refuse";
       print(held ? await runHeldDecision(argv, store, config) : run(argv, store, config), json);
     } finally {
       store.db.close();
@@ -320,10 +365,11 @@ async function main(): Promise<void> {
   } catch (error) {
     const known = error instanceof CliError || error instanceof ServiceError || error instanceof ConfigError || (error instanceof TypeError && "code" in error);
     const message = error instanceof ServiceError ? `${error.code}: ${error.detail}` : error instanceof Error ? error.message : String(error);
-    if (json) console.log(JSON.stringify({ error: error instanceof ServiceError ? error.code : "cli_error", detail: message }));
+    const code = error instanceof ServiceError ? error.code : error instanceof CliError ? error.code : "cli_error";
+    if (json) console.log(JSON.stringify({ error: code, detail: message }));
     else console.error(`prizedraw: ${message}`);
     process.exit(known ? 2 : 1);
   }
 }
 
-if (process.argv[1] && /prizedraw\.(ts|mjs|js)$/.test(process.argv[1])) void main();
+if (process.argv[1] && /prizedraw\.(ts|mjs|js)$/.test(process.argv[1])) void main(process.argv.slice(2));

@@ -14,6 +14,11 @@ export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
 export const DEFAULT_GUARANTEE_PERIOD_DAYS = 30;
 /** Winners per draw: at least 1, at most the contract's MAX_WINNERS. */
 export const MAX_WINNERS_PER_DRAW = 100_000;
+/**
+ * Winners per draw of a campaign whose list is sent (push) or fetched (pull): the largest legal list of this many
+ * must fit one request body (MAX_LIST_BODY_BYTES). Entries campaigns draw their winners and keep MAX_WINNERS_PER_DRAW.
+ */
+export const MAX_LISTED_WINNERS_PER_DRAW = 1_000;
 /** A slug is the campaign's onchain id: ASCII, at most 32 bytes (DESIGN.md section 4). */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 

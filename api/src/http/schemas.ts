@@ -6,6 +6,16 @@ export const MAX_WINNER_ID_LENGTH = 200;
 export const MAX_DISPLAY_NAME_LENGTH = 40;
 export const MAX_AVATAR_URL_LENGTH = 2_048;
 
+/** Request bodies of every route but the two list routes are refused above this. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * POST winners, POST entries and pull responses: the largest legal list must fit. 1,000 winners (the most a push or
+ * pull campaign takes) or 1,000 entries (the most per request), each with the longest id (200 characters), name (40)
+ * and avatar URL (2,048), take 9.2 MB as UTF-8 JSON with 4-byte characters, and 27.4 MB when every non-ASCII
+ * character is a JSON \u escape pair (12 bytes; Python's json.dumps writes that by default). 32 MiB holds either.
+ */
+export const MAX_LIST_BODY_BYTES = 32 * 1024 * 1024;
+
 /**
  * Length limits count characters as people do, by Unicode code point: an emoji is one character although it is two
  * UTF-16 units (what zod's `max` counts) and four UTF-8 bytes. So a 200-emoji id (800 bytes) is accepted and 201
