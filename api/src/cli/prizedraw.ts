@@ -236,6 +236,9 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
     case "campaign set": {
       const slug = rest[0];
       if (!slug) throw new CliError("usage: prizedraw campaign set SLUG --payout-wallet 0x.. | --winners N | --ends-at ISO | --pull-url URL");
+      if (["payout-wallet", "winners", "ends-at", "pull-url"].every((k) => values[k as keyof Values] === undefined)) {
+        throw new CliError("campaign set needs at least one of --payout-wallet, --winners, --ends-at, --pull-url");
+      }
       const campaign = updateCampaign(store, slug, {
         ...(values["payout-wallet"] !== undefined ? { payoutWallet: values["payout-wallet"] } : {}),
         ...(values.winners !== undefined ? { winnersPerDraw: integer("winners", values.winners) } : {}),

@@ -1,0 +1,184 @@
+// The prizedraw CLI as a user meets it, run as a process: --help lists every command and option, help COMMAND
+// shows one command's options, a command without the service's store refuses and says which folder it looked in
+// (creating nothing), a changing command names its store, and printed links use the service's real URL.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { COMMANDS } from "../../api/src/cli/commands.js";
+import { DEFAULT_DATA_DIR } from "../../api/src/cli/where.js";
+import { openStore, storePath } from "../../api/src/store/index.js";
+import { REPO_ROOT, inheritedEnv } from "../support/processes.js";
+
+const folders: string[] = [];
+afterAll(() => {
+  for (const f of folders) rmSync(f, { recursive: true, force: true });
+});
+
+function tempFolder(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "prizedraw-cli-test-"));
+  folders.push(dir);
+  return dir;
+}
+
+/** A data folder holding a store, as the service leaves it when it starts. */
+function folderWithStore(): string {
+  const dir = tempFolder();
+  openStore(storePath(dir)).db.close();
+  return dir;
+}
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * Runs the CLI the way `npm run admin` does (from the repository root), or from another folder through the
+ * package's `prizedraw` binary, with the test runner's PRIZEDRAW_*, PORT and PUBLIC_BASE_URL removed.
+ */
+function cli(args: string[], env: Record<string, string> = {}, cwd = REPO_ROOT): Promise<Run> {
+  const entry = cwd === REPO_ROOT ? ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts")] : [path.join(REPO_ROOT, "api/bin/prizedraw.mjs")];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd,
+      env: { ...inheritedEnv(["PRIZEDRAW_*", "PORT", "PUBLIC_BASE_URL", "RPC_URL"]), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// Each run is a Node process compiling TypeScript: seconds each on a busy machine.
+const slow = { timeout: 240_000 };
+
+describe("prizedraw --help", slow, () => {
+  it("lists every command and every option of each", async () => {
+    const { code, stdout } = await cli(["--help"]);
+    expect(code).toBe(0);
+    for (const command of COMMANDS) {
+      expect(stdout).toContain(`prizedraw ${command.name}`);
+      for (const option of command.options) expect(stdout).toContain(`--${option.flag}`);
+    }
+    expect(stdout).toContain("--json");
+    expect(stdout).toContain("PRIZEDRAW_DATA_DIR");
+    // Every form of the operator's commands the README and docs name is there.
+    for (const name of ["account create", "member add", "key create", "key revoke", "campaign create", "campaign activate", "campaign pause", "campaign resume", "campaign end", "campaign set", "prize-table publish", "drawing extend-cutoff", "drawing fetches", "held list", "held pay", "held refuse", "alerts list", "clock advance"]) {
+      expect(stdout).toContain(`prizedraw ${name}`);
+    }
+  });
+
+  it("answers help with no command, -h, and help COMMAND for a group or one command", async () => {
+    const bare = await cli([]);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain("prizedraw campaign create");
+    expect((await cli(["-h"])).stdout).toBe(bare.stdout);
+
+    const group = await cli(["help", "campaign"]);
+    expect(group.code).toBe(0);
+    for (const verb of ["create", "activate", "pause", "resume", "end", "set"]) expect(group.stdout).toContain(`prizedraw campaign ${verb}`);
+    for (const option of COMMANDS.find((c) => c.name === "campaign create")!.options) expect(group.stdout).toContain(`--${option.flag}`);
+    expect(group.stdout).not.toContain("prizedraw key create");
+
+    const one = await cli(["help", "campaign", "create"]);
+    expect(one.stdout).toContain("--guarantee AMOUNT,THRESHOLD[,DAYS]");
+    expect(one.stdout).not.toContain("prizedraw campaign activate");
+    expect((await cli(["campaign", "create", "--help"])).stdout).toBe(one.stdout);
+
+    const unknown = await cli(["help", "campaing"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no command "campaing" (see prizedraw --help)');
+  });
+
+  it("refuses an unknown command or an option its command does not take, naming the help to read", async () => {
+    const dir = folderWithStore();
+    const typo = await cli(["acount", "create", "--email", "a@example.com"], { PRIZEDRAW_DATA_DIR: dir });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown command "acount create" (see prizedraw --help)');
+    const misplaced = await cli(["account", "create", "--email", "a@example.com", "--slug", "x", "--json"], { PRIZEDRAW_DATA_DIR: dir });
+    expect(misplaced.code).toBe(2);
+    expect(JSON.parse(misplaced.stdout)).toEqual({ error: "cli_error", detail: '--slug is not an option of "account create" (see prizedraw help account create)' });
+  });
+});
+
+describe("which store the CLI works on", slow, () => {
+  it("refuses, naming the folder, when PRIZEDRAW_DATA_DIR holds no store, and creates nothing", async () => {
+    const empty = tempFolder();
+    const { code, stdout, stderr } = await cli(["account", "create", "--email", "owner@example.com"], { PRIZEDRAW_DATA_DIR: empty });
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toBe(
+      `prizedraw: no store in ${empty} (PRIZEDRAW_DATA_DIR): nothing was created. Start the service first (npm start creates the store), or set PRIZEDRAW_DATA_DIR to the data folder the running service uses`,
+    );
+    expect(readdirSync(empty)).toEqual([]);
+    const json = await cli(["campaign", "activate", "x", "--json"], { PRIZEDRAW_DATA_DIR: path.join(empty, "missing") });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: "no_store" });
+    expect(existsSync(path.join(empty, "missing"))).toBe(false);
+  });
+
+  it("without PRIZEDRAW_DATA_DIR uses npm start's default folder, from whatever folder it runs in", async () => {
+    const elsewhere = tempFolder();
+    const { code, stdout, stderr } = await cli(["account", "create", "--email", "owner@example.com", "--json"], {}, elsewhere);
+    expect(readdirSync(elsewhere)).toEqual([]); // never a store in the current folder
+    if (existsSync(storePath(DEFAULT_DATA_DIR))) {
+      // A developer's own stack has a store there: the command ran on it and said so.
+      expect(code).toBe(0);
+      expect(stderr).toContain(`prizedraw: store ${storePath(DEFAULT_DATA_DIR)} (npm start's default folder; set PRIZEDRAW_DATA_DIR for another)`);
+      expect(JSON.parse(stdout)).toHaveProperty("accountId");
+    } else {
+      expect(code).toBe(2);
+      expect(JSON.parse(stdout)).toMatchObject({ error: "no_store" });
+      expect((JSON.parse(stdout) as { detail: string }).detail).toContain(`no store in ${DEFAULT_DATA_DIR} (the folder npm start uses when PRIZEDRAW_DATA_DIR is unset)`);
+    }
+  });
+
+  it("names the store on stderr before a changing command, keeping --json output one object", async () => {
+    const dir = folderWithStore();
+    const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, PORT: "18111" });
+    expect(created.code).toBe(0);
+    expect(created.stderr.trim()).toBe(`prizedraw: store ${storePath(dir)} (PRIZEDRAW_DATA_DIR); links use http://127.0.0.1:18111`);
+    expect(Object.keys(JSON.parse(created.stdout))).toEqual(["accountId"]);
+    // A read names nothing.
+    const alerts = await cli(["alerts", "list", "--json"], { PRIZEDRAW_DATA_DIR: dir });
+    expect(alerts.code).toBe(0);
+    expect(alerts.stderr).toBe("");
+  });
+});
+
+describe("links the CLI prints", slow, () => {
+  const wallet = "0x00000000000000000000000000000000000000a1";
+
+  async function createCampaign(dir: string, env: Record<string, string>, slug: string): Promise<{ page: string; termsUrl: string; stderr: string }> {
+    const account = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, ...env });
+    const { accountId } = JSON.parse(account.stdout) as { accountId: string };
+    const made = await cli(["campaign", "create", "--account", accountId, "--slug", slug, "--name", "Links", "--mode", "push", "--cadence", "daily", "--payout-wallet", wallet, "--json"], { PRIZEDRAW_DATA_DIR: dir, ...env });
+    expect(made.code).toBe(0);
+    const { campaign } = JSON.parse(made.stdout) as { campaign: { page: string; termsUrl: string } };
+    return { ...campaign, stderr: made.stderr };
+  }
+
+  it("use PUBLIC_BASE_URL, else PORT", async () => {
+    const dir = folderWithStore();
+    const byPort = await createCampaign(dir, { PORT: "18222" }, "by-port");
+    expect(byPort.page).toBe("http://127.0.0.1:18222/campaigns/by-port");
+    expect(byPort.termsUrl).toBe("http://127.0.0.1:18222/terms");
+    const byUrl = await createCampaign(dir, { PORT: "18222", PUBLIC_BASE_URL: "https://draws.example.com/" }, "by-url");
+    expect(byUrl.page).toBe("https://draws.example.com/campaigns/by-url");
+  });
+
+  it("use the port the running stack recorded in the data folder when neither is set", async () => {
+    const dir = folderWithStore();
+    // What npm start holds while it runs: its pid (alive: this test process) and its ports.
+    writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid: process.pid, host: "here", dataDir: dir, ports: { service: 18333, indexer: 18334, chain: 18335 }, children: [] }));
+    const recorded = await createCampaign(dir, {}, "recorded");
+    expect(recorded.page).toBe("http://127.0.0.1:18333/campaigns/recorded");
+    expect(recorded.stderr).toContain("links use http://127.0.0.1:18333");
+    // A lock left by a stack that is gone says nothing: the default port.
+    writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid: 2 ** 22 + 17, host: "here", dataDir: dir, ports: { service: 18444, indexer: 1, chain: 1 }, children: [] }));
+    const stale = await createCampaign(dir, {}, "stale");
+    expect(stale.page).toBe("http://127.0.0.1:8787/campaigns/stale");
+  });
+});
