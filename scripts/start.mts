@@ -1,14 +1,21 @@
 /**
  * `npm start`: the whole stack in one command (DESIGN.md section 3).
  *
+ * 0. the data folder is locked for the stack's whole life (`<data>/stack.lock`): a second start on it ends with
+ *    one line naming the holder, and a stack that is still stopping is waited for;
  * 1. anvil on CHAIN_PORT with its state in PRIZEDRAW_DATA_DIR (unless RPC_URL points at a real network);
  * 2. the contracts, deployed on first run (the deployment record is reused afterwards); a chain whose genesis
  *    differs from the record was reset: the record and the indexer's data are rebuilt, not served stale;
- * 3. Ponder on INDEXER_PORT; 4. the service on PORT. Ctrl-C or SIGTERM stops all of them, anvil last so it
- *    writes its state. Every start-up failure ends with one line saying what to fix.
+ * 3. Ponder on INDEXER_PORT; an index it refuses or cannot open is rebuilt from the chain (the service's store is
+ *    never touched for an index problem); 4. the service on PORT; on first run, the first account and its key.
+ *
+ * SIGINT (Ctrl-C), SIGTERM and SIGHUP, or the parent process going away (npm killed), stop all of them in reverse
+ * order, anvil last so it writes its state, then release the lock and print one "stopped" line (exit 0). The
+ * children run in their own process groups, so a terminal's Ctrl-C reaches them only through this order.
+ * Every start-up failure ends with one line saying what to fix.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
@@ -17,23 +24,47 @@ import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { deployLocal } from "../api/src/chain/deploy.js";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { run as runCli } from "../api/src/cli/prizedraw.js";
+import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
 import { openStore, storePath } from "../api/src/store/index.js";
 
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const PONDER_BIN = join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
 /** The Postgres schema Ponder writes its tables to (with PGlite it only names the app). */
 const PONDER_SCHEMA = process.env.PONDER_SCHEMA ?? "prizedraw";
+/** The account `npm start` creates on a fresh data folder; the README's quick start uses it. */
+const FIRST_ACCOUNT_EMAIL = "owner@localhost";
+/** The quick start's campaign, and a payout wallet for it: anvil's well-known account 9 (test money only). */
+const QUICK_START_SLUG = "summer-daily";
+const QUICK_START_WALLET = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 
 /** A start-up failure with the one line to print. */
 class StartError extends Error {}
+/** Start-up work cut short because the stack is stopping (a signal arrived while it started). */
+class Stopping extends Error {}
+/** A wait ended early: a child's output showed a failure it would only give up on much later. */
+class GiveUp extends Error {}
 
-type Child = { name: string; process: ChildProcess; recentOutput: string[]; expectedExit?: boolean };
+type Child = {
+  name: string;
+  process: ChildProcess;
+  recentOutput: string[];
+  expectedExit?: boolean;
+  /** While set, output is kept here instead of printed (Ponder while it opens its data: see startIndexer). */
+  held?: string[];
+  /** Seconds to wait after SIGTERM before SIGKILL. */
+  graceSeconds: number;
+};
 const children: Child[] = [];
 let stopping = false;
+let ready = false;
+let lock: DataDirLock | undefined;
 
 function say(line: string): void {
   console.log(`[start] ${line}`);
 }
+
+/** The process's own output must never end it: a reader that went away (EPIPE) is ignored. */
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
 async function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -55,53 +86,113 @@ async function rpc<T>(url: string, method: string, params: unknown[] = []): Prom
   return body.result as T;
 }
 
-async function waitFor(what: string, seconds: number, check: () => Promise<boolean>, exited?: Child): Promise<void> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `check` until it is true. Ends early when `exited` exits, or when `giveUp` returns a reason (a failure
+ * recognised in a child's output before the child itself gives up).
+ */
+async function waitFor(what: string, seconds: number, check: () => Promise<boolean>, exited?: Child, giveUp?: () => string | undefined): Promise<void> {
   const deadline = Date.now() + seconds * 1_000;
   while (Date.now() < deadline) {
+    if (stopping) throw new Stopping();
+    const reason = giveUp?.();
+    if (reason !== undefined) throw new GiveUp(reason);
     if (exited && exited.process.exitCode !== null) throw new StartError(`${exited.name} exited (code ${exited.process.exitCode}) before ${what}; see its output above`);
     try {
       if (await check()) return;
     } catch {
       // not up yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   throw new StartError(`${what} did not happen within ${seconds} s`);
 }
 
-function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Child {
-  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-  const entry: Child = { name, process: child, recentOutput: [] };
-  const prefix = (chunk: Buffer) => {
+/** Ponder's own shutdown chatter, not worth a line of the user's screen. */
+const QUIET_WHEN_STOPPING = /Received SIG(TERM|INT)|Started shutdown sequence|Finished shutdown sequence/;
+
+function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, options: { cwd?: string; graceSeconds?: number; hold?: boolean } = {}): Child {
+  if (stopping) throw new Stopping();
+  // Its own process group: a terminal's Ctrl-C reaches this script (and npm), which stops the children in order.
+  const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const entry: Child = { name, process: child, recentOutput: [], graceSeconds: options.graceSeconds ?? 10, ...(options.hold ? { held: [] } : {}) };
+  const onData = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
     const lines = chunk.toString().split("\n").filter(Boolean);
     entry.recentOutput = [...entry.recentOutput, ...lines].slice(-50);
-    return lines.map((l) => `[${name}] ${l}`).join("\n") + "\n";
+    if (entry.held) {
+      entry.held.push(...lines);
+      return;
+    }
+    const shown = stopping ? lines.filter((l) => !QUIET_WHEN_STOPPING.test(l)) : lines;
+    if (shown.length > 0) to.write(shown.map((l) => `[${name}] ${l}`).join("\n") + "\n");
   };
-  child.stdout?.on("data", (c: Buffer) => process.stdout.write(prefix(c)));
-  child.stderr?.on("data", (c: Buffer) => process.stderr.write(prefix(c)));
+  child.stdout?.on("data", onData(process.stdout));
+  child.stderr?.on("data", onData(process.stderr));
+  child.on("error", () => {}); // a failed spawn shows as an exit (code -2) below
   child.on("exit", (code, signal) => {
     if (!stopping && !entry.expectedExit) {
+      if (entry.held) printHeld(entry);
       console.error(`[start] ${name} stopped unexpectedly (${signal ?? `code ${code}`}); stopping the stack`);
       void stopAll(1);
     }
   });
   children.push(entry);
+  recordChildren();
   return entry;
 }
 
-async function stopAll(exitCode: number): Promise<void> {
+/** Prints what a child said while its output was held. */
+function printHeld(child: Child): void {
+  const held = child.held ?? [];
+  delete child.held;
+  if (held.length > 0) process.stderr.write(held.map((l) => `[${child.name}] ${l}`).join("\n") + "\n");
+}
+
+function running(child: Child): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null;
+}
+
+/** The lock names the running children, so that a later start refuses while any of them still runs. */
+function recordChildren(): void {
+  lock?.update({
+    children: children.filter((c) => running(c) && c.process.pid !== undefined).map((c) => ({ name: c.name, pid: c.process.pid as number, startTicks: processStartTicks(c.process.pid as number) })),
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (!running(child)) return;
+  const exited = new Promise((r) => child.process.once("exit", r));
+  child.process.kill("SIGTERM");
+  if ((await Promise.race([exited, sleep(child.graceSeconds * 1_000).then(() => "timeout")])) === "timeout") {
+    child.process.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/**
+ * Stops every child, last started first (the service, then Ponder, then anvil, which writes its state on
+ * SIGTERM), releases the data folder and exits. `why`: the signal or event that asked for it; without it this is
+ * a failure, already explained by the line before.
+ */
+async function stopAll(exitCode: number, why?: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  // Reverse start order: the service, then Ponder, then anvil (which writes its state on SIGTERM).
-  for (const child of [...children].reverse()) {
-    if (child.process.exitCode !== null || child.process.signalCode !== null) continue;
-    const exited = new Promise((r) => child.process.once("exit", r));
-    child.process.kill("SIGTERM");
-    const timeout = new Promise((r) => setTimeout(r, 10_000, "timeout"));
-    if ((await Promise.race([exited, timeout])) === "timeout") child.process.kill("SIGKILL");
+  lock?.update({ state: "stopping" });
+  if (why !== undefined) say(`stopping (${why})`);
+  for (;;) {
+    const next = [...children].reverse().find(running);
+    if (next === undefined) break;
+    await stopChild(next);
+  }
+  lock?.release();
+  if (why !== undefined || ready) {
+    const chain = children.some((c) => c.name === "anvil") ? `; the chain's state is in ${join(loadedDataDir ?? ".", "anvil-state.json")}` : "";
+    say(`stopped${chain}`);
   }
   process.exit(exitCode);
 }
+let loadedDataDir: string | undefined;
 
 async function checkPorts(config: Config): Promise<void> {
   const ports: [number, string][] = [
@@ -132,8 +223,8 @@ async function startChain(config: Config): Promise<void> {
     "--block-time", "1",
     "--mixed-mining",
     "--silent",
-  ], process.env);
-  await waitFor("the local chain answering", 20, async () => (await rpc<string>(config.rpcUrl, "eth_chainId")).startsWith("0x"), anvil);
+  ], process.env, { graceSeconds: 30 });
+  await waitFor("the local chain answering", 60, async () => (await rpc<string>(config.rpcUrl, "eth_chainId")).startsWith("0x"), anvil);
 }
 
 /** An RPC URL for messages: a provider's URL often carries its API key in the path or query. */
@@ -242,29 +333,27 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   return fresh;
 }
 
-/** First run: an account and a test API key, printed once (only its hash is stored). */
-function createFirstAccount(config: Config): void {
-  const store = openStore(storePath(config.dataDir));
-  try {
-    if (store.accounts.count() > 0) return;
-    const { accountId } = runCli(["account", "create", "--email", "owner@localhost"], store, config) as { accountId: string };
-    const { key } = runCli(["key", "create", "--account", accountId], store, config) as { key: string };
-    say(`first account ${accountId} (owner@localhost); its API key, shown once: ${key}`);
-  } finally {
-    store.db.close();
-  }
+/** A value for a copy-pasteable shell line. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
-async function main(): Promise<void> {
-  const started = Date.now();
-  const config = loadConfig();
-  mkdirSync(config.dataDir, { recursive: true });
-  await checkPorts(config);
-  await checkDatabase(config);
-  await startChain(config);
-  const deployment = await ensureDeployment(config);
+/** Lines by which Ponder refuses data it did not write for this app or this chain (it exits on them). */
+const INDEX_MISMATCH = /different Ponder app|cannot move backwards/;
+/**
+ * Lines by which PGlite shows that its files are damaged: it aborts while opening them (after a crash mid-write,
+ * or two processes writing one folder) and Ponder retries for about a minute, printing a stack trace each time.
+ */
+const INDEX_DAMAGED = /RuntimeError: Aborted\(\)|could not locate a valid checkpoint record|invalid checkpoint record|database files are incompatible with server/;
 
-  const indexerEnv = {
+/**
+ * Starts Ponder and waits until it serves. Its output is held meanwhile: an index that does not fit this chain
+ * or indexer (Ponder exits) is wiped, a PGlite folder that cannot be opened (seen in the output at once) is moved
+ * aside with Ponder's output beside it, and either is rebuilt from the local chain, with one line instead of
+ * Ponder's traces. Against a real network the operator decides: Ponder's output is shown and start-up ends.
+ */
+async function startIndexer(config: Config, deployment: DeploymentRecord): Promise<Child> {
+  const env = {
     ...process.env,
     PONDER_TELEMETRY_DISABLED: "true",
     NO_COLOR: "1",
@@ -276,25 +365,126 @@ async function main(): Promise<void> {
     // Ponder reads PORT itself and it would win over -p: give it its own.
     PORT: String(config.indexerPort),
   };
-  const ponderArgs = [PONDER_BIN, "--log-level", process.env.PONDER_LOG_LEVEL ?? "warn", "start", "--schema", PONDER_SCHEMA, "-H", "127.0.0.1", "-p", String(config.indexerPort)];
-  const startPonder = () => startChild("indexer", process.execPath, ponderArgs, indexerEnv, join(REPO_ROOT, "indexer"));
-  let ponder = startPonder();
-  ponder.expectedExit = config.localChain; // a local index can be rebuilt from the chain (below)
-  try {
-    await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder);
-  } catch (error) {
-    // Ponder refuses data written by a different build of the indexer (after an upgrade), and data ahead of
-    // a chain that lost its last blocks (anvil killed between state dumps). On the local chain the index is
-    // rebuilt from the chain; against a real network the operator decides.
-    const reason = ponder.recentOutput.find((l) => l.includes("different Ponder app") || l.includes("cannot move backwards"));
-    if (!config.localChain || reason === undefined) throw error;
-    say(`the indexer's data does not fit this chain or this indexer (${reason.trim()}): rebuilding it from the chain`);
-    children.splice(children.indexOf(ponder), 1);
-    await wipeIndexerData(config);
-    ponder = startPonder();
-    await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder);
+  const args = [PONDER_BIN, "--log-level", process.env.PONDER_LOG_LEVEL ?? "warn", "start", "--schema", PONDER_SCHEMA, "-H", "127.0.0.1", "-p", String(config.indexerPort)];
+  const pglite = config.databaseUrl === undefined;
+  const damaged = (child: Child) => (pglite ? child.held?.find((l) => INDEX_DAMAGED.test(l)) : undefined);
+  for (let attempt = 1; ; attempt++) {
+    const ponder = startChild("indexer", process.execPath, args, env, { cwd: join(REPO_ROOT, "indexer"), hold: true });
+    ponder.expectedExit = config.localChain; // a local index can be rebuilt from the chain (below)
+    try {
+      await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder, () => damaged(ponder));
+      printHeld(ponder);
+      ponder.expectedExit = false;
+      return ponder;
+    } catch (error) {
+      if (error instanceof Stopping) throw error;
+      const damage = error instanceof GiveUp ? error.message : undefined;
+      const mismatch = damage === undefined ? ponder.recentOutput.find((l) => INDEX_MISMATCH.test(l)) : undefined;
+      if (!config.localChain || attempt > 1 || (damage === undefined && mismatch === undefined)) {
+        printHeld(ponder);
+        if (error instanceof GiveUp) throw new StartError(`the indexer could not open its data in ${join(config.dataDir, "ponder")}; see its output above`);
+        throw error;
+      }
+      ponder.process.kill("SIGKILL"); // its data is being replaced: nothing of it to save
+      await new Promise((r) => (running(ponder) ? ponder.process.once("exit", r) : r(null)));
+      children.splice(children.indexOf(ponder), 1);
+      recordChildren();
+      if (damage !== undefined) {
+        const aside = join(config.dataDir, `ponder.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+        renameSync(join(config.dataDir, "ponder"), aside);
+        writeFileSync(`${aside}.log`, `${(ponder.held ?? []).join("\n")}\n`);
+        say(`the indexer's data could not be opened (PGlite: ${damage.trim().slice(0, 80)}): moved to ${aside} (Ponder's output in ${aside}.log); rebuilding the index from the chain, the service's store is untouched`);
+      } else {
+        say(`the indexer's data does not fit this chain or this indexer (${(mismatch ?? "").trim()}): rebuilding it from the chain`);
+        await wipeIndexerData(config);
+      }
+    }
   }
-  ponder.expectedExit = false;
+}
+
+/** How to run the CLI against this stack's store (`npm run admin` finds `./.data` by itself). */
+function cliCommand(config: Config): string {
+  const prefix = config.dataDir === join(REPO_ROOT, ".data") ? "" : `PRIZEDRAW_DATA_DIR=${shellWord(config.dataDir)} `;
+  return `${prefix}npm run admin --`;
+}
+
+/**
+ * The way in: on a fresh data folder the first account and a test API key (printed this once: only its hash is
+ * stored) and the commands to create a campaign for it, read its drawings and open its page; on later starts the
+ * account again, how to make a new key, and the pages of active campaigns.
+ */
+function greet(config: Config): void {
+  const store = openStore(storePath(config.dataDir));
+  const service = `http://127.0.0.1:${config.port}`;
+  const admin = cliCommand(config);
+  const show = (line: string) => console.log(`    ${line}`);
+  try {
+    if (store.accounts.count() === 0) {
+      const { accountId } = runCli(["account", "create", "--email", FIRST_ACCOUNT_EMAIL], store, config) as { accountId: string };
+      const { key } = runCli(["key", "create", "--account", accountId], store, config) as { key: string };
+      say(`first account ${accountId} (${FIRST_ACCOUNT_EMAIL}); its API key, shown this once (only its hash is stored):`);
+      show(`export PRIZEDRAW_KEY=${key}`);
+      say("next: a campaign for this account, its drawings through the partner API, and its public page:");
+      show(`${admin} campaign create --account ${accountId} --slug ${QUICK_START_SLUG} --name "Summer Daily" --mode push --cadence daily --hour 20 --winners 3 --payout-wallet ${QUICK_START_WALLET}`);
+      show(`${admin} campaign activate ${QUICK_START_SLUG}`);
+      show(`curl -H "Authorization: Bearer $PRIZEDRAW_KEY" ${service}/api/v1/campaigns/${QUICK_START_SLUG}/drawings`);
+      show(`${config.publicBaseUrl}/campaigns/${QUICK_START_SLUG}`);
+      say("then post winners, move the test clock and check a proof: docs/partner-guide.md");
+      return;
+    }
+    const owner = store.db.prepare("SELECT account_id AS accountId, email FROM members WHERE role = 'owner' ORDER BY created_at LIMIT 1").get() as { accountId: string; email: string } | undefined;
+    if (owner !== undefined) {
+      say(`account ${owner.accountId} (${owner.email}); keys are stored only as hashes, so none is shown again; a new key for it:`);
+      show(`${admin} key create --account ${owner.accountId}`);
+    }
+    const active = store.db.prepare("SELECT slug FROM campaigns WHERE status = 'active' ORDER BY created_at LIMIT 5").pluck().all() as string[];
+    for (const slug of active) say(`page      ${config.publicBaseUrl}/campaigns/${slug}`);
+  } finally {
+    store.db.close();
+  }
+}
+
+/**
+ * Takes the data folder, or ends start-up with the one line naming who has it. A stack that is still stopping
+ * (its anvil writing its state, say) is waited for, up to 60 s: stop-then-start in a hurry just works.
+ */
+async function takeDataDir(config: Config): Promise<DataDirLock> {
+  const request = {
+    dataDir: config.dataDir,
+    command: process.env.npm_lifecycle_event === "start" ? "npm start" : "scripts/start.mts",
+    ports: { service: config.port, indexer: config.indexerPort, chain: config.localChain ? config.chainPort : null },
+    publicBaseUrl: config.publicBaseUrl,
+  };
+  const deadline = Date.now() + 60_000;
+  let waiting = false;
+  for (;;) {
+    if (stopping) throw new Stopping();
+    try {
+      const taken = acquireDataDirLock(request);
+      if (taken.tookOver) say(`the data folder's lock was left by a stack that did not stop (pid ${taken.tookOver.pid}, started ${taken.tookOver.startedAt}): taken over`);
+      return taken;
+    } catch (error) {
+      if (!(error instanceof DataDirInUseError)) throw error;
+      const alive = liveProcesses(error.holder);
+      if (error.holder.state !== "stopping" || alive.length === 0 || Date.now() > deadline) throw new StartError(error.message);
+      if (!waiting) say(`waiting for the stack that is stopping on ${config.dataDir} (pid ${error.holder.pid})`);
+      waiting = true;
+      await sleep(200);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const config = loadConfig();
+  loadedDataDir = config.dataDir;
+  mkdirSync(config.dataDir, { recursive: true });
+  lock = await takeDataDir(config);
+  await checkPorts(config);
+  await checkDatabase(config);
+  await startChain(config);
+  const deployment = await ensureDeployment(config);
+  await startIndexer(config, deployment);
 
   const service = startChild("service", process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/src/main.ts")], {
     ...process.env,
@@ -303,18 +493,31 @@ async function main(): Promise<void> {
   await waitFor("the service answering /health", 30, async () => (await fetch(`http://127.0.0.1:${config.port}/health`)).ok, service);
   await waitFor("the service reporting ready", 60, async () => (await fetch(`http://127.0.0.1:${config.port}/ready`)).ok, service);
 
+  ready = true;
+  lock.update({ state: "running" });
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir})`);
-  createFirstAccount(config);
-  say(`service   ${config.publicBaseUrl}  (GET /health, GET /ready)`);
+  say(`service   http://127.0.0.1:${config.port}  (GET /health, GET /ready${config.publicBaseUrl === `http://127.0.0.1:${config.port}` ? "" : `; public links use ${config.publicBaseUrl}`})`);
   say(`indexer   ${config.indexerUrl}`);
   say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);
-  say("Ctrl-C stops everything");
+  greet(config);
+  say(`Ctrl-C (or kill ${process.pid}) stops everything`);
 }
 
-process.on("SIGINT", () => void stopAll(0));
-process.on("SIGTERM", () => void stopAll(0));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stopAll(0, signal));
+// npm runs this script under `sh -c`: if npm is killed the shell may die with it and leave this script behind
+// (reparented). A process without its parent stops the stack rather than run on unseen.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) void stopAll(0, `its parent process ${parentPid} went away`);
+}, 500).unref();
+process.on("uncaughtException", (error) => {
+  if (stopping) return;
+  console.error(`[start] failed: ${error.message}`);
+  void stopAll(1);
+});
 
 main().catch((error: unknown) => {
+  if (error instanceof Stopping || stopping) return;
   const known = error instanceof StartError || error instanceof ConfigError || (error instanceof Error && "code" in error);
   console.error(`[start] ${known ? (error as Error).message : `failed: ${error instanceof Error ? error.message : String(error)}`}`);
   void stopAll(1);
