@@ -553,16 +553,19 @@ describe("upcomingOccurrences", () => {
   // the same (entries go to it, nextDrawing names it), and the one after it must exist before its cutoff passes, so
   // that between a cutoff and the keeper's next cycle (300 s in production) a drawing still takes entries.
   const KEEPER_INTERVAL_MS = 300_000;
-  const cases: [string, ScheduleInput][] = [
-    ["weekly", { cadence: "weekly", drawWeekday: 3, drawHour: 20, cutoffMinutes: 60, timezone: "Europe/Berlin" }],
-    ["monthly on the 31st", { cadence: "monthly", drawDayOfMonth: 31, drawHour: 9, drawMinute: 30, cutoffMinutes: 24 * 60, timezone: "America/New_York" }],
-    ["daily", { cadence: "daily", drawHour: 20, cutoffMinutes: 23 * 60 }],
-    ["hourly", { cadence: "hourly", drawMinute: 15 }],
+  // [name, schedule, scanned days from 2026-01-20, step in minutes]; the steps avoid round numbers so that the
+  // scan lands just before and just after cutoffs.
+  const cases: [string, ScheduleInput, number, number][] = [
+    ["weekly", { cadence: "weekly", drawWeekday: 3, drawHour: 20, cutoffMinutes: 60, timezone: "Europe/Berlin" }, 22, 53],
+    ["monthly on the 31st", { cadence: "monthly", drawDayOfMonth: 31, drawHour: 9, drawMinute: 30, cutoffMinutes: 24 * 60, timezone: "America/New_York" }, 75, 311],
+    ["daily", { cadence: "daily", drawHour: 20, cutoffMinutes: 23 * 60 }, 3, 41],
+    ["hourly", { cadence: "hourly", drawMinute: 15 }, 1, 13],
   ];
-  for (const [name, input] of cases) {
+  for (const [name, input, days, stepMinutes] of cases) {
     it(`${name}: the next drawing always exists, and so does every draw of the next 48 hours`, () => {
       const sch = normalizeSchedule({ ...input, startsAt: "2026-01-01T00:00:00Z" }, NOW);
-      for (let t = Date.parse("2026-01-20T00:00:00Z"); t < Date.parse("2026-04-10T00:00:00Z"); t += 37 * 60_000) {
+      const from = Date.parse("2026-01-20T00:00:00Z");
+      for (let t = from; t < from + days * 24 * HOUR; t += stepMinutes * 60_000) {
         const now = new Date(t);
         const planned = upcomingOccurrences(sch, now);
         const next = nextOccurrenceAfterCutoff(sch, now);

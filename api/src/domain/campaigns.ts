@@ -161,7 +161,10 @@ export function campaignNow(campaign: Campaign, realNow: Date = new Date()): Dat
 /**
  * Applies a status move. Pause and end remove upcoming drawings (their winners too); ending sets the end date
  * to now. A drawing already past its cutoff is not upcoming: it still draws (spec, "A campaign paused when a
- * list is already past its cutoff still draws that list").
+ * list is already past its cutoff still draws that list"). Ending also removes, for good, the drawings whose
+ * cutoff passed without a list (flagged): an ended campaign takes no list and no cutoff extension, so they could
+ * never draw, and would stay open and hold its guarantee checks for ever (issue 18.5). They were never committed
+ * (no number), so nothing onchain refers to them.
  */
 export function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date()): Campaign {
   return store.tx(() => {
@@ -173,6 +176,7 @@ export function transitionCampaign(store: Store, slug: string, action: CampaignA
     const now = campaignNow(campaign, realNow);
     const next: Campaign = { ...campaign, status: to, updatedAt: realNow.toISOString() };
     if (action === "pause" || action === "end") store.drawings.deleteUpcoming(campaign.id, now.toISOString());
+    if (action === "end") store.drawings.deleteWithoutList(campaign.id, campaign.mode === "entries");
     // Guarantee periods do not count paused time (spec, Guarantee period): pauses are kept in the campaign's clock.
     if (action === "pause") store.pauses.start(campaign.id, now.toISOString());
     if (action === "resume" || action === "end") store.pauses.end(campaign.id, now.toISOString());
@@ -227,8 +231,32 @@ export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTie
 }
 
 /**
- * Creates the drawings of the next 48 hours that do not exist yet, each with the campaign's current winners
- * per draw and table (fixed at creation; the table moves with publications until the lock).
+ * An active campaign whose end date passed ends once every drawing with a list is drawn (spec, Campaign status:
+ * "end date passed, every drawing drawn"). It waits for locked, requested and settled drawings, for an open one
+ * with a full list (the keeper locks it), and for one whose cutoff an operator extended past now (it may still get
+ * its list); the drawings flagged without a list are then removed, as a manual end does. Returns whether it ended.
+ */
+export function endIfFinished(store: Store, campaignId: string, realNow: Date = new Date()): boolean {
+  return store.tx(() => {
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign || campaign.status !== "active" || !campaign.schedule.endsAt) return false;
+    const now = campaignNow(campaign, realNow).toISOString();
+    if (now < campaign.schedule.endsAt) return false;
+    const entries = campaign.mode === "entries";
+    for (const d of store.drawings.unfinished(campaign.id)) {
+      if (d.status !== "open" || d.cutoffAt > now) return false;
+      if (entries ? d.entrantCount > 0 : store.drawings.winners(d.id).length === d.winnersExpected) return false;
+    }
+    store.drawings.deleteWithoutList(campaign.id, entries);
+    store.campaigns.update({ ...campaign, status: "ended", updatedAt: realNow.toISOString() });
+    return true;
+  });
+}
+
+/**
+ * Creates the drawings that do not exist yet among those upcomingOccurrences names (every draw of the next 48
+ * hours, and at least the next two however far ahead), each with the campaign's current winners per draw and
+ * table (fixed at creation; the table moves with publications until the lock).
  */
 export function planDrawings(store: Store, campaign: Campaign, realNow: Date = new Date()): number {
   if (campaign.status !== "active") return 0;

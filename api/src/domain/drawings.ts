@@ -1,8 +1,22 @@
 import type { Campaign } from "../store/campaigns.js";
-import type { Drawing, Winner } from "../store/drawings.js";
+import type { Drawing, DrawingStatus, Winner } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { prizeTableView, campaignNow } from "./campaigns.js";
 import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
+import { requestedNumber } from "./publicDraws.js";
+
+/** Drawings returned by GET drawings (spec: at most 50, no paging). */
+export const DRAWINGS_LIST_LIMIT = 50;
+
+/**
+ * GET drawings (spec, "GET drawings"): open drawings still taking a list first, soonest cutoff first, so that the
+ * spec's partner loop ("take the first one") posts to the drawing it can still fill; then open drawings whose
+ * cutoff passed without a list (flagged, waiting for an extended cutoff), in cutoff order; then every other
+ * status, newest first. At most 50.
+ */
+export function listDrawings(store: Store, campaign: Campaign, status: DrawingStatus | null, realNow: Date = new Date()): Drawing[] {
+  return store.drawings.list(campaign.id, status, DRAWINGS_LIST_LIMIT, campaignNow(campaign, realNow).toISOString());
+}
 
 /** One winner as a partner sends it (already shape-checked by the HTTP schema). */
 export type WinnerEntry = { winner: string; displayName: string | null; avatarUrl: string | null };
@@ -61,9 +75,25 @@ export function applyWinnerList(store: Store, campaign: Campaign, drawing: Drawi
     store.drawings.update(next);
     return { status: stored.length === 0 ? 201 : 200, drawing: next, changed: !labelsSame || next.partnerRound !== drawing.partnerRound };
   }
-  if (!same) throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
+  if (!same) {
+    if (stored.length === 0 && drawing.status === "open") throw new ConflictError("locked", missedCutoff(store, campaign, drawing, now));
+    throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
+  }
   store.drawings.updateWinnerLabels(drawing.id, list);
   return { status: 200, drawing, changed: false };
+}
+
+/**
+ * The detail of a list refused because its drawing's cutoff passed with no list (issue 17.6): nothing is locked,
+ * the drawing waits flagged; say so, and name the two ways on (an extended cutoff, or the next drawing).
+ */
+function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, now: string): string {
+  const next = store.drawings.nextOpen(campaign.id, now);
+  return (
+    `drawing ${drawing.id}'s cutoff (${drawing.cutoffAt}) passed with no list, so it takes none now and waits, flagged. ` +
+    `To draw it, have its cutoff extended (operator: prizedraw drawing extend-cutoff ${campaign.slug} ${drawing.id} --to <time>) and send the list again` +
+    (next ? `; or send these winners to the next drawing, ${next.id} (cutoff ${next.cutoffAt}).` : ".")
+  );
 }
 
 /** The spec's Drawing resource (partner API). */
@@ -72,7 +102,7 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
   const settled = drawing.status === "settled" || drawing.status === "paid";
   return {
     id: drawing.id,
-    number: drawing.number,
+    number: requestedNumber(drawing),
     partnerRound: drawing.partnerRound,
     drawAt: drawing.drawAt,
     cutoffAt: drawing.cutoffAt,

@@ -1,9 +1,11 @@
+import { DateTime } from "luxon";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import { drawingSlot, toCampaignId } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing, DrawingStatus } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
-import { NotFoundError } from "./errors.js";
+import { campaignNow } from "./campaigns.js";
+import { BadRequestError, NotFoundError } from "./errors.js";
 
 /** Public `stage` for each API `status` (spec, "Drawing status and public stage"). */
 export const STAGE: Record<DrawingStatus, "open" | "locked" | "drawing" | "drawn" | "paid"> = {
@@ -33,7 +35,53 @@ export function proofUrl(baseUrl: string, campaign: Pick<Campaign, "slug">, draw
   return `${baseUrl}/campaigns/${campaign.slug}/draws/${drawing.id}/proof.json`;
 }
 
+/**
+ * A drawing's `number` as partners and visitors see it: assigned when the random value is requested (spec,
+ * Drawing), so null before. The keeper fixes the number in the store just before it sends the commit, so that a
+ * retried commit targets the same number; until the request is made that number is not shown.
+ */
+export function requestedNumber(drawing: Pick<Drawing, "status" | "number">): number | null {
+  return drawing.status === "entropy_requested" || isDrawn(drawing) ? drawing.number : null;
+}
+
 export type DrawsQuery = { limit: number; before: string | null };
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * draws.json's `before` (spec: "a date; pass the response's nextBefore to page back"): a date (YYYY-MM-DD) means
+ * the start of that day in the campaign's time zone, the zone its draw dates are given in (the pull URL's {date}),
+ * so `before=2026-11-25` lists the draws of the 24th and earlier; a time with an offset or Z (nextBefore) is that
+ * instant. Answers the instant in UTC; a time without an offset is refused, since its instant would be a guess.
+ */
+export function parseBefore(value: string, timezone: string): string {
+  const bad = () => new BadRequestError(`before must be a date (YYYY-MM-DD, in the campaign's time zone ${timezone}) or an ISO 8601 time with an offset, e.g. the previous response's nextBefore; got ${JSON.stringify(value.slice(0, 64))}`);
+  if (DATE_ONLY.test(value)) {
+    const day = DateTime.fromISO(value, { zone: timezone });
+    if (!day.isValid) throw bad();
+    return day.startOf("day").toUTC().toISO()!;
+  }
+  if (!ISO_WITH_OFFSET.test(value)) throw bad();
+  const instant = DateTime.fromISO(value, { setZone: true });
+  if (!instant.isValid || instant.year < 1970 || instant.year > 9999) throw bad();
+  return new Date(instant.toMillis()).toISOString();
+}
+
+/**
+ * The drawings the public list shows (draws.json and the campaign page, newest first): every drawing up to the
+ * next one, i.e. drawn, in progress, flagged at its cutoff, and the next drawing still taking a list; drawings
+ * scheduled after it are left out (an hourly campaign has 48 of them, which would fill the first page and hide
+ * the latest results). `more` says whether older rows follow the page.
+ */
+export function publicDrawings(store: Store, campaign: Campaign, query: DrawsQuery, realNow: Date = new Date()): { rows: (Drawing & { winnerCount: number })[]; more: boolean } {
+  const now = campaignNow(campaign, realNow).toISOString();
+  // Pausing and ending remove the drawings ahead, so without a next drawing every remaining one is listed (a
+  // drawing past its cutoff may still have its draw time ahead).
+  const next = store.drawings.nextOpen(campaign.id, now);
+  const rows = store.drawings.publicPage(campaign.id, query.before, next?.drawAt ?? null, query.limit + 1);
+  return { rows: rows.slice(0, query.limit), more: rows.length > query.limit };
+}
 
 /**
  * `draws.json`: the campaign's description and a page of its draws, newest first. Beyond the spec, it carries
@@ -46,9 +94,9 @@ export function drawsPage(
   deployment: Pick<DeploymentRecord, "chainId" | "token" | "tokenDecimals" | "prizeDraw" | "deployBlock">,
   baseUrl: string,
   query: DrawsQuery,
+  realNow: Date = new Date(),
 ) {
-  const rows = store.drawings.page(campaign.id, query.before, query.limit + 1);
-  const page = rows.slice(0, query.limit);
+  const { rows: page, more } = publicDrawings(store, campaign, query, realNow);
   return {
     campaign: {
       slug: campaign.slug,
@@ -69,7 +117,7 @@ export function drawsPage(
     },
     draws: page.map((d) => ({
       id: d.id,
-      number: d.number,
+      number: requestedNumber(d),
       slot: drawingSlot(d.id),
       drawAt: d.drawAt,
       cutoffAt: d.cutoffAt,
@@ -81,6 +129,6 @@ export function drawsPage(
       paidAt: d.paidAt,
       proof: isDrawn(d) ? proofUrl(baseUrl, campaign, d) : null,
     })),
-    nextBefore: rows.length > query.limit ? (page[page.length - 1]?.drawAt ?? null) : null,
+    nextBefore: more ? (page[page.length - 1]?.drawAt ?? null) : null,
   };
 }

@@ -153,14 +153,33 @@ export function localDrawDate(drawAt: Date, timezone: string): string {
 }
 
 /**
- * The drawings to have in place at `now`: draws in (now, now + 48 h] whose list is still open (cutoffAt > now).
- * A draw whose cutoff has passed is left out: no list can be collected for it any more.
+ * Whatever the cadence, this many drawings whose list is still open exist ahead (the end date permitting), so a
+ * weekly or monthly campaign always has a drawing taking entries, also between a cutoff and the keeper's next cycle.
+ */
+export const MIN_UPCOMING_DRAWINGS = 2;
+
+/**
+ * The drawings to have in place at `now`: draws in (now, now + 48 h] whose list is still open (cutoffAt > now),
+ * and at least the next MIN_UPCOMING_DRAWINGS of them however far ahead (a weekly or monthly campaign's next draw
+ * is usually more than 48 hours away; issue 18.3). A draw whose cutoff has passed is left out: no list can be
+ * collected for it any more.
  */
 export function upcomingOccurrences(schedule: Schedule, now: Date): Occurrence[] {
+  const s = checkedSchedule(schedule);
   const nowMs = instantMs(now, "now");
-  return occurrencesBetween(schedule, now, new Date(nowMs + DRAWING_LEAD_HOURS * HOUR_MS)).filter(
-    (o) => o.cutoffAt.getTime() > nowMs,
-  );
+  const leadEnd = nowMs + DRAWING_LEAD_HOURS * HOUR_MS;
+  // A cutoff ahead of now means drawAt > now: the scan starts at now.
+  const window = campaignWindow(s, nowMs, Number.POSITIVE_INFINITY);
+  const out: Occurrence[] = [];
+  if (window.upTo <= window.after) return out;
+  for (const drawAt of drawInstants(s, window.after)) {
+    if (drawAt > window.upTo) break;
+    const o = occurrence(drawAt, s.cutoffMinutes);
+    if (o.cutoffAt.getTime() <= nowMs) continue;
+    if (drawAt > leadEnd && out.length >= MIN_UPCOMING_DRAWINGS) break;
+    out.push(o);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

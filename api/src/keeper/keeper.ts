@@ -3,14 +3,14 @@ import { toHex, type Hex } from "viem";
 import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
-import { campaignNow, planDrawings } from "../domain/campaigns.js";
+import { campaignNow, endIfFinished, planDrawings } from "../domain/campaigns.js";
 import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { runGuarantees } from "./guarantees.js";
-import { pullIfDue } from "./pull.js";
+import { PullTimer, type PullDeps } from "./pull.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
 const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
@@ -36,6 +36,8 @@ export type KeeperDeps = {
   indexer: IndexerClient;
   config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal">;
   logger: Logger;
+  /** Tests: fetches a pull URL instead of the real fetcher. */
+  pullFetch?: PullDeps["fetchList"];
 };
 
 /**
@@ -47,17 +49,24 @@ export class Keeper {
   private timer: NodeJS.Timeout | undefined;
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
+  /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
+  private readonly pulls: PullTimer;
 
-  constructor(private readonly deps: KeeperDeps) {}
+  constructor(private readonly deps: KeeperDeps) {
+    const { store, logger, config, pullFetch } = deps;
+    this.pulls = new PullTimer({ store, logger, allowLoopback: config.pullAllowHttpLoopback, ...(pullFetch ? { fetchList: pullFetch } : {}) });
+  }
 
   start(): void {
     const tick = () => void this.runAll().catch((error: unknown) => this.deps.logger.error({ err: describe(error) }, "keeper cycle failed"));
     tick();
     this.timer = setInterval(tick, this.deps.config.keeperIntervalSeconds * 1_000);
+    this.pulls.start();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.pulls.stop();
   }
 
   async runAll(): Promise<void> {
@@ -99,13 +108,15 @@ export class Keeper {
     }
     await this.mirrorHeldPrizes(campaignId);
     await runGuarantees(this.deps, campaignId);
-    this.endIfFinished(campaignId);
+    endIfFinished(this.deps.store, campaignId);
+    // New drawings, an extended cutoff or a moved test clock change when the next pull slot comes.
+    this.pulls.arm();
   }
 
   /** Takes one drawing as far as it can go now. */
   private async advance(campaign: Campaign, start: Drawing): Promise<void> {
-    const { store, logger, config } = this.deps;
-    if (start.status === "open") await pullIfDue({ store, logger, allowLoopback: config.pullAllowHttpLoopback }, campaign, start);
+    const { store } = this.deps;
+    if (start.status === "open") await this.pulls.pull(campaign, start);
     let drawing: Drawing | null = store.drawings.byId(campaign.id, start.id);
     while (drawing && drawing.status !== "paid") {
       const current: Drawing = drawing;
@@ -348,12 +359,13 @@ export class Keeper {
     if (campaign.mode === "entries") current = await this.selectAndRecord(campaign, drawing, campaignId, number, onchain.randomValue, onchain.winnersCommitment);
     const indexed = await indexer.drawing(campaignId, number);
     if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return null;
+    const entropyRevealedAt = onCampaignClock(campaign, indexed.drawing.revealTimestamp, current.lockedAt);
     const next: Drawing = {
       ...current,
       status: "settled",
       entropyValue: indexed.drawing.randomValue,
-      entropyRevealedAt: isoFromSeconds(indexed.drawing.revealTimestamp),
-      settledAt: isoFromSeconds(indexed.drawing.settleTimestamp),
+      entropyRevealedAt,
+      settledAt: onCampaignClock(campaign, indexed.drawing.settleTimestamp, entropyRevealedAt ?? current.lockedAt),
       revealTx: indexed.drawing.revealTx,
     };
     store.tx(() => {
@@ -380,7 +392,7 @@ export class Keeper {
     }
     const indexed = await indexer.drawing(campaignId, number);
     if (!indexed || indexed.drawing.status !== "paid") return null;
-    const next: Drawing = { ...drawing, status: "paid", paidAt: isoFromSeconds(indexed.drawing.paidTimestamp) };
+    const next: Drawing = { ...drawing, status: "paid", paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt) };
     store.drawings.update(next);
     return next;
   }
@@ -433,26 +445,24 @@ export class Keeper {
     }
   }
 
-  /** An active campaign whose end date passed ends once every drawing is drawn (spec, Campaign status). */
-  private endIfFinished(campaignId: string): void {
-    const { store } = this.deps;
-    store.tx(() => {
-      const campaign = store.campaigns.byId(campaignId);
-      if (!campaign || campaign.status !== "active" || !campaign.schedule.endsAt) return;
-      if (campaignNow(campaign).toISOString() < campaign.schedule.endsAt) return;
-      if (store.drawings.unfinished(campaign.id).some((d) => d.status !== "open")) return;
-      store.drawings.deleteUpcoming(campaign.id, campaign.schedule.endsAt);
-      store.campaigns.update({ ...campaign, status: "ended", updatedAt: new Date().toISOString() });
-    });
-  }
 }
 
 function isDrawingNotFound(error: unknown): boolean {
   return error instanceof Error && /DrawingNotFound/.test(error.message);
 }
 
-function isoFromSeconds(seconds: bigint | null): string | null {
-  return seconds === null ? null : new Date(Number(seconds) * 1_000).toISOString();
+/**
+ * One clock per drawing: its draw time, cutoff and lockedAt follow the campaign's clock (real time plus the test
+ * clock's offset, 0 in production), so the chain's block times (reveal, settle, payout) are moved onto that clock
+ * too: block time plus the campaign's offset, never after the campaign's now and never before the step before it
+ * (block times are whole seconds, and a drawing often locks, settles and pays within one). In production this is
+ * the block time itself. Without this, a test clock moved a day ahead showed a drawing settled a day before it locked.
+ */
+function onCampaignClock(campaign: Campaign, seconds: bigint | null, notBefore: string | null): string | null {
+  if (seconds === null) return null;
+  const ms = Math.min(Number(seconds) * 1_000 + campaign.clockOffsetMs, campaignNow(campaign).getTime());
+  const floor = notBefore === null ? Number.NEGATIVE_INFINITY : Date.parse(notBefore);
+  return new Date(Math.max(ms, floor)).toISOString();
 }
 
 function describe(error: unknown): { name: string; message: string } {

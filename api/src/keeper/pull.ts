@@ -8,12 +8,58 @@ import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import type { FetchOutcome } from "../store/pull.js";
 
-/** Spec, "Pull mode": every 5 minutes during the 2 hours before each cutoff. */
+/**
+ * Spec, "Pull mode": every 5 minutes during the 2 hours before each cutoff; the last fetch may be up to 5 minutes
+ * before it; a URL still failing in the last 5 minutes alerts staff.
+ *
+ * Fetches happen at fixed slots counted back from the cutoff, 4, 9, 14, ... 119 minutes before it (24 fetches,
+ * 5 minutes apart, the last inside the final 5 minutes, where a failure alerts staff, with time left for the
+ * 8-second fetch). A timer of their own (PullTimer) fires at each slot, so the times do not depend on the keeper's
+ * cycle: with a gate of "5 minutes since the last fetch" checked by a 300-second keeper, a cycle a second early
+ * skipped a fetch (10-minute gaps, the last fetch up to 10 minutes before the cutoff, no alert; issue 18.4).
+ * The keeper's cycle still calls pullIfDue, which catches up a slot missed while the service was down.
+ */
 export const PULL_WINDOW_MS = 2 * 60 * 60_000;
 export const PULL_EVERY_MS = 5 * 60_000;
+/** The last slot's distance from the cutoff. */
+export const PULL_LAST_SLOT_MS = 4 * 60_000;
+export const PULL_SLOT_COUNT = PULL_WINDOW_MS / PULL_EVERY_MS;
 /** A URL still failing this close to the cutoff alerts staff. */
 export const PULL_ALERT_WINDOW_MS = 5 * 60_000;
 export const PULL_ALERT_KIND = "pull_url_failing";
+/** The timer never sleeps longer than this (setTimeout's limit is about 24 days; a re-check costs little). */
+const MAX_SLEEP_MS = 60 * 60_000;
+
+/** The fetch slots (ms, the campaign's clock) of a drawing whose cutoff is `cutoffMs`, earliest first. */
+export function pullSlots(cutoffMs: number): number[] {
+  const first = firstSlot(cutoffMs);
+  return Array.from({ length: PULL_SLOT_COUNT }, (_, i) => first + i * PULL_EVERY_MS);
+}
+
+function firstSlot(cutoffMs: number): number {
+  return cutoffMs - PULL_LAST_SLOT_MS - (PULL_SLOT_COUNT - 1) * PULL_EVERY_MS;
+}
+
+/** The latest slot at or before `nowMs`, or null before the first slot and from the cutoff on. */
+export function latestPullSlot(cutoffMs: number, nowMs: number): number | null {
+  const first = firstSlot(cutoffMs);
+  if (nowMs < first || nowMs >= cutoffMs) return null;
+  return first + Math.min(Math.floor((nowMs - first) / PULL_EVERY_MS), PULL_SLOT_COUNT - 1) * PULL_EVERY_MS;
+}
+
+/** The first slot after `nowMs`, or null when none is left. */
+export function nextPullSlot(cutoffMs: number, nowMs: number): number | null {
+  const first = firstSlot(cutoffMs);
+  if (nowMs < first) return first;
+  const next = first + (Math.floor((nowMs - first) / PULL_EVERY_MS) + 1) * PULL_EVERY_MS;
+  return next <= cutoffMs - PULL_LAST_SLOT_MS ? next : null;
+}
+
+/** A fetch is due when a slot has come and no fetch was made at or after it (one catch-up for missed slots). */
+export function isPullDue(cutoffMs: number, lastFetchMs: number | null, nowMs: number): boolean {
+  const slot = latestPullSlot(cutoffMs, nowMs);
+  return slot !== null && (lastFetchMs === null || lastFetchMs < slot);
+}
 
 export type PullDeps = {
   store: Store;
@@ -32,9 +78,8 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
   if (campaign.mode !== "pull" || !campaign.pullUrl || drawing.status !== "open") return;
   const now = campaignNow(campaign, realNow).getTime();
   const cutoff = new Date(drawing.cutoffAt).getTime();
-  if (now >= cutoff || now < cutoff - PULL_WINDOW_MS) return;
   const last = store.pull.lastFetchAt(drawing.id);
-  if (last !== null && now - new Date(last).getTime() < PULL_EVERY_MS) return;
+  if (!isPullDue(cutoff, last === null ? null : Date.parse(last), now)) return;
 
   const url = pullUrlFor(campaign.pullUrl, drawing, campaign.schedule.timezone);
   const fetchList = deps.fetchList ?? ((u: string, n: number) => fetchWinnerList(u, n, { allowLoopback: deps.allowLoopback }));
@@ -65,5 +110,95 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
       // A structured alert for staff; the URL is a secret and never logged.
       logger.warn({ alert: PULL_ALERT_KIND, campaign: campaign.slug, drawingId: drawing.id, reason }, "staff alert: pull URL failing before the cutoff");
     }
+  }
+}
+
+/**
+ * Fires at each pull slot (on each campaign's clock: real time plus its test-clock offset) and fetches every
+ * drawing that is due then, in parallel, so one slow partner URL delays no other. One fetch per drawing at a time:
+ * the keeper's cycle goes through `pull` too. `arm` is called again after every keeper cycle (new drawings, an
+ * extended cutoff, a moved test clock) and after each firing.
+ */
+export class PullTimer {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** The slot each drawing was last tried at, so a fetch that could not even be recorded is not retried in a loop. */
+  private readonly tried = new Map<string, number>();
+
+  constructor(private readonly deps: PullDeps) {}
+
+  start(): void {
+    this.running = true;
+    this.arm();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Fetches the drawing's list if a slot is due (see pullIfDue); joins a fetch of it already under way. */
+  pull(campaign: Campaign, drawing: Drawing): Promise<void> {
+    const current = this.inFlight.get(drawing.id);
+    if (current) return current;
+    const slot = latestPullSlot(Date.parse(drawing.cutoffAt), campaignNow(campaign).getTime());
+    if (slot !== null) this.tried.set(drawing.id, slot);
+    const run = pullIfDue(this.deps, campaign, drawing).finally(() => this.inFlight.delete(drawing.id));
+    this.inFlight.set(drawing.id, run);
+    return run;
+  }
+
+  /** Sets the timer to the earliest slot to come (or due now) among the open drawings of pull campaigns. */
+  arm(): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const realNow = Date.now();
+    let wake = realNow + MAX_SLEEP_MS;
+    const seen = new Set<string>();
+    for (const { campaign, drawing } of this.candidates(realNow)) {
+      seen.add(drawing.id);
+      const now = realNow + campaign.clockOffsetMs;
+      const cutoff = Date.parse(drawing.cutoffAt);
+      const slot = this.dueSlot(drawing, now) !== null ? now : nextPullSlot(cutoff, now);
+      if (slot !== null) wake = Math.min(wake, slot - campaign.clockOffsetMs);
+    }
+    for (const id of this.tried.keys()) if (!seen.has(id)) this.tried.delete(id);
+    this.timer = setTimeout(() => void this.fire(), Math.max(0, wake - realNow));
+    this.timer.unref?.();
+  }
+
+  private async fire(): Promise<void> {
+    this.timer = undefined;
+    const realNow = Date.now();
+    const due = this.candidates(realNow).filter(({ campaign, drawing }) => this.dueSlot(drawing, realNow + campaign.clockOffsetMs) !== null);
+    const results = await Promise.allSettled(due.map(({ campaign, drawing }) => this.pull(campaign, drawing)));
+    for (const r of results) {
+      if (r.status === "rejected") this.deps.logger.warn({ err: r.reason instanceof Error ? r.reason.message : String(r.reason) }, "pull fetch failed; retried at the next slot");
+    }
+    this.arm();
+  }
+
+  /** The slot due for a drawing at `now` (its campaign's clock), unless it was tried at that slot already. */
+  private dueSlot(drawing: Drawing, now: number): number | null {
+    const cutoff = Date.parse(drawing.cutoffAt);
+    const last = this.deps.store.pull.lastFetchAt(drawing.id);
+    if (!isPullDue(cutoff, last === null ? null : Date.parse(last), now)) return null;
+    const slot = latestPullSlot(cutoff, now);
+    return slot !== null && this.tried.get(drawing.id) === slot && !this.inFlight.has(drawing.id) ? null : slot;
+  }
+
+  /** Open drawings of pull campaigns whose fetch window has not closed. */
+  private candidates(realNow: number): { campaign: Campaign; drawing: Drawing }[] {
+    const out: { campaign: Campaign; drawing: Drawing }[] = [];
+    for (const campaign of this.deps.store.campaigns.drawable()) {
+      if (campaign.mode !== "pull" || !campaign.pullUrl) continue;
+      const now = realNow + campaign.clockOffsetMs;
+      // Slots more than a sleep ahead need not be looked at now; the timer wakes by then anyway.
+      const upTo = new Date(now + PULL_WINDOW_MS + MAX_SLEEP_MS).toISOString();
+      for (const drawing of this.deps.store.drawings.openWithCutoffBetween(campaign.id, new Date(now).toISOString(), upTo)) out.push({ campaign, drawing });
+    }
+    return out;
   }
 }

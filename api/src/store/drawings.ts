@@ -195,12 +195,16 @@ export class DrawingStore {
     return r ? fromRecord(r) : null;
   }
 
-  /** Open drawings soonest cutoff first; others newest first (spec, GET drawings), at most `limit`. */
-  list(campaignId: string, status: DrawingStatus | null, limit: number): Drawing[] {
-    const order = "CASE WHEN status = 'open' THEN 0 ELSE 1 END, CASE WHEN status = 'open' THEN cutoff_at END ASC, draw_at DESC";
-    const rows = status
-      ? this.db.prepare(`SELECT * FROM drawings WHERE campaign_id = ? AND status = ? ORDER BY ${order} LIMIT ?`).all(campaignId, status, limit)
-      : this.db.prepare(`SELECT * FROM drawings WHERE campaign_id = ? ORDER BY ${order} LIMIT ?`).all(campaignId, limit);
+  /**
+   * GET drawings' order (spec, GET drawings), at most `limit`: open drawings still taking a list at `now` first,
+   * soonest cutoff first; then open drawings whose cutoff passed without a list (flagged), in cutoff order; then
+   * every other status, newest first. Without `now` every open drawing counts as still taking a list.
+   */
+  list(campaignId: string, status: DrawingStatus | null, limit: number, now: string | null = null): Drawing[] {
+    const order = `CASE WHEN status != 'open' THEN 2 WHEN @now IS NULL OR cutoff_at > @now THEN 0 ELSE 1 END,
+      CASE WHEN status = 'open' THEN cutoff_at END ASC, draw_at DESC`;
+    const where = status ? "campaign_id = @campaignId AND status = @status" : "campaign_id = @campaignId";
+    const rows = this.db.prepare(`SELECT * FROM drawings WHERE ${where} ORDER BY ${order} LIMIT @limit`).all({ campaignId, status, limit, now });
     return (rows as Record_[]).map(fromRecord);
   }
 
@@ -215,9 +219,29 @@ export class DrawingStore {
     return r ? fromRecord(r) : null;
   }
 
+  /** Open drawings with after < cutoffAt <= upTo, soonest cutoff first (the pull fetcher's timer). */
+  openWithCutoffBetween(campaignId: string, after: string, upTo: string): Drawing[] {
+    return (
+      this.db
+        .prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ? AND cutoff_at <= ? ORDER BY cutoff_at")
+        .all(campaignId, after, upTo) as Record_[]
+    ).map(fromRecord);
+  }
+
   /** Removes open drawings whose cutoff is after `after` (pause, end, an earlier end date), winners included. */
   deleteUpcoming(campaignId: string, after: string): number {
     return this.db.prepare("DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ?").run(campaignId, after).changes;
+  }
+
+  /**
+   * Removes open drawings that hold no list to draw: winner campaigns, fewer winners than expected (a list is
+   * whole or absent); entries campaigns, no entrant. With `cutoffUpTo`, only those whose cutoff is at or before it.
+   */
+  deleteWithoutList(campaignId: string, entries: boolean, cutoffUpTo: string | null = null): number {
+    const empty = entries ? "entrant_count = 0" : "(SELECT COUNT(*) FROM winners w WHERE w.drawing_id = drawings.id) != winners_expected";
+    return this.db
+      .prepare(`DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND ${empty} AND (? IS NULL OR cutoff_at <= ?)`)
+      .run(campaignId, cutoffUpTo, cutoffUpTo).changes;
   }
 
   deleteOpenAfterDrawAt(campaignId: string, drawAtAfter: string): number {
@@ -237,6 +261,22 @@ export class DrawingStore {
          WHERE d.campaign_id = ? AND (? IS NULL OR d.draw_at < ?) ORDER BY d.draw_at DESC LIMIT ?`,
       )
       .all(campaignId, before, before, limit) as (Record_ & { winner_count: number })[];
+    return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
+  }
+
+  /**
+   * The public list (draws.json, the campaign page): drawings with drawAt before `before` and at or before
+   * `horizon` (the next drawing's draw time: later drawings are scheduled, not yet news), newest first, with their
+   * winner counts. A null horizon lists every drawing.
+   */
+  publicPage(campaignId: string, before: string | null, horizon: string | null, limit: number): (Drawing & { winnerCount: number })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT d.*, (SELECT COUNT(*) FROM winners w WHERE w.drawing_id = d.id) AS winner_count FROM drawings d
+         WHERE d.campaign_id = @campaignId AND (@before IS NULL OR d.draw_at < @before) AND (@horizon IS NULL OR d.draw_at <= @horizon)
+         ORDER BY d.draw_at DESC LIMIT @limit`,
+      )
+      .all({ campaignId, before, horizon, limit }) as (Record_ & { winner_count: number })[];
     return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
   }
 

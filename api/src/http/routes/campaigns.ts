@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Config } from "../../config.js";
 import { campaignView, campaignNow } from "../../domain/campaigns.js";
-import { drawingOf, drawingView, submitWinners } from "../../domain/drawings.js";
+import { drawingOf, drawingView, listDrawings, submitWinners } from "../../domain/drawings.js";
 import { BadRequestError, NotFoundError } from "../../domain/errors.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { DrawingStatus } from "../../store/drawings.js";
@@ -12,9 +12,6 @@ import { drawingsQuery, durationMs, testClockBody, winnersBody } from "../schema
 
 /** How far ahead of real time the test clock may go (see the test-clock route). */
 export const MAX_TEST_CLOCK_AHEAD_MS = 100 * 365 * 24 * 3_600_000;
-
-/** Drawings returned by GET drawings (spec: at most 50, no paging). */
-export const DRAWINGS_LIST_LIMIT = 50;
 
 export type CampaignRoutesDeps = {
   store: Store;
@@ -42,7 +39,7 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
   app.get("/:slug/drawings", (c) => {
     const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const query = readQuery(c, drawingsQuery);
-    const drawings = store.drawings.list(campaign.id, (query.status as DrawingStatus | undefined) ?? null, DRAWINGS_LIST_LIMIT);
+    const drawings = listDrawings(store, campaign, (query.status as DrawingStatus | undefined) ?? null);
     return c.json({ drawings: drawings.map((d) => drawingView(store, d)) });
   });
 

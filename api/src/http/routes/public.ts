@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
 import { drawProof } from "../../domain/proofs.js";
-import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, publicCampaign } from "../../domain/publicDraws.js";
+import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign } from "../../domain/publicDraws.js";
 import type { Store } from "../../store/index.js";
 import { readQuery } from "../body.js";
 
@@ -24,7 +24,8 @@ const drawsQuery = z.strictObject({
     .transform(Number)
     .refine((n) => n >= 1 && n <= DRAWS_MAX_LIMIT, `must be a whole number from 1 to ${DRAWS_MAX_LIMIT}`)
     .optional(),
-  before: z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. the previous response's nextBefore" }).optional(),
+  // A date or a time with an offset; parseBefore reads it in the campaign's time zone.
+  before: z.string().max(64, "must be a date (YYYY-MM-DD) or an ISO 8601 time, e.g. the previous response's nextBefore").optional(),
 });
 
 /** The verifier and the skill file, served as is from api/public/verify (a fixed list: no path is read from a request). */
@@ -45,7 +46,7 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: Publ
   app.get("/campaigns/:slug/draws.json", (c) => {
     const campaign = publicCampaign(store, c.req.param("slug"));
     const query = readQuery(c, drawsQuery);
-    const before = query.before ? new Date(query.before).toISOString() : null;
+    const before = query.before ? parseBefore(query.before, campaign.schedule.timezone) : null;
     c.header("Cache-Control", "public, max-age=15");
     return c.json(drawsPage(store, campaign, deployment, publicBaseUrl, { limit: query.limit ?? DRAWS_DEFAULT_LIMIT, before }));
   });

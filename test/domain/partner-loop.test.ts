@@ -1,0 +1,205 @@
+// The partner loop's rules on a real SQLite store (no chain): which drawings draws.json lists and in what order,
+// `before` as a date, `number` hidden until the random value is requested, GET drawings' order with a flagged
+// drawing, the message for a list sent after a cutoff that had none, and what ending does to a drawing that never
+// got its list (issue 18 points 1, 2, 5, 6; issue 17 point 6). The real-stack side is test/api/partner-loop.test.ts.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCampaign, endIfFinished, transitionCampaign } from "../../api/src/domain/campaigns.js";
+import { drawingView, listDrawings, submitWinners } from "../../api/src/domain/drawings.js";
+import { ServiceError } from "../../api/src/domain/errors.js";
+import { newId } from "../../api/src/domain/ids.js";
+import { drawsPage, parseBefore, publicDrawings } from "../../api/src/domain/publicDraws.js";
+import type { Campaign } from "../../api/src/store/campaigns.js";
+import type { Drawing } from "../../api/src/store/drawings.js";
+import { openStore, type Store } from "../../api/src/store/index.js";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const WALLET = "0x00000000000000000000000000000000000000a1";
+const DEPLOYMENT = { chainId: 31337, token: "0x0000000000000000000000000000000000000b0b", tokenDecimals: 6, prizeDraw: "0x0000000000000000000000000000000000000c0c", deployBlock: 1 } as const;
+/** Real time in these tests: drawings are placed around it (the campaign clock has no offset). */
+const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
+
+let dir: string;
+let store: Store;
+let accountId: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "partner-loop-"));
+  store = openStore(path.join(dir, "store.sqlite"));
+  accountId = newId("acc");
+  store.accounts.createAccount(accountId, NOW.toISOString());
+});
+
+afterEach(() => {
+  store.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function campaign(slug: string, mode: "push" | "entries", cadence: "hourly" | "daily" = "hourly"): Campaign {
+  createCampaign(store, accountId, { slug, name: slug, mode, winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence, timezone: "Europe/Berlin", startsAt: new Date(NOW.getTime() - 10 * 24 * HOUR).toISOString() } }, NOW);
+  return transitionCampaign(store, slug, "activate", NOW);
+}
+
+/** A past drawing of the campaign at `drawAt` (before NOW), in the given state. */
+function pastDrawing(c: Campaign, drawAt: number, fields: Partial<Drawing>, winners: string[] = []): Drawing {
+  const d: Drawing = {
+    id: newId("drw"), campaignId: c.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - 5 * MINUTE).toISOString(), status: "open",
+    winnersExpected: 1, number: null, partnerRound: null, tableId: c.tableId, tableVersion: c.tableVersion, needsAttention: null, listSubmittedAt: null,
+    lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null, settledAt: null,
+    paidAt: null, commitTx: null, revealTx: null, createdAt: NOW.toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null, ...fields,
+  };
+  expect(store.drawings.insertIfAbsent(d)).toBe(true);
+  if (winners.length > 0) store.drawings.replaceWinners(d.id, winners.map((winnerId) => ({ winnerId, displayName: null, avatarUrl: null })));
+  return d;
+}
+
+function refusal(fn: () => unknown): { status: number; error: string; detail: string } | null {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ServiceError) return { status: error.status, error: error.code, detail: error.detail };
+    throw error;
+  }
+  return null;
+}
+
+describe("draws.json (issue 18.1)", () => {
+  it("shows the latest results on its first page: past draws and the next drawing only, newest first", () => {
+    const c = campaign("hourly-push", "push");
+    const upcoming = store.drawings.list(c.id, "open", 100);
+    expect(upcoming.length).toBeGreaterThanOrEqual(47);
+    const paid = pastDrawing(c, NOW.getTime() - 30 * MINUTE, { status: "paid", number: 1, lockedAt: new Date(NOW.getTime() - 35 * MINUTE).toISOString() }, ["w-1"]);
+    const flagged = pastDrawing(c, NOW.getTime() - 90 * MINUTE, { needsAttention: "no winners at the cutoff" });
+
+    const page = drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 30, before: null }, NOW);
+    const next = upcoming[0]!;
+    expect(page.draws.map((d) => d.id)).toEqual([next.id, paid.id, flagged.id]);
+    expect(page.draws.map((d) => d.stage)).toEqual(["open", "paid", "open"]);
+    expect(page.nextBefore).toBeNull();
+    // The shared rule the campaign page uses too.
+    const listed = publicDrawings(store, c, { before: null, limit: 2 }, NOW);
+    expect(listed.rows.map((d) => d.id)).toEqual([next.id, paid.id]);
+    expect(listed.more).toBe(true);
+  });
+
+  it("lists no upcoming drawing once the campaign is paused or ended", () => {
+    const c = campaign("paused-push", "push");
+    const paid = pastDrawing(c, NOW.getTime() - 30 * MINUTE, { status: "paid", number: 1 }, ["w-1"]);
+    const paused = transitionCampaign(store, c.slug, "pause", NOW);
+    expect(drawsPage(store, paused, DEPLOYMENT, "http://x", { limit: 30, before: null }, NOW).draws.map((d) => d.id)).toEqual([paid.id]);
+  });
+
+  it("pages back with `before`: the response's nextBefore, or a date in the campaign's time zone", () => {
+    const c = campaign("paging", "push", "daily");
+    const days = [1, 2, 3, 4].map((n) => pastDrawing(c, NOW.getTime() - n * 24 * HOUR, { status: "paid", number: 5 - n }, ["w"]));
+    const first = drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 2, before: null }, NOW);
+    expect(first.draws.map((d) => d.id)).toEqual([store.drawings.nextOpen(c.id, NOW.toISOString())!.id, days[0]!.id]);
+    const second = drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 2, before: parseBefore(first.nextBefore!, c.schedule.timezone) }, NOW);
+    expect(second.draws.map((d) => d.id)).toEqual([days[1]!.id, days[2]!.id]);
+    // A date: draws before that day began in the campaign's zone (Europe/Berlin).
+    expect(parseBefore("2026-11-25", "Europe/Berlin")).toBe("2026-11-24T23:00:00.000Z");
+    expect(parseBefore("2026-07-01", "Europe/Berlin")).toBe("2026-06-30T22:00:00.000Z");
+    expect(parseBefore("2026-11-25T10:00:00+01:00", "Europe/Berlin")).toBe("2026-11-25T09:00:00.000Z");
+    const dayOf = (ms: number) => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Berlin" }).format(new Date(ms));
+    const byDate = drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 30, before: parseBefore(dayOf(Date.parse(days[1]!.drawAt)), "Europe/Berlin") }, NOW);
+    expect(byDate.draws.map((d) => d.id)).toEqual([days[2]!.id, days[3]!.id]);
+    for (const bad of ["2026-13-01", "25.11.2026", "2026-11-25T10:00:00", "tomorrow"]) expect(refusal(() => parseBefore(bad, "UTC"))?.error, bad).toBe("bad_request");
+  });
+});
+
+describe("number (issue 18.6)", () => {
+  it("is null until the random value is requested, in the partner API and in draws.json", () => {
+    const c = campaign("numbers", "push");
+    // The keeper fixes the number in the store before it sends the commit; a commit that fails leaves it locked.
+    const locked = pastDrawing(c, NOW.getTime() - 30 * MINUTE, { status: "locked", number: 1, lockedAt: new Date(NOW.getTime() - 35 * MINUTE).toISOString(), winnersCommitment: "0x01" }, ["w-1"]);
+    expect(drawingView(store, locked).number).toBeNull();
+    const item = drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 30, before: null }, NOW).draws.find((d) => d.id === locked.id)!;
+    expect(item.number).toBeNull();
+    store.drawings.update({ ...locked, status: "entropy_requested", entropyRequestId: "4" });
+    expect(drawingView(store, store.drawings.byId(c.id, locked.id)!).number).toBe(1);
+    expect(drawsPage(store, c, DEPLOYMENT, "http://x", { limit: 30, before: null }, NOW).draws.find((d) => d.id === locked.id)!.number).toBe(1);
+  });
+});
+
+describe("GET drawings?status=open (issue 18.2)", () => {
+  it("puts drawings still taking a list first, in cutoff order; a drawing flagged at its cutoff comes after them", () => {
+    const c = campaign("order", "push", "daily");
+    const flagged = pastDrawing(c, NOW.getTime() - 2 * HOUR, { needsAttention: "no winners at the cutoff" });
+    const open = listDrawings(store, c, "open", NOW);
+    const taking = store.drawings.list(c.id, "open", 50).filter((d) => d.cutoffAt > NOW.toISOString());
+    expect(taking.length).toBeGreaterThanOrEqual(2);
+    expect(open.map((d) => d.id)).toEqual([...taking.sort((a, b) => a.cutoffAt.localeCompare(b.cutoffAt)).map((d) => d.id), flagged.id]);
+    // Without a filter: the same open drawings first, then the rest newest first.
+    const paid = pastDrawing(c, NOW.getTime() - 26 * HOUR, { status: "paid", number: 1 }, ["w"]);
+    expect(listDrawings(store, c, null, NOW).map((d) => d.id)).toEqual([...open.map((d) => d.id), paid.id]);
+  });
+});
+
+describe("a list sent after a cutoff that had none (issue 17.6)", () => {
+  it("says what happened and what the partner can do, not that it differs from a locked list", () => {
+    const c = campaign("late", "push", "daily");
+    const flagged = pastDrawing(c, NOW.getTime() - 2 * HOUR, { needsAttention: "no winners at the cutoff" });
+    const next = store.drawings.nextOpen(c.id, NOW.toISOString())!;
+    const late = refusal(() => submitWinners(store, c, flagged.id, [{ winner: "w-1", displayName: null, avatarUrl: null }], NOW));
+    expect(late).toMatchObject({ status: 409, error: "locked" });
+    expect(late!.detail).not.toMatch(/differs from the locked/);
+    expect(late!.detail).toMatch(/no list/);
+    expect(late!.detail).toContain("prizedraw drawing extend-cutoff");
+    expect(late!.detail).toContain(next.id);
+    // A real difference from a stored list keeps its message.
+    const listed = pastDrawing(c, NOW.getTime() - 3 * HOUR, { status: "locked", lockedAt: new Date(NOW.getTime() - 4 * HOUR).toISOString() }, ["w-1"]);
+    expect(refusal(() => submitWinners(store, c, listed.id, [{ winner: "w-2", displayName: null, avatarUrl: null }], NOW))?.detail).toMatch(/differs from the locked/);
+  });
+});
+
+describe("ending and a drawing that never got its list (issue 18.5)", () => {
+  it("ending removes it for good; a list past its cutoff still draws; guarantee checks are not held", () => {
+    const c = campaign("ending", "push", "daily");
+    const flagged = pastDrawing(c, NOW.getTime() - 3 * HOUR, { needsAttention: "no winners at the cutoff" });
+    const listed = pastDrawing(c, NOW.getTime() - 2 * HOUR, {}, ["w-1"]);
+    const ended = transitionCampaign(store, c.slug, "end", NOW);
+    expect(ended.status).toBe("ended");
+    expect(store.drawings.byId(c.id, flagged.id)).toBeNull();
+    expect(store.drawings.byId(c.id, listed.id)).toMatchObject({ status: "open" });
+    expect(listDrawings(store, ended, "open", NOW).map((d) => d.id)).toEqual([listed.id]);
+    expect(refusal(() => submitWinners(store, ended, flagged.id, [{ winner: "w-9", displayName: null, avatarUrl: null }], NOW))).toMatchObject({ status: 409, error: "campaign_ended" });
+  });
+
+  it("an entries drawing with no entrants is removed too; one with entrants still draws", () => {
+    const c = campaign("ending-entries", "entries", "daily");
+    const empty = pastDrawing(c, NOW.getTime() - 3 * HOUR, { needsAttention: "no entrants at the cutoff" });
+    const full = pastDrawing(c, NOW.getTime() - 2 * HOUR, { entrantCount: 2, totalWeight: 2 });
+    transitionCampaign(store, c.slug, "end", NOW);
+    expect(store.drawings.byId(c.id, empty.id)).toBeNull();
+    expect(store.drawings.byId(c.id, full.id)).not.toBeNull();
+  });
+
+  it("the end date passing ends the campaign and removes it the same way, once drawings with a list are drawn", () => {
+    const c = campaign("end-date", "push", "daily");
+    const flagged = pastDrawing(c, NOW.getTime() - 3 * HOUR, { needsAttention: "no winners at the cutoff" });
+    const locked = pastDrawing(c, NOW.getTime() - 2 * HOUR, { status: "locked", lockedAt: NOW.toISOString() }, ["w-1"]);
+    store.campaigns.update({ ...c, schedule: { ...c.schedule, endsAt: new Date(NOW.getTime() - HOUR).toISOString() } });
+    store.drawings.deleteOpenAfterDrawAt(c.id, new Date(NOW.getTime() - HOUR).toISOString());
+    expect(endIfFinished(store, c.id, NOW)).toBe(false);
+    expect(store.campaigns.byId(c.id)?.status).toBe("active");
+    store.drawings.update({ ...locked, status: "paid", number: 1 });
+    expect(endIfFinished(store, c.id, NOW)).toBe(true);
+    expect(store.campaigns.byId(c.id)?.status).toBe("ended");
+    expect(store.drawings.byId(c.id, flagged.id)).toBeNull();
+    expect(store.drawings.byId(c.id, locked.id)).not.toBeNull();
+  });
+
+  it("waits for a drawing whose cutoff was extended past the end date", () => {
+    const c = campaign("extended", "push", "daily");
+    const endsAt = NOW.getTime() - HOUR;
+    pastDrawing(c, NOW.getTime() - 2 * HOUR, { cutoffAt: new Date(NOW.getTime() + 10 * MINUTE).toISOString() });
+    store.campaigns.update({ ...c, schedule: { ...c.schedule, endsAt: new Date(endsAt).toISOString() } });
+    store.drawings.deleteOpenAfterDrawAt(c.id, new Date(endsAt).toISOString());
+    expect(endIfFinished(store, c.id, NOW)).toBe(false);
+    expect(endIfFinished(store, c.id, new Date(NOW.getTime() + 11 * MINUTE))).toBe(true);
+  });
+});
