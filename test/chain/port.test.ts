@@ -141,6 +141,21 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     await expect(port.setLargePrizeThreshold(campaignId, 60_000n)).resolves.toMatchObject({ status: "success" });
   });
 
+  it("two processes' ports sharing the operator key both get their transactions through (nonce taken: sent again)", async () => {
+    // The CLI signs held-prize decisions with the operator key while the service's keeper does too; each has its
+    // own ChainPort, so both can take the same pending nonce at once.
+    const other = new ChainPort({ rpcUrl, deployment, operatorKey: ANVIL_KEYS.operator });
+    const amounts = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.amountCents));
+    const weights = DEFAULT_PRIZE_TABLE.tiers.map((t) => BigInt(t.weight));
+    const ids = [0, 1, 2, 3].map((i) => toHex(`nonce-race-${i}`, { size: 32 }));
+    const receipts = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? port : other).publishPrizeTable(id, 1, amounts, weights)));
+    expect(receipts.map((r) => r.status)).toEqual(["success", "success", "success", "success"]);
+    for (const id of ids) {
+      const [, published] = await port.publicClient.readContract({ address: deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getPrizeTable", args: [id, 1] });
+      expect(published).toEqual(amounts);
+    }
+  });
+
   it("after anvil restarts from its state file, the chain and the indexer still agree", async () => {
     const before = await port.getDrawing(campaignId, 1n);
     const blockBefore = await port.blockNumber();

@@ -4,6 +4,7 @@ import {
   createPublicClient,
   createWalletClient,
   http,
+  NonceTooLowError,
   parseAbi,
   parseEventLogs,
   type Account,
@@ -130,17 +131,37 @@ export class ChainPort {
    */
   send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
     const { value, gas } = options;
+    return this.enqueue(functionName, async () => {
+      const { request } = await this.publicClient.simulateContract({
+        address: this.deployment.prizeDraw,
+        abi: PrizeDrawAbi,
+        functionName,
+        args,
+        account: this.wallet.account,
+        ...(value === undefined ? {} : { value }),
+      } as Parameters<PublicClient["simulateContract"]>[0]);
+      return this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), ...(gas === undefined ? {} : { gas }) });
+    });
+  }
+
+  /**
+   * Runs one operator transaction after the previous one: `write` sends it (and returns its hash); then waits
+   * for its receipt. The operator key may also sign in another process (the CLI's held-prize decisions while the
+   * service runs): both can take the same pending nonce, and the node refuses the later one ("nonce too low",
+   * "already known", "replacement transaction underpriced"). Such a send is tried again with a fresh nonce.
+   */
+  private enqueue(functionName: string, write: () => Promise<Hex>): Promise<TransactionReceipt> {
     const run = async (): Promise<TransactionReceipt> => {
       try {
-        const { request } = await this.publicClient.simulateContract({
-          address: this.deployment.prizeDraw,
-          abi: PrizeDrawAbi,
-          functionName,
-          args,
-          account: this.wallet.account,
-          ...(value === undefined ? {} : { value }),
-        } as Parameters<PublicClient["simulateContract"]>[0]);
-        const hash = await this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), ...(gas === undefined ? {} : { gas }) });
+        let hash: Hex | undefined;
+        for (let attempt = 1; hash === undefined; attempt++) {
+          try {
+            hash = await write();
+          } catch (error) {
+            if (attempt >= NONCE_CONFLICT_ATTEMPTS || !isNonceConflict(error)) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          }
+        }
         const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
         if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
         return receipt;
@@ -215,24 +236,14 @@ export class ChainPort {
    * gas is the node's estimate: the callback either settles its whole share or fails, so the estimate covers it.
    */
   retryCallback(provider: Hex, sequence: bigint, userRandomNumber: Hex, providerRevelation: Hex): Promise<TransactionReceipt> {
-    const run = async (): Promise<TransactionReceipt> => {
-      try {
-        const hash = await this.wallet.writeContract({
-          address: this.deployment.entropy,
-          abi: EntropyRetryAbi,
-          functionName: "revealWithCallback",
-          args: [provider, sequence, userRandomNumber, providerRevelation],
-        });
-        const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
-        if (receipt.status !== "success") throw new ChainRevertError("revealWithCallback", "TransactionReverted", [hash]);
-        return receipt;
-      } catch (error) {
-        throw toChainError("revealWithCallback", error);
-      }
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.enqueue("revealWithCallback", () =>
+      this.wallet.writeContract({
+        address: this.deployment.entropy,
+        abi: EntropyRetryAbi,
+        functionName: "revealWithCallback",
+        args: [provider, sequence, userRandomNumber, providerRevelation],
+      }),
+    );
   }
 
   /** Entropy's Revealed events of one request (a failed callback's first, then the successful retry's). */
@@ -262,25 +273,17 @@ export class ChainPort {
    */
   revealMock(sequence: bigint, randomValue: Hex): Promise<TransactionReceipt> {
     if (!this.deployment.mockEntropy) throw new ChainRevertError("mockReveal", "NotMockEntropy", []);
-    const run = async (): Promise<TransactionReceipt> => {
-      try {
-        const callbackGas = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
-        const hash = await this.wallet.writeContract({
-          address: this.deployment.entropy,
-          abi: MockEntropyAbi,
-          functionName: "mockReveal",
-          args: [this.deployment.entropyProvider, sequence, randomValue],
-          // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
-          gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
-        });
-        return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
-      } catch (error) {
-        throw toChainError("mockReveal", error);
-      }
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
-    return result;
+    return this.enqueue("mockReveal", async () => {
+      const callbackGas = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
+      return this.wallet.writeContract({
+        address: this.deployment.entropy,
+        abi: MockEntropyAbi,
+        functionName: "mockReveal",
+        args: [this.deployment.entropyProvider, sequence, randomValue],
+        // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
+        gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
+      });
+    });
   }
 
   async entropyFee(): Promise<bigint> {
@@ -313,6 +316,16 @@ export class ChainPort {
       throw toChainError("eth_blockNumber", error);
     }
   }
+}
+
+/** Sends refused for a nonce another sender took are tried this many times in all. */
+const NONCE_CONFLICT_ATTEMPTS = 4;
+
+/** The node refused a send because its nonce was taken (by this key signing in another process). */
+function isNonceConflict(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  if (error.walk((e) => e instanceof NonceTooLowError)) return true;
+  return /nonce too low|already known|replacement transaction underpriced|nonce has already been used/i.test(error.details ?? error.message);
 }
 
 function toChainError(functionName: string, error: unknown): Error {
