@@ -3,7 +3,7 @@
 import type { STAGE } from "../../domain/publicDraws.js";
 import type { CampaignMode } from "../../store/campaigns.js";
 import type { Drawing, Winner } from "../../store/drawings.js";
-import { dollars, httpsUrl, shortId } from "./format.js";
+import { dollars, httpsUrl, initials, shortId } from "./format.js";
 import { Time } from "./ScheduleSection.js";
 
 export type Stage = (typeof STAGE)[keyof typeof STAGE];
@@ -18,12 +18,15 @@ export type DrawView = {
   proofUrl: string | null;
 };
 
+/** The in-browser check: the JSON-RPC endpoint the visitor's browser uses for the chain check (null: offline checks only). */
+export type BrowserCheck = { rpcUrl: string | null };
+
 const AVATAR_PX = 32;
 
 function stageWords(view: DrawView, mode: CampaignMode, cutoffPassed: boolean): string {
   switch (view.stage) {
     case "open":
-      if (cutoffPassed) return "Open: waiting for the winner list";
+      if (cutoffPassed) return mode === "entries" ? "Open: waiting for entries" : "Open: waiting for the winner list";
       return mode === "entries" ? "Open: taking entries" : "Open: taking winners";
     case "locked":
       return "Locked: list fixed, random value not yet requested";
@@ -36,6 +39,22 @@ function stageWords(view: DrawView, mode: CampaignMode, cutoffPassed: boolean): 
   }
 }
 
+/**
+ * The winner's avatar over their initials: the image is layered on top and decorative (the name follows it), so
+ * an image that fails to load (or has not loaded yet) leaves the initials showing, without any script. The
+ * initials are drawn by the stylesheet from data-initials, so they are not part of the name's text when copied.
+ */
+function Avatar(props: { url: string; label: string }) {
+  const letters = initials(props.label);
+  // The image carries the initials too: browsers that draw a failed image's pseudo-elements (Chromium, Firefox)
+  // cover their broken-image icon with them.
+  return (
+    <span class="avatar" data-initials={letters} aria-hidden="true">
+      <img data-initials={letters} src={props.url} alt="" width={AVATAR_PX} height={AVATAR_PX} loading="lazy" decoding="async" referrerpolicy="no-referrer" />
+    </span>
+  );
+}
+
 /** The winner's public label: the display name, else a shortened id (ids are public in the proof). */
 function WinnerName(props: { winner: Winner }) {
   const { winner } = props;
@@ -43,9 +62,7 @@ function WinnerName(props: { winner: Winner }) {
   const avatar = httpsUrl(winner.avatarUrl);
   return (
     <span class="winner">
-      {avatar ? (
-        <img src={avatar} alt={`Avatar of ${label}`} width={AVATAR_PX} height={AVATAR_PX} loading="lazy" decoding="async" referrerpolicy="no-referrer" />
-      ) : null}
+      {avatar ? <Avatar url={avatar} label={label} /> : null}
       <span title={winner.displayName ? undefined : winner.winnerId}>{label}</span>
     </span>
   );
@@ -87,8 +104,75 @@ function WinnersTable(props: { view: DrawView }) {
   );
 }
 
-function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now: string }) {
-  const { view, timezone, mode, now } = props;
+/** A 32-byte hex value: shown shortened, the full value in the title and in the text (selecting it copies all of it). */
+function Hash(props: { value: string; class?: string }) {
+  return (
+    <code class={`hash${props.class ? ` ${props.class}` : ""}`} title={props.value}>
+      {props.value}
+    </code>
+  );
+}
+
+/** What a draw's list is: its entrant count (entries campaigns), when it locked and the commitment recorded onchain. */
+function DrawFacts(props: { drawing: Drawing; mode: CampaignMode; timezone: string }) {
+  const { drawing: d, mode, timezone } = props;
+  const entries = mode === "entries";
+  const commitment = entries ? d.entrantsCommitment : d.winnersCommitment;
+  const locked = d.lockedAt !== null;
+  if (!entries && !locked) return null;
+  return (
+    <dl class="facts">
+      {entries ? (
+        <>
+          <dt>Entrants</dt>
+          <dd class="entrant-count">
+            {d.entrantCount.toLocaleString("en-US")}
+            {locked ? "" : " so far"}
+            {d.totalWeight !== d.entrantCount ? ` (total weight ${d.totalWeight.toLocaleString("en-US")})` : ""}
+          </dd>
+        </>
+      ) : null}
+      {locked ? (
+        <>
+          <dt>List locked</dt>
+          <dd class="locked-at">
+            <Time iso={d.lockedAt!} timezone={timezone} />
+          </dd>
+        </>
+      ) : null}
+      {commitment ? (
+        <>
+          <dt>{entries ? "Entrant list commitment" : "Winner list fingerprint"}</dt>
+          <dd>
+            <Hash value={commitment} class="list-commitment" />
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+/**
+ * The "check this draw here" button: hidden until the page's module script shows it, so without scripts the page
+ * shows only the command-line instructions. The script runs the same verify-draw.mjs in the visitor's browser.
+ */
+function CheckHere(props: { proofUrl: string; check: BrowserCheck }) {
+  const { proofUrl, check } = props;
+  return (
+    <div class="check-here" hidden data-proof={proofUrl} data-rpc={check.rpcUrl ?? ""}>
+      <button type="button">Check this draw here</button>{" "}
+      <small class="muted">
+        {check.rpcUrl
+          ? `runs the checker in your browser, with the chain check through ${new URL(check.rpcUrl).host}`
+          : "runs the checker in your browser (offline checks; for the chain check use the command below with --rpc)"}
+      </small>
+      <div class="check-result" aria-live="polite"></div>
+    </div>
+  );
+}
+
+function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now: string; check: BrowserCheck }) {
+  const { view, timezone, mode, now, check } = props;
   const d = view.drawing;
   return (
     <article class="draw" id={`draw-${d.id}`}>
@@ -97,12 +181,14 @@ function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now
         <Time iso={d.drawAt} timezone={timezone} />
         <span class="status">{stageWords(view, mode, d.cutoffAt <= now)}</span>
       </header>
+      <DrawFacts drawing={d} mode={mode} timezone={timezone} />
       {view.proofUrl ? (
         <>
           <WinnersTable view={view} />
           <p>
             <a href={view.proofUrl}>Proof of draw {d.number === null ? "" : `#${d.number}`}</a>
           </p>
+          <CheckHere proofUrl={view.proofUrl} check={check} />
         </>
       ) : null}
     </article>
@@ -110,14 +196,14 @@ function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now
 }
 
 /** Past draws, newest first, each drawn one with its winners, prizes and proof. */
-export function DrawList(props: { draws: DrawView[]; truncated: boolean; drawsJsonUrl: string; timezone: string; mode: CampaignMode; now: string }) {
-  const { draws, truncated, drawsJsonUrl, timezone, mode, now } = props;
+export function DrawList(props: { draws: DrawView[]; truncated: boolean; drawsJsonUrl: string; timezone: string; mode: CampaignMode; now: string; check: BrowserCheck }) {
+  const { draws, truncated, drawsJsonUrl, timezone, mode, now, check } = props;
   return (
     <section id="draws" aria-labelledby="draws-title">
       <h2 id="draws-title">Draws</h2>
       {draws.length === 0 ? <p>No draws yet.</p> : null}
       {draws.map((view) => (
-        <Draw view={view} timezone={timezone} mode={mode} now={now} />
+        <Draw view={view} timezone={timezone} mode={mode} now={now} check={check} />
       ))}
       <p class="muted">
         <small>

@@ -1,13 +1,43 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import type { CampaignMode } from "../../store/campaigns.js";
 
-/** The two commands that check a draw, what a pass means, and where AI assistants find instructions. */
 /** Commits the chain has for the campaign (null while the indexer cannot say) and drawings published here. */
 export type CommitCount = { committed: number | null; published: number };
 
-export function HowToCheck(props: { publicBaseUrl: string; exampleProofUrl: string | null; mockEntropy: boolean; drawsJsonUrl: string; commits: CommitCount }) {
-  const { publicBaseUrl, exampleProofUrl, mockEntropy, commits } = props;
+/** What a passing check proves, in the words of the campaign's mode: the service selects winners only in entries campaigns. */
+function WhatAPassProves(props: { mode: CampaignMode }) {
+  if (props.mode === "entries") {
+    return (
+      <p id="check-proves">
+        It recomputes the entrant list's commitment, selects the winners again from the committed list with the random value (each entrant's chance in
+        proportion to their weight) and recomputes every random value, roll and prize, printing a pass or fail mark for each check. A pass proves that
+        the winners were selected from the entrant list committed before the random value existed, and that their prizes follow from it. The list
+        holds the entries the campaign sent: anyone who entered can check that their own entry was on it, with the entrant id the campaign gave them.
+      </p>
+    );
+  }
+  return (
+    <p id="check-proves">
+      It recomputes the list's fingerprint and every random value, roll and prize, and prints a pass or fail mark for each check. A pass proves that the
+      prizes follow from the locked winner list and the random value; it does not prove who should have been on the list.
+    </p>
+  );
+}
+
+/** The commands that check a draw, what a pass means, and where AI assistants find instructions. */
+export function HowToCheck(props: {
+  publicBaseUrl: string;
+  exampleProofUrl: string | null;
+  mockEntropy: boolean;
+  drawsJsonUrl: string;
+  commits: CommitCount;
+  mode: CampaignMode;
+  browserRpc: string | null;
+}) {
+  const { publicBaseUrl, exampleProofUrl, mockEntropy, commits, mode } = props;
   const script = `${publicBaseUrl}/verify/verify-draw.mjs`;
+  const proof = exampleProofUrl ?? "<proof URL>";
   return (
     <section id="check" aria-labelledby="check-title">
       <h2 id="check-title">How to check a draw</h2>
@@ -16,13 +46,21 @@ export function HowToCheck(props: { publicBaseUrl: string; exampleProofUrl: stri
         {exampleProofUrl ? ", for example the newest draw's" : ""}:
       </p>
       <pre>
-        <code>
-          {`curl -sO ${script}\nnode verify-draw.mjs ${exampleProofUrl ?? "<proof URL>"}`}
-        </code>
+        <code>{`curl -sO ${script}\nnode verify-draw.mjs ${proof}`}</code>
       </pre>
+      <WhatAPassProves mode={mode} />
+      {mode === "entries" ? (
+        <>
+          <p>To check your own entry (whether it was on the list, the chance it had, and whether it won):</p>
+          <pre>
+            <code id="entrant-command">{`node verify-draw.mjs ${proof} --entrant <your entrant id>`}</code>
+          </pre>
+        </>
+      ) : null}
       <p>
-        It recomputes the list's fingerprint and every random value, roll and prize, and prints a pass or fail mark for each check. A pass proves that
-        the prizes follow from the locked winner list and the random value; it does not prove who should have been on the list.
+        Add <code>--rpc &lt;RPC URL of chain&gt;</code> to check against the chain that the list was committed before the random value was requested
+        and that this is the value revealed. The “Check this draw here” button beside each draw runs the same checker in your browser
+        {props.browserRpc ? ", with the chain check" : " (offline checks)"}; it needs scripts, the command line does not.
       </p>
       <p id="commit-count">
         {commits.committed === null
@@ -44,9 +82,11 @@ export function HowToCheck(props: { publicBaseUrl: string; exampleProofUrl: stri
         marks.
       </p>
       {mockEntropy ? (
-        <p class="held">
-          This service runs in the test environment: its random values come from test randomness (the <code>mock</code> provider), which cannot be
-          checked independently, and its payouts are not real.
+        <p class="muted">
+          <small>
+            In this test environment the random values come from test randomness (the <code>mock</code> provider): the checker marks their origin ℹ
+            (information), since it cannot be checked independently.
+          </small>
         </p>
       ) : null}
     </section>

@@ -6,8 +6,8 @@ import { html } from "hono/html";
 
 /** One small stylesheet for every page: system fonts, a narrow column, tables that scroll sideways on phones. */
 const STYLE = `
-:root { color-scheme: light dark; --muted: #5b6470; --line: #d8dde3; --note: #8a4b00; }
-@media (prefers-color-scheme: dark) { :root { --muted: #a3acb7; --line: #3a4048; --note: #f0b060; } }
+:root { color-scheme: light dark; --muted: #5b6470; --line: #d8dde3; --note: #8a4b00; --warn-bg: #fff4e0; --pass: #1a7f37; --fail: #c62828; --chip: #e3e8ee; }
+@media (prefers-color-scheme: dark) { :root { --muted: #a3acb7; --line: #3a4048; --note: #f0b060; --warn-bg: #3a2a10; --pass: #5fd07a; --fail: #ff7b72; --chip: #313840; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif; }
 main, footer { max-width: 44rem; margin: 0 auto; padding: 0 1rem; }
@@ -29,7 +29,25 @@ tfoot td { font-weight: 600; border-bottom: 0; }
 .draw header { display: flex; flex-wrap: wrap; gap: 0.25rem 0.75rem; align-items: baseline; }
 .winner { display: flex; align-items: center; gap: 0.5rem; }
 .winner span { overflow-wrap: anywhere; }
-.winner img { border-radius: 50%; object-fit: cover; flex: none; }
+.avatar { position: relative; flex: none; display: inline-block; width: 32px; height: 32px; border-radius: 50%; overflow: hidden; background: var(--chip); }
+.avatar img { position: absolute; top: 0; left: 0; width: 100%; height: 100%; object-fit: cover; }
+.avatar::before, .avatar img::after { content: attr(data-initials); position: absolute; top: 0; left: 0; width: 100%; height: 100%; background: var(--chip); font-size: 0.8125rem; font-weight: 600; line-height: 32px; text-align: center; }
+.warning { margin: 0 0 1rem; padding: 0.75rem 1rem; border: 2px solid var(--note); border-radius: 0.5rem; background: var(--warn-bg); }
+.warning strong { display: block; font-size: 1.125rem; color: var(--note); }
+.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.125rem 0.75rem; margin: 0.5rem 0; font-size: 0.875rem; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; min-width: 0; }
+.hash { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
+.check-here { margin: 0.5rem 0; }
+.check-here button { font: inherit; padding: 0.375rem 0.875rem; border: 1px solid currentColor; border-radius: 0.375rem; background: transparent; color: inherit; cursor: pointer; }
+.check-here button[disabled] { cursor: progress; opacity: 0.7; }
+.marks { list-style: none; padding: 0; font-size: 0.875rem; }
+.marks li { margin: 0.125rem 0; overflow-wrap: anywhere; }
+.marks ul { list-style: disc; padding-left: 1.5rem; color: var(--muted); }
+.mark-pass { color: var(--pass); }
+.mark-fail { color: var(--fail); font-weight: 600; }
+.mark-info { color: var(--muted); }
+.check-summary { font-weight: 600; }
 .held { color: var(--note); font-size: 0.875rem; }
 td .held { display: block; white-space: normal; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 0.25rem; font-size: 0.8125rem; }
@@ -42,8 +60,11 @@ if (/[<>&"']/.test(STYLE)) throw new Error("the page stylesheet must not contain
 
 export type FooterLink = { href: string; label: string };
 
-/** The HTML document: no scripts, no external assets, one inline stylesheet. */
-export function Layout(props: { title: string; footer: FooterLink[]; children: Child }) {
+/**
+ * The HTML document: no external assets, one inline stylesheet, and no scripts unless `script` names one of the
+ * service's own module scripts (same origin, loaded by src: the CSP forbids inline scripts).
+ */
+export function Layout(props: { title: string; footer: FooterLink[]; script?: string; children: Child }) {
   return html`<!DOCTYPE html>${(
     <html lang="en">
       <head>
@@ -52,6 +73,7 @@ export function Layout(props: { title: string; footer: FooterLink[]; children: C
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
         <style>{STYLE}</style>
+        {props.script ? <script type="module" src={props.script}></script> : null}
       </head>
       <body>
         <main>{props.children}</main>

@@ -47,7 +47,10 @@ export function PrivacyPage(props: { publicBaseUrl: string }) {
         The service receives from each app an id per winner or entrant, chosen so that it cannot be linked to a person, and optionally a display name
         and an avatar link. Ids and names are published in each draw's proof; names and avatars are shown on the campaign page.
       </p>
-      <p>Campaign pages set no cookies, run no scripts and load avatars without sending where you came from.</p>
+      <p>
+        Campaign pages set no cookies and load avatars without sending where you came from. Their one script runs a draw's check in your browser when
+        you press “Check this draw here”: it fetches the draw's proof from this service and reads the network's public records through its RPC endpoint.
+      </p>
     </Layout>
   );
 }

@@ -90,3 +90,14 @@ export function shortId(id: string): string {
   const chars = Array.from(id);
   return chars.length > 14 ? `${chars.slice(0, 10).join("")}…` : id;
 }
+
+const SEGMENTER = new Intl.Segmenter("en", { granularity: "grapheme" });
+const firstGrapheme = (word: string): string => SEGMENTER.segment(word)[Symbol.iterator]().next().value?.segment ?? "";
+
+/** Up to two initials of a public label, shown when an avatar cannot be: "Ada Lovelace" -> "AL", "u-3" -> "U3". */
+export function initials(label: string): string {
+  const words = label.split(/[\s\-_.·]+/u).filter((w) => /[\p{L}\p{N}]/u.test(w));
+  if (words.length === 0) return "?";
+  const picked = words.length === 1 ? [words[0]!] : [words[0]!, words[words.length - 1]!];
+  return picked.map((w) => firstGrapheme(w.replace(/^[^\p{L}\p{N}]+/u, "")).toLocaleUpperCase("en-US")).join("");
+}

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 // The pragmas above: the service runs under tsx from the repository root, whose tsconfig has no JSX settings.
+import { readFileSync } from "node:fs";
 import { Hono } from "hono";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
@@ -30,12 +31,59 @@ const UPCOMING_ALLOWANCE = 60;
 /** Winners listed per drawn draw; the proof lists every one. */
 export const PAGE_WINNERS_PER_DRAW = 50;
 
+/** The page's Content-Security-Policy: no scripts at all (terms, privacy, not found). */
+const STRICT_CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * The campaign page's policy: its one module script and the verifier it imports, from this origin only (no inline
+ * script, no eval), and fetches to the proofs (this origin, or the public base URL's) and to the JSON-RPC endpoint
+ * of the in-browser chain check.
+ */
+function campaignCsp(publicBaseUrl: string, rpcUrl: string | null): string {
+  const connect = new Set(["'self'", new URL(publicBaseUrl).origin]);
+  if (rpcUrl) connect.add(new URL(rpcUrl).origin);
+  return `default-src 'none'; script-src 'self'; connect-src ${[...connect].join(" ")}; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
 const SECURITY_HEADERS: Record<string, string> = {
-  "Content-Security-Policy": "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "Content-Security-Policy": STRICT_CSP,
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
   "Cache-Control": "public, max-age=15",
 };
+
+/** The campaign page's module script: served from this origin, it imports ./verify-draw.mjs (the same served checker). */
+const CHECK_SCRIPT_PATH = "/verify/check-draw.mjs";
+const CHECK_SCRIPT = readFileSync(new URL("../../../public/verify/check-draw.mjs", import.meta.url), "utf8");
+
+/**
+ * Public JSON-RPC endpoints of the networks the service deploys to (README, "Deploying to a real network"): they
+ * need no key and answer browsers (CORS), so the page can offer the chain check. Never the service's own RPC_URL,
+ * which may carry a provider's API key.
+ */
+const PUBLIC_RPC: Record<number, string> = {
+  8453: "https://mainnet.base.org",
+  84532: "https://sepolia.base.org",
+};
+
+/** True for an http(s) URL on this machine (the local test chain: anvil answers any origin). */
+function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === "127.0.0.1" || host === "localhost" || host === "[::1]";
+  } catch {
+    return false;
+  }
+}
+
+/** The JSON-RPC endpoint the visitor's browser uses for the chain check, or null (offline checks only). */
+export function browserRpcUrl(deployment: DeploymentRecord): string | null {
+  if (isLoopback(deployment.rpcUrl)) return deployment.rpcUrl;
+  return PUBLIC_RPC[deployment.chainId] ?? null;
+}
+
+/** Chains whose money is not real: a local chain (anvil, Hardhat) and the test networks the service deploys to. */
+const TEST_CHAINS = new Set([31337, 1337, 84532, 11155111]);
 
 function campaignFooter(campaign: Campaign, publicBaseUrl: string): FooterLink[] {
   return [
@@ -82,12 +130,14 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
     publicBaseUrl,
     drawsJsonUrl: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`,
     mockEntropy: deployment.mockEntropy,
+    testEnvironment: { testRandomness: deployment.mockEntropy, testMoney: deployment.mockEntropy || TEST_CHAINS.has(deployment.chainId) || isLoopback(deployment.rpcUrl) },
     commits,
     footer: campaignFooter(campaign, publicBaseUrl),
+    check: { rpcUrl: browserRpcUrl(deployment) },
+    script: CHECK_SCRIPT_PATH,
   };
 }
 
-/** The public campaign page and the service's own terms and privacy pages: server-rendered HTML, no scripts. */
 /**
  * The campaign's commits onchain (the indexer's lastNumber) against the drawings this service committed; the onchain count
  * is null while the indexer cannot answer, so the page still renders.
@@ -102,11 +152,22 @@ async function commitCount(store: Store, indexer: IndexerClient, campaign: Campa
   }
 }
 
+/**
+ * The public campaign page and the service's own terms and privacy pages: server-rendered HTML. Only the campaign
+ * page loads a script (the in-browser check, progressive enhancement); everything works without it.
+ */
 export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRoutesDeps) {
   const app = new Hono();
+  const campaignPolicy = campaignCsp(publicBaseUrl, browserRpcUrl(deployment));
   app.use("*", async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    // A handler may set its own policy (the campaign page); every other header is the same everywhere.
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(name)) c.header(name, value);
+  });
+
+  app.get(CHECK_SCRIPT_PATH, (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    return c.body(CHECK_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" });
   });
 
   app.get("/campaigns/:slug", async (c) => {
@@ -118,6 +179,7 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRo
       throw error;
     }
     const commits = await commitCount(store, indexer, campaign);
+    c.header("Content-Security-Policy", campaignPolicy);
     return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />);
   });
   app.get("/terms", (c) => c.html(<TermsPage publicBaseUrl={publicBaseUrl} />));
