@@ -348,6 +348,12 @@ describe("the public campaign page on a phone", () => {
     expect(await draw.locator(`.locked-at time[datetime="${entriesPaid.verification.lockedAt}"]`).count()).toBe(1);
     expect(await draw.locator("tbody tr").count()).toBe(2);
     await expect(page.locator("#test-environment").isVisible()).resolves.toBe(true);
+    // The in-browser check selects the winners again from the committed entrant list.
+    const result = draw.locator(".check-result");
+    await draw.getByRole("button", { name: "Check this draw here" }).click();
+    await expect.poll(() => result.getAttribute("data-result"), { timeout: 30_000 }).toMatch(/^(pass|fail|error)$/);
+    expect(await result.getAttribute("data-result"), await result.innerText()).toBe("pass");
+    for (const id of ["entrants.commitment", "entrants.selection", "rpc.winners"]) expect(await result.locator(`li[data-id="${id}"]`).getAttribute("data-status"), id).toBe("pass");
     await page.screenshot({ path: path.join(OUTPUT, "entries-page.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
