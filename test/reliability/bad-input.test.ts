@@ -402,12 +402,14 @@ function buildBadCases(): BadCase[] {
     post("an unknown top-level field", JSON.stringify({ ...(base as Record<string, Json>), extra: 1 }), { status: 400, error: "bad_request" });
     post("an empty object", "{}", { status: 400, error: "bad_request" });
     for (const [label, type] of CONTENT_TYPES) post(`content type: ${label}`, JSON.stringify(base), { contentType: type, status: 400, error: "bad_request" });
-    // Huge: over the 4 MiB limit with a Content-Length, and streamed without one.
-    const huge = JSON.stringify(setAt(base, fields[fields.length - 1]![1], "h".repeat(4 * MiB + 1024)));
-    const tooLarge = { status: 400, error: "bad_request", detail: /larger than 4194304 bytes/ };
-    post("a body over 4 MiB (Content-Length)", huge, { early: true, ...tooLarge });
-    post("a body over 4 MiB (chunked)", huge, { chunked: true, early: true, ...tooLarge });
-    post("4 MiB of whitespace then a value (chunked)", " ".repeat(4 * MiB + 10) + "{}", { chunked: true, early: true, ...tooLarge });
+    // Huge: over the route's limit (32 MiB for the two list routes, 4 MiB elsewhere) with a Content-Length, and
+    // streamed without one.
+    const limitMiB = endpoint === "POST winners" || endpoint === "POST entries" ? 32 : 4;
+    const huge = JSON.stringify(setAt(base, fields[fields.length - 1]![1], "h".repeat(limitMiB * MiB + 1024)));
+    const tooLarge = { status: 400, error: "bad_request", detail: new RegExp(`larger than ${limitMiB * MiB} bytes`) };
+    post(`a body over ${limitMiB} MiB (Content-Length)`, huge, { early: true, ...tooLarge });
+    post(`a body over ${limitMiB} MiB (chunked)`, huge, { chunked: true, early: true, ...tooLarge });
+    post(`${limitMiB} MiB of whitespace then a value (chunked)`, " ".repeat(limitMiB * MiB + 10) + "{}", { chunked: true, early: true, ...tooLarge });
     post("a Content-Length of 1 GiB", "x", { early: true, declaredLength: 1024 * MiB, ...tooLarge });
     // Deep nesting, at the top and as the value of each field.
     for (const depth of [10_000, 100_000]) {

@@ -37,8 +37,10 @@ export type CampaignInput = {
   pullUrl?: string | null;
 };
 
-function checkWinners(n: number): number {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WINNERS_PER_DRAW) throw new BadRequestError(`winnersPerDraw must be an integer from 1 to ${MAX_WINNERS_PER_DRAW}`);
+function checkWinners(n: number, mode: CampaignMode): number {
+  const max = mode === "entries" ? MAX_WINNERS_PER_DRAW : MAX_LISTED_WINNERS_PER_DRAW;
+  const why = mode === "entries" ? "" : ` for a ${mode} campaign (its list must fit one request; entries campaigns take up to ${MAX_WINNERS_PER_DRAW})`;
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new BadRequestError(`winnersPerDraw must be an integer from 1 to ${max}${why}`);
   return n;
 }
 
@@ -123,7 +125,7 @@ export function createCampaign(store: Store, accountId: string, input: CampaignI
       mode: input.mode,
       status: "draft",
       schedule: schedule(input.schedule, now),
-      winnersPerDraw: checkWinners(input.winnersPerDraw ?? 1),
+      winnersPerDraw: checkWinners(input.winnersPerDraw ?? 1, input.mode),
       payoutWallet: input.payoutWallet ? checkWallet(input.payoutWallet) : null,
       largePrizeThresholdCents: checkCents("largePrizeThresholdCents", input.largePrizeThresholdCents ?? DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS, 1),
       guarantee: input.guarantee ? checkGuarantee(input.guarantee) : null,
@@ -202,7 +204,7 @@ export function updateCampaign(store: Store, slug: string, settings: CampaignSet
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
     const next: Campaign = { ...campaign, updatedAt: realNow.toISOString() };
     if (settings.payoutWallet !== undefined) next.payoutWallet = checkWallet(settings.payoutWallet);
-    if (settings.winnersPerDraw !== undefined) next.winnersPerDraw = checkWinners(settings.winnersPerDraw);
+    if (settings.winnersPerDraw !== undefined) next.winnersPerDraw = checkWinners(settings.winnersPerDraw, campaign.mode);
     if (settings.pullUrl !== undefined) {
       if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
       next.pullUrl = checkPullUrl(settings.pullUrl, campaign.schedule.cadence, policy);

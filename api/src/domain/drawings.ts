@@ -119,11 +119,12 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
             randomValue: w.randomValue,
             roll: w.roll,
             amountCents: w.amountCents,
-            heldForManualPayout: w.held === true,
             // Beyond the spec: a held prize's payment, decided by an operator after checks.
             ...(w.held === true ? { heldPayout: { status: w.heldStatus ?? "open", reason: w.heldReason } } : {}),
           }
         : {}),
+      // On every winner (the spec does not say "present once settled"): false until a settled prize is held.
+      heldForManualPayout: settled && w.held === true,
     })),
     // Beyond the spec: `paid` covers the automatic transfer; held prizes are paid by hand and counted here.
     heldPrizesOpen: winners.filter((w) => w.held === true && (w.heldStatus ?? "open") === "open").length,

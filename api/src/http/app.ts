@@ -7,6 +7,7 @@ import { BadRequestError, NotFoundError } from "../domain/errors.js";
 import type { Readiness } from "../readiness.js";
 import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
+import { MAX_BODY_BYTES, MAX_LIST_BODY_BYTES } from "./schemas.js";
 import { handleError } from "./errors.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { entryRoutes } from "./routes/entries.js";
@@ -14,8 +15,20 @@ import { guaranteeRoutes } from "./routes/guarantees.js";
 import { pageRoutes } from "./routes/page.js";
 import { publicRoutes } from "./routes/public.js";
 
-/** Request bodies above this are refused (1,000 entries of the largest allowed size fit well within it). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * The two routes that take lists (POST winners, POST entries) accept bodies up to MAX_LIST_BODY_BYTES, so the largest
+ * legal list always fits; every other route up to MAX_BODY_BYTES.
+ */
+const LIST_ROUTE = /^\/api\/v1\/campaigns\/[^/]+\/(entries|drawings\/[^/]+\/winners)$/;
+
+function limitBody(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new BadRequestError(`the body is larger than ${maxSize} bytes`);
+    },
+  });
+}
 
 export type AppDeps = {
   store: Store;
@@ -41,14 +54,9 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   });
 
   const api = new Hono();
-  api.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new BadRequestError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  const listLimit = limitBody(MAX_LIST_BODY_BYTES);
+  const otherLimit = limitBody(MAX_BODY_BYTES);
+  api.use((c, next) => (c.req.method === "POST" && LIST_ROUTE.test(c.req.path) ? listLimit : otherLimit)(c, next));
   api.use(requireKey(store, config.env));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
   api.route("/campaigns", entryRoutes({ store }));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_LISTED_WINNERS_PER_DRAW } from "../domain/campaigns.js";
 import { DRAWING_STATUSES } from "../store/drawings.js";
 
 /** Limits of the spec's Limits section. */
@@ -86,7 +87,7 @@ function stringOr<T extends z.ZodType>(idField: string, object: T) {
 
 /** POST winners body: strings or objects, in position order. */
 export const winnersBody = z.strictObject({
-  winners: z.array(stringOr("winner", winnerObject)).min(1, "must have at least one winner").max(100_000, "too many winners"),
+  winners: z.array(stringOr("winner", winnerObject)).min(1, "must have at least one winner").max(MAX_LISTED_WINNERS_PER_DRAW, `must have at most ${MAX_LISTED_WINNERS_PER_DRAW} winners`),
 });
 
 export const drawingsQuery = z.strictObject({

@@ -3,14 +3,14 @@ import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { describeZodError } from "../http/errors.js";
-import { winnersBody } from "../http/schemas.js";
+import { MAX_LIST_BODY_BYTES, winnersBody } from "../http/schemas.js";
 import type { WinnerEntry } from "../domain/drawings.js";
 import { isLoopbackAddress, isPublicAddress } from "./addresses.js";
 
 /** Spec: "Gives up after 8 seconds". */
 export const PULL_TIMEOUT_MS = 8_000;
-/** A winner list of 100,000 entries with names and avatars stays well below this. */
-export const PULL_MAX_BYTES = 8 * 1024 * 1024;
+/** The same limit as a pushed list: the largest legal list (1,000 winners, longest values) fits it. */
+export const PULL_MAX_BYTES = MAX_LIST_BODY_BYTES;
 
 export type PullOutcome =
   | { kind: "list"; winners: WinnerEntry[]; round: number | null }
