@@ -22,7 +22,7 @@ import pg from "pg";
 import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { deployLocal } from "../api/src/chain/deploy.js";
-import { CONTRACT_VERSION, readDeployment, deploymentPath, type DeploymentRecord } from "../api/src/chain/deployment.js";
+import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { run as runCli } from "../api/src/cli/prizedraw.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
 import { openStore, storePath } from "../api/src/store/index.js";
@@ -281,20 +281,54 @@ async function wipeIndexerData(config: Config): Promise<void> {
 
 /**
  * The service's store describes drawings on the old chain (numbers, commitments, payouts) that the new chain
- * does not have: it is moved aside, not deleted, and a fresh one starts.
+ * does not have: it is moved aside, not deleted, and a fresh one starts. What does not depend on the chain
+ * (accounts, their members and API keys) is carried over, so the partner's key keeps working; campaigns, drawings
+ * and entries stay in the file set aside.
  */
 function setStoreAside(config: Config): void {
   const path = storePath(config.dataDir);
   if (!existsSync(path)) return;
   const aside = `${path}.before-reset-${new Date().toISOString().replace(/[:.]/g, "-")}`;
   for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
-  say(`the service's store described the old chain: moved to ${aside}`);
+  let carried = "";
+  const store = openStore(path);
+  try {
+    store.db.prepare("ATTACH DATABASE ? AS old").run(aside);
+    let accounts = 0;
+    store.tx(() => {
+      for (const table of ["accounts", "members", "api_keys"]) {
+        const columns = (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'old')`).pluck().all() as string[])
+          .filter((c) => (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).pluck().all() as string[]).includes(c))
+          .map((c) => `"${c}"`)
+          .join(", ");
+        const copied = store.db.prepare(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM old.${table}`).run().changes;
+        if (table === "accounts") accounts = copied;
+      }
+    });
+    carried = accounts > 0 ? `; its ${accounts === 1 ? "account" : `${accounts} accounts`}, members and API keys are carried over (campaigns, drawings and entries stay there)` : "";
+  } catch (error) {
+    carried = `; its accounts could not be carried over (${(error as Error).message}): they stay there`;
+  } finally {
+    store.db.close();
+  }
+  say(`the service's store described the old chain: moved to ${aside}${carried}`);
+}
+
+/**
+ * The chain's identity: the hash of its genesis block, read as block 1's parent where there is a block 1. anvil
+ * 1.7 mints a new block 0 each time it loads its state file and keeps both in the next dump, so a restarted
+ * anvil may answer block 0 with a new hash although it is the same chain; block 1 still names the original.
+ */
+async function genesisOf(rpcUrl: string): Promise<string> {
+  const first = await rpc<{ parentHash: string } | null>(rpcUrl, "eth_getBlockByNumber", ["0x1", false]);
+  if (first !== null) return first.parentHash;
+  return (await rpc<{ hash: string }>(rpcUrl, "eth_getBlockByNumber", ["0x0", false])).hash;
 }
 
 /** The deployment to run against: the record's when it still matches the chain, else a fresh one (local). */
 async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   const record = readDeployment(config.dataDir);
-  const genesis = (await rpc<{ hash: string }>(config.rpcUrl, "eth_getBlockByNumber", ["0x0", false])).hash;
+  const genesis = await genesisOf(config.rpcUrl);
   if (record) {
     const code = await rpc<string>(config.rpcUrl, "eth_getCode", [record.prizeDraw, "latest"]);
     const current = record.contractVersion === CONTRACT_VERSION;
@@ -328,7 +362,12 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
     if (compiled.status !== 0) throw new StartError("npx hardhat compile failed; see its output above");
   }
   await wipeIndexerData(config);
-  const fresh = await deployLocal({ rpcUrl: config.rpcUrl, dataDir: config.dataDir });
+  let fresh = await deployLocal({ rpcUrl: config.rpcUrl, dataDir: config.dataDir });
+  const deployedOn = await genesisOf(config.rpcUrl);
+  if (fresh.genesisHash !== deployedOn) {
+    fresh = { ...fresh, genesisHash: deployedOn as DeploymentRecord["genesisHash"] }; // see genesisOf
+    writeDeployment(config.dataDir, fresh);
+  }
   say(`deployed PrizeDraw at ${fresh.prizeDraw}, MockEntropy at ${fresh.entropy}, test stablecoin at ${fresh.token}`);
   return fresh;
 }
@@ -367,7 +406,7 @@ async function startIndexer(config: Config, deployment: DeploymentRecord): Promi
   };
   const args = [PONDER_BIN, "--log-level", process.env.PONDER_LOG_LEVEL ?? "warn", "start", "--schema", PONDER_SCHEMA, "-H", "127.0.0.1", "-p", String(config.indexerPort)];
   const pglite = config.databaseUrl === undefined;
-  const damaged = (child: Child) => (pglite ? child.held?.find((l) => INDEX_DAMAGED.test(l)) : undefined);
+  const damaged = (child: Child) => (pglite ? child.held?.map((l) => INDEX_DAMAGED.exec(l)?.[0]).find((m) => m !== undefined) : undefined);
   for (let attempt = 1; ; attempt++) {
     const ponder = startChild("indexer", process.execPath, args, env, { cwd: join(REPO_ROOT, "indexer"), hold: true });
     ponder.expectedExit = config.localChain; // a local index can be rebuilt from the chain (below)
@@ -393,7 +432,7 @@ async function startIndexer(config: Config, deployment: DeploymentRecord): Promi
         const aside = join(config.dataDir, `ponder.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`);
         renameSync(join(config.dataDir, "ponder"), aside);
         writeFileSync(`${aside}.log`, `${(ponder.held ?? []).join("\n")}\n`);
-        say(`the indexer's data could not be opened (PGlite: ${damage.trim().slice(0, 80)}): moved to ${aside} (Ponder's output in ${aside}.log); rebuilding the index from the chain, the service's store is untouched`);
+        say(`the indexer's data could not be opened (PGlite: ${damage}): moved to ${aside} (Ponder's output in ${aside}.log); rebuilding the index from the chain, the service's store is untouched`);
       } else {
         say(`the indexer's data does not fit this chain or this indexer (${(mismatch ?? "").trim()}): rebuilding it from the chain`);
         await wipeIndexerData(config);
