@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../api/src/cli/commands.js";
@@ -72,23 +72,27 @@ describe("prizedraw --help", slow, () => {
   });
 
   it("answers help with no command, -h, and help COMMAND for a group or one command", async () => {
-    const bare = await cli([]);
+    const [bare, short, group, one, asOption, unknown] = await Promise.all([
+      cli([]),
+      cli(["-h"]),
+      cli(["help", "campaign"]),
+      cli(["help", "campaign", "create"]),
+      cli(["campaign", "create", "--help"]),
+      cli(["help", "campaing"]),
+    ]);
     expect(bare.code).toBe(0);
     expect(bare.stdout).toContain("prizedraw campaign create");
-    expect((await cli(["-h"])).stdout).toBe(bare.stdout);
+    expect(short.stdout).toBe(bare.stdout);
 
-    const group = await cli(["help", "campaign"]);
     expect(group.code).toBe(0);
     for (const verb of ["create", "activate", "pause", "resume", "end", "set"]) expect(group.stdout).toContain(`prizedraw campaign ${verb}`);
     for (const option of COMMANDS.find((c) => c.name === "campaign create")!.options) expect(group.stdout).toContain(`--${option.flag}`);
     expect(group.stdout).not.toContain("prizedraw key create");
 
-    const one = await cli(["help", "campaign", "create"]);
     expect(one.stdout).toContain("--guarantee AMOUNT,THRESHOLD[,DAYS]");
     expect(one.stdout).not.toContain("prizedraw campaign activate");
-    expect((await cli(["campaign", "create", "--help"])).stdout).toBe(one.stdout);
+    expect(asOption.stdout).toBe(one.stdout);
 
-    const unknown = await cli(["help", "campaing"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no command "campaing" (see prizedraw --help)');
   });
@@ -121,15 +125,15 @@ describe("which store the CLI works on", slow, () => {
 
   it("without PRIZEDRAW_DATA_DIR uses npm start's default folder, from whatever folder it runs in", async () => {
     const elsewhere = tempFolder();
-    const { code, stdout, stderr } = await cli(["account", "create", "--email", "owner@example.com", "--json"], {}, elsewhere);
+    // A changing command that changes nothing (no such campaign): a developer's own .data is left as it was.
+    const { code, stdout, stderr } = await cli(["campaign", "activate", "no-such-campaign-cli-test", "--json"], {}, elsewhere);
+    expect(code).toBe(2);
     expect(readdirSync(elsewhere)).toEqual([]); // never a store in the current folder
     if (existsSync(storePath(DEFAULT_DATA_DIR))) {
       // A developer's own stack has a store there: the command ran on it and said so.
-      expect(code).toBe(0);
       expect(stderr).toContain(`prizedraw: store ${storePath(DEFAULT_DATA_DIR)} (npm start's default folder; set PRIZEDRAW_DATA_DIR for another)`);
-      expect(JSON.parse(stdout)).toHaveProperty("accountId");
+      expect(JSON.parse(stdout)).toMatchObject({ error: "bad_request" });
     } else {
-      expect(code).toBe(2);
       expect(JSON.parse(stdout)).toMatchObject({ error: "no_store" });
       expect((JSON.parse(stdout) as { detail: string }).detail).toContain(`no store in ${DEFAULT_DATA_DIR} (the folder npm start uses when PRIZEDRAW_DATA_DIR is unset)`);
     }
@@ -139,7 +143,7 @@ describe("which store the CLI works on", slow, () => {
     const dir = folderWithStore();
     const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, PORT: "18111" });
     expect(created.code).toBe(0);
-    expect(created.stderr.trim()).toBe(`prizedraw: store ${storePath(dir)} (PRIZEDRAW_DATA_DIR); links use http://127.0.0.1:18111`);
+    expect(created.stderr.trim()).toBe(`prizedraw: store ${storePath(dir)} (PRIZEDRAW_DATA_DIR), no running stack uses it; links use http://127.0.0.1:18111`);
     expect(Object.keys(JSON.parse(created.stdout))).toEqual(["accountId"]);
     // A read names nothing.
     const alerts = await cli(["alerts", "list", "--json"], { PRIZEDRAW_DATA_DIR: dir });
@@ -169,16 +173,21 @@ describe("links the CLI prints", slow, () => {
     expect(byUrl.page).toBe("https://draws.example.com/campaigns/by-url");
   });
 
-  it("use the port the running stack recorded in the data folder when neither is set", async () => {
+  it("use the URL the running stack recorded in the data folder when neither is set", async () => {
     const dir = folderWithStore();
-    // What npm start holds while it runs: its pid (alive: this test process) and its ports.
-    writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid: process.pid, host: "here", dataDir: dir, ports: { service: 18333, indexer: 18334, chain: 18335 }, children: [] }));
+    // What npm start holds while it runs (stack.lock): its pid (alive: this test process), host, ports and URL.
+    const lock = (pid: number, publicBaseUrl: string) =>
+      writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid, startTicks: null, host: hostname(), bootId: null, startedAt: new Date().toISOString(), dataDir: dir, ports: { service: 18333, indexer: 18334, chain: 18335 }, publicBaseUrl, state: "running", children: [] }));
+    lock(process.pid, "http://127.0.0.1:18333");
     const recorded = await createCampaign(dir, {}, "recorded");
     expect(recorded.page).toBe("http://127.0.0.1:18333/campaigns/recorded");
-    expect(recorded.stderr).toContain("links use http://127.0.0.1:18333");
+    expect(recorded.stderr.trim()).toBe(`prizedraw: store ${storePath(dir)} (PRIZEDRAW_DATA_DIR), used by the running npm start (pid ${process.pid}, port 18333); links use http://127.0.0.1:18333`);
+    lock(process.pid, "https://draws.example.com");
+    expect((await createCampaign(dir, {}, "recorded-public")).page).toBe("https://draws.example.com/campaigns/recorded-public");
     // A lock left by a stack that is gone says nothing: the default port.
-    writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid: 2 ** 22 + 17, host: "here", dataDir: dir, ports: { service: 18444, indexer: 1, chain: 1 }, children: [] }));
+    lock(2 ** 22 + 17, "http://127.0.0.1:18444");
     const stale = await createCampaign(dir, {}, "stale");
     expect(stale.page).toBe("http://127.0.0.1:8787/campaigns/stale");
+    expect(stale.stderr).toContain("no running stack uses it");
   });
 });

@@ -6,18 +6,25 @@
  *   repository, whatever folder the CLI is run from);
  * - the CLI never creates a store: with no `prizedraw.sqlite` in that folder it refuses, saying which folder it
  *   looked in and how to point it at the service's (the service creates the store when it starts);
- * - every command that changes something names the store first (on stderr, so `--json` output stays one object);
- * - links use PUBLIC_BASE_URL, else PORT, else the URL the running stack recorded in the data folder, else the
- *   default port 8787 that `npm start` uses.
+ * - every command that changes something names the store first, and whether a running stack uses it (on stderr,
+ *   so `--json` output stays one object);
+ * - links use PUBLIC_BASE_URL, else PORT, else the URL the stack holding the data folder recorded in its lock
+ *   (`stack.lock`, written by `npm start`), else the default port 8787 that `npm start` uses. The chain for
+ *   `held pay|refuse` likewise: RPC_URL, else CHAIN_PORT, else the stack's recorded chain port.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../chain/artifacts.js";
 import { loadConfig, type Config } from "../config.js";
+import { readDataDirLock, type LockHolder } from "../store/dataDirLock.js";
 import { storePath } from "../store/index.js";
 
 /** The data folder `npm start` uses when PRIZEDRAW_DATA_DIR is unset (it runs from the repository root). */
 export const DEFAULT_DATA_DIR = join(REPO_ROOT, ".data");
+
+/** The stack that holds the data folder, as its lock names it. */
+export type RunningStack = Pick<LockHolder, "command" | "pid" | "host" | "ports" | "publicBaseUrl">;
 
 export type Workplace = {
   dataDir: string;
@@ -25,55 +32,47 @@ export type Workplace = {
   dataDirFrom: "PRIZEDRAW_DATA_DIR" | "default";
   storeFile: string;
   storeExists: boolean;
+  /** The stack running on the folder now, or null. */
+  stack: RunningStack | null;
   publicBaseUrl: string;
   /** Where the URL came from. */
-  urlFrom: "PUBLIC_BASE_URL" | "PORT" | "recorded" | "default";
+  urlFrom: "PUBLIC_BASE_URL" | "PORT" | "stack" | "default";
 };
 
-/**
- * The service's URL as the running stack recorded it in the data folder: `npm start` holds `stack.lock` there
- * for its whole life, naming its pid and ports (and its public URL when it records one). A lock whose holder is
- * gone says nothing.
- */
-export function recordedServiceUrl(dataDir: string): string | null {
+/** The running stack's lock on `dataDir`, or null (none, stale, or unreadable). */
+export function runningStack(dataDir: string): RunningStack | null {
   try {
-    const lock = JSON.parse(readFileSync(join(dataDir, "stack.lock"), "utf8")) as { pid?: unknown; publicBaseUrl?: unknown; ports?: { service?: unknown } };
-    if (typeof lock.pid !== "number" || !running(lock.pid)) return null;
-    if (typeof lock.publicBaseUrl === "string" && /^https?:\/\//.test(lock.publicBaseUrl)) return lock.publicBaseUrl.replace(/\/+$/, "");
-    if (typeof lock.ports?.service === "number" && lock.ports.service > 0) return `http://127.0.0.1:${lock.ports.service}`;
+    return readDataDirLock(dataDir);
   } catch {
-    // no lock, or one being rewritten: fall back to the default
-  }
-  return null;
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return null;
   }
 }
 
-/** Reads the configuration with the CLI's data folder and URL rules (above). */
+/** The service's URL as the running stack recorded it: its public URL, else its port on this machine. */
+function stackUrl(stack: RunningStack): string | null {
+  if (typeof stack.publicBaseUrl === "string" && /^https?:\/\//.test(stack.publicBaseUrl)) return stack.publicBaseUrl.replace(/\/+$/, "");
+  return stack.ports.service > 0 ? `http://127.0.0.1:${stack.ports.service}` : null;
+}
+
+/** Reads the configuration with the CLI's data folder, URL and chain rules (above). */
 export function locate(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { config: Config; where: Workplace } {
   const set = (name: string) => env[name] !== undefined && env[name] !== "";
   const dataDirFrom = set("PRIZEDRAW_DATA_DIR") ? "PRIZEDRAW_DATA_DIR" : "default";
-  const withDir = dataDirFrom === "default" ? { ...env, PRIZEDRAW_DATA_DIR: DEFAULT_DATA_DIR } : env;
-  let config = loadConfig(withDir, cwd);
+  let config = loadConfig(dataDirFrom === "default" ? { ...env, PRIZEDRAW_DATA_DIR: DEFAULT_DATA_DIR } : env, cwd);
+  const stack = runningStack(config.dataDir);
   let urlFrom: Workplace["urlFrom"] = set("PUBLIC_BASE_URL") ? "PUBLIC_BASE_URL" : set("PORT") ? "PORT" : "default";
-  if (urlFrom === "default") {
-    const recorded = recordedServiceUrl(config.dataDir);
-    if (recorded) {
-      config = { ...config, publicBaseUrl: recorded };
-      urlFrom = "recorded";
-    }
+  const recorded = stack ? stackUrl(stack) : null;
+  if (urlFrom === "default" && recorded) {
+    config = { ...config, publicBaseUrl: recorded };
+    urlFrom = "stack";
+  }
+  if (config.localChain && !set("CHAIN_PORT") && stack?.ports.chain && stack.host === hostname()) {
+    config = { ...config, chainPort: stack.ports.chain, rpcUrl: `http://127.0.0.1:${stack.ports.chain}` };
   }
   const storeFile = storePath(config.dataDir);
   return {
     config,
-    where: { dataDir: config.dataDir, dataDirFrom, storeFile, storeExists: existsSync(storeFile), publicBaseUrl: config.publicBaseUrl, urlFrom },
+    where: { dataDir: config.dataDir, dataDirFrom, storeFile, storeExists: existsSync(storeFile), stack, publicBaseUrl: config.publicBaseUrl, urlFrom },
   };
 }
 
@@ -89,8 +88,11 @@ export function noStoreMessage(where: Workplace): string {
   );
 }
 
-/** The line a changing command prints first: which store it writes to, and which URL its links use. */
+/** The line a changing command prints first: which store it writes to, who runs on it, which URL links use. */
 export function storeLine(where: Workplace): string {
   const from = where.dataDirFrom === "default" ? "npm start's default folder; set PRIZEDRAW_DATA_DIR for another" : "PRIZEDRAW_DATA_DIR";
-  return `prizedraw: store ${where.storeFile} (${from}); links use ${where.publicBaseUrl}`;
+  const running = where.stack
+    ? `used by the running ${where.stack.command} (${where.stack.host === hostname() ? "" : `host ${where.stack.host}, `}pid ${where.stack.pid}${where.stack.ports.service ? `, port ${where.stack.ports.service}` : ""})`
+    : "no running stack uses it";
+  return `prizedraw: store ${where.storeFile} (${from}), ${running}; links use ${where.publicBaseUrl}`;
 }
