@@ -65,7 +65,7 @@ export const COMMANDS: readonly CommandHelp[] = [
       { flag: "day-of-month", value: "D", text: "monthly: 1 to 31 (shorter months use their last day)" },
       { flag: "timezone", value: "TZ", text: "IANA time zone of the schedule, e.g. Europe/Berlin (default UTC)" },
       { flag: "cutoff-minutes", value: "C", text: "lists close this many minutes before each draw (default 60; hourly 5)" },
-      { flag: "winners", value: "N", text: "winners per draw, 1 to 100,000 (default 1)" },
+      { flag: "winners", value: "N", text: "winners per draw (default 1): up to 1,000 for push and pull, 100,000 for entries" },
       { flag: "payout-wallet", value: "0x..", text: "where the contract pays prizes; needed to activate" },
       { flag: "pull-url", value: "URL", text: "pull campaigns: the partner's winners URL ({drawingId}, {drawAt}, {date})" },
       { flag: "guarantee", value: "AMOUNT,THRESHOLD[,DAYS]", text: "a guaranteed prize of AMOUNT cents per period of DAYS days (default 30) without a prize of THRESHOLD cents or more" },
