@@ -432,7 +432,17 @@ describe("the public campaign page on a phone", () => {
     await expect(result.locator(".check-summary").textContent()).resolves.toMatch(/^✘ FAIL: /);
     await expect(result.locator("li.mark-fail").first().isVisible()).resolves.toBe(true);
     await page.screenshot({ path: path.join(OUTPUT, "check-here-fail.png"), fullPage: true });
-    expect(errors).toEqual([]);
+
+    // The RPC unreachable from the browser: the offline checks still run, and the page says the chain check did not.
+    await page.unroute(proofUrl);
+    await page.route(`${stack.rpcUrl}/**`, (route) => route.abort());
+    await box.getByRole("button").click();
+    await expect.poll(() => result.getAttribute("data-result"), { timeout: 30_000 }).toBe("pass");
+    await expect(result.locator(".check-summary").textContent()).resolves.toMatch(/^✔ PASS: .*\(offline checks only\)$/);
+    await expect(result.locator(".check-note").textContent()).resolves.toMatch(/^The chain check could not run from this browser: cannot reach the RPC/);
+    expect((await marks()).some((m) => m.id?.startsWith("rpc."))).toBe(false);
+    await expect(result.locator("pre").textContent()).resolves.toBe(`node verify-draw.mjs ${proofUrl} --rpc ${stack.rpcUrl}`);
+    expect(errors.filter((e) => !e.includes("ERR_FAILED"))).toEqual([]);
     expect(outside).toEqual([]);
     console.log(`in-browser check with the chain check: ${honestMs} ms`);
     await page.close();
