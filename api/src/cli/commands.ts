@@ -118,7 +118,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: "pays a held prize onchain with the operator key",
     options: [],
     mutates: true,
-    notes: ["NUMBER is the drawing's number, POSITION the winner's. Sends a transaction: needs the chain (RPC_URL or the local one) and OPERATOR_PRIVATE_KEY (the local operator in the test environment)."],
+    notes: ["NUMBER is the drawing's number, POSITION the winner's. Sends a transaction: to RPC_URL, else CHAIN_PORT, else the chain of the stack running on the data folder, with OPERATOR_PRIVATE_KEY (the local operator in the test environment)."],
   },
   {
     name: "held refuse",
@@ -153,7 +153,7 @@ export const ENVIRONMENT: readonly [string, string][] = [
   ["PUBLIC_BASE_URL", "the service's public URL, used in printed links (default http://127.0.0.1:$PORT)"],
   ["PORT", "the service's port, when PUBLIC_BASE_URL is unset (default: what the running stack recorded, else 8787)"],
   ["PRIZEDRAW_ENV", "test (default) or production: the kind of key created; the test clock exists only in test"],
-  ["OPERATOR_PRIVATE_KEY, RPC_URL, CHAIN_PORT", "held pay and held refuse: the operator key and the chain"],
+  ["OPERATOR_PRIVATE_KEY, RPC_URL, CHAIN_PORT", "held pay and held refuse: the operator key and the chain (default: the running stack's chain)"],
 ];
 
 export function findCommand(name: string): CommandHelp | undefined {
