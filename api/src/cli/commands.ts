@@ -32,8 +32,8 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: "member add",
-    summary: "adds a member to an account",
-    options: [ACCOUNT, { flag: "email", value: "EMAIL", text: "the member's email", required: true }, { flag: "role", value: "owner|member", text: "owners may also create and revoke keys (default member)" }],
+    summary: "adds a member to an account, or changes a member's role (owners only; the last owner stays one)",
+    options: [ACCOUNT, { flag: "email", value: "EMAIL", text: "the member's email", required: true }, { flag: "role", value: "owner|member", text: "owners may also create and revoke keys (default member)" }, AS],
     mutates: true,
   },
   {

@@ -18,8 +18,7 @@ import {
   type CampaignInput,
 } from "../domain/campaigns.js";
 import { ServiceError } from "../domain/errors.js";
-import { newId } from "../domain/ids.js";
-import { issueKey } from "../domain/keys.js";
+import { OPERATOR, addMember, createAccount, createKey, revokeKey, type Actor } from "../domain/team.js";
 import { CADENCES, type Cadence } from "../domain/schedule.js";
 import { prizeTableView } from "../domain/campaigns.js";
 import { advanceClock } from "../http/routes/campaigns.js";
@@ -102,14 +101,9 @@ function tiersFrom(file: string): PrizeTierInput[] {
   return tiers as PrizeTierInput[];
 }
 
-/** Owner-only actions: refused for members; without --as the operator acts for the account. */
-function checkOwner(store: Store, accountId: string, as: string | undefined): string {
-  if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
-  if (as === undefined) return "operator";
-  const member = store.accounts.member(accountId, as);
-  if (!member) throw new CliError(`${as} is not a member of ${accountId}`);
-  if (member.role !== "owner") throw new CliError(`${as} is a member, not an owner: only owners create or revoke keys`);
-  return as;
+/** `--as EMAIL` acts as that team member (owner-only actions are refused for members); without it the operator acts. */
+function actorOf(as: string | undefined): Actor {
+  return as === undefined ? OPERATOR : { kind: "member", email: as };
 }
 
 export type CliResult = Record<string, unknown>;
@@ -142,50 +136,23 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
   const [noun, verb, ...rest] = positionals;
   const now = new Date();
   switch (`${noun} ${verb}`) {
-    case "account create": {
-      const email = need(values, "email");
-      const accountId = newId("acc");
-      store.tx(() => {
-        store.accounts.createAccount(accountId, now.toISOString());
-        store.accounts.addMember({ id: newId("mem"), accountId, email, role: "owner", createdAt: now.toISOString() });
-        store.audit.record("operator", "account.create", accountId, { owner: email });
-      });
-      return { accountId };
-    }
+    // Team rules live in domain/team.ts: owners add members and create or revoke keys; `--as` names who acts.
+    case "account create":
+      return { accountId: createAccount(store, need(values, "email"), now).accountId };
     case "member add": {
       const accountId = need(values, "account");
       const role = values.role ?? "member";
       if (role !== "owner" && role !== "member") throw new CliError("--role must be owner or member");
-      if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
-      const member = { id: newId("mem"), accountId, email: need(values, "email"), role, createdAt: now.toISOString() } as const;
-      store.tx(() => {
-        store.accounts.addMember(member);
-        store.audit.record("operator", "member.add", accountId, { email: member.email, role });
-      });
-      return { accountId, email: member.email, role };
+      const member = addMember(store, accountId, actorOf(values.as), { email: need(values, "email"), role }, now);
+      return { accountId, email: member.email, role: member.role };
     }
-    case "key create": {
-      const accountId = need(values, "account");
-      const actor = checkOwner(store, accountId, values.as);
-      const issued = issueKey(config.env);
-      store.tx(() => {
-        store.accounts.insertKey({ keyId: issued.keyId, accountId, environment: config.env, secretHash: issued.hash, last4: issued.last4, createdBy: actor, createdAt: now.toISOString(), revokedAt: null });
-        store.audit.record(actor, "key.create", accountId, { keyId: issued.keyId });
-      });
-      return { key: issued.key, keyId: issued.keyId };
-    }
+    case "key create":
+      return createKey(store, config.env, need(values, "account"), actorOf(values.as), now);
     case "key revoke": {
       const accountId = need(values, "account");
       const keyId = rest[0];
       if (!keyId) throw new CliError("usage: prizedraw key revoke --account ID KEYID");
-      const actor = checkOwner(store, accountId, values.as);
-      const revoked = store.tx(() => {
-        const ok = store.accounts.revokeKey(accountId, keyId, now.toISOString());
-        if (ok) store.audit.record(actor, "key.revoke", accountId, { keyId });
-        return ok;
-      });
-      if (!revoked) throw new CliError(`account ${accountId} has no key ${keyId}`);
-      return { keyId, revoked: true };
+      return revokeKey(store, accountId, actorOf(values.as), keyId, now);
     }
     case "campaign create": {
       const accountId = need(values, "account");

@@ -2,6 +2,7 @@
 export type ErrorCode =
   | "bad_request"
   | "unauthorized"
+  | "forbidden"
   | "not_found"
   | "locked"
   | "pull_campaign"
@@ -15,7 +16,7 @@ export type ErrorCode =
   | "invalid_transition"
   | "proof_mismatch";
 
-export type ErrorStatus = 400 | 401 | 404 | 409;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409;
 
 /** A refusal the client can act on: answered as `{ error: code, detail }` with `status`. */
 export class ServiceError extends Error {
@@ -43,6 +44,17 @@ export class UnauthorizedError extends ServiceError {
   }
 }
 
+/**
+ * 403 forbidden: a team member who is not an owner tried an owner's action (spec, Authentication 2). Not a partner-API
+ * answer (no partner endpoint manages the team); the CLI prints it, the portal will show it.
+ */
+export class ForbiddenError extends ServiceError {
+  override name = "ForbiddenError";
+  constructor(detail: string) {
+    super(403, "forbidden", detail);
+  }
+}
+
 /** Also for another account's resources: identical to a missing one (spec, Authentication 7). */
 export class NotFoundError extends ServiceError {
   override name = "NotFoundError";
@@ -53,7 +65,7 @@ export class NotFoundError extends ServiceError {
 
 export class ConflictError extends ServiceError {
   override name = "ConflictError";
-  constructor(code: Exclude<ErrorCode, "bad_request" | "unauthorized" | "not_found">, detail: string) {
+  constructor(code: Exclude<ErrorCode, "bad_request" | "unauthorized" | "forbidden" | "not_found">, detail: string) {
     super(409, code, detail);
   }
 }

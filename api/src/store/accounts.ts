@@ -61,7 +61,8 @@ export class AccountStore {
   }
 
   member(accountId: string, email: string): Member | null {
-    const r = this.db.prepare("SELECT * FROM members WHERE account_id = ? AND email = ?").get(accountId, email) as MemberRecord | undefined;
+    // lower(): emails are stored in lower case (domain/team.ts); older rows may not be.
+    const r = this.db.prepare("SELECT * FROM members WHERE account_id = ? AND lower(email) = lower(?)").get(accountId, email) as MemberRecord | undefined;
     return r ? member(r) : null;
   }
 

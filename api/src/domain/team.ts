@@ -1,0 +1,98 @@
+import type { Environment } from "../config.js";
+import type { Member, Role } from "../store/accounts.js";
+import type { Store } from "../store/index.js";
+import { BadRequestError, ForbiddenError, NotFoundError } from "./errors.js";
+import { newId } from "./ids.js";
+import { issueKey } from "./keys.js";
+
+/**
+ * Accounts, their team and their API keys (spec, Authentication 2): owners add members and create or revoke keys;
+ * other members cannot. Every door (the CLI today, the portal later) calls these functions, so the rule lives once.
+ */
+
+/**
+ * Who acts: a member of the account, named by email (the portal's signed-in person, the CLI's `--as`), or the
+ * service's operator (the CLI without `--as`: staff acting for the account, outside the team's rules).
+ */
+export type Actor = { kind: "operator" } | { kind: "member"; email: string };
+
+export const OPERATOR: Actor = { kind: "operator" };
+export const ROLES: readonly Role[] = ["owner", "member"];
+
+/** Emails are compared trimmed and in lower case: `Owner@Example.com` is owner@example.com. */
+export function normalizeEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 254) throw new BadRequestError(`${JSON.stringify(email.slice(0, 80))} is not an email address`);
+  return value;
+}
+
+function requireAccount(store: Store, accountId: string): void {
+  if (!store.accounts.accountExists(accountId)) throw new NotFoundError(`no account ${accountId}`);
+}
+
+/**
+ * Checks that `actor` may manage the account's team and keys; returns the name the audit log records. A member who
+ * is not an owner, or someone who is not on the team, is refused (403 forbidden).
+ */
+function requireOwner(store: Store, accountId: string, actor: Actor, action: string): string {
+  requireAccount(store, accountId);
+  if (actor.kind === "operator") return "operator";
+  const email = normalizeEmail(actor.email);
+  const member = store.accounts.member(accountId, email);
+  if (!member) throw new ForbiddenError(`${email} is not on the team of ${accountId}: only its owners ${action}`);
+  if (member.role !== "owner") throw new ForbiddenError(`${email} is a member, not an owner: only owners ${action}`);
+  return email;
+}
+
+/** A new account with its first owner. */
+export function createAccount(store: Store, ownerEmail: string, now: Date = new Date()): { accountId: string; owner: string } {
+  const email = normalizeEmail(ownerEmail);
+  const accountId = newId("acc");
+  store.tx(() => {
+    store.accounts.createAccount(accountId, now.toISOString());
+    store.accounts.addMember({ id: newId("mem"), accountId, email, role: "owner", createdAt: now.toISOString() });
+    store.audit.record("operator", "account.create", accountId, { owner: email });
+  });
+  return { accountId, owner: email };
+}
+
+/**
+ * Adds a member, or changes the role of one already on the team (owners only). The last owner cannot become a
+ * member: an account without an owner could never create or revoke a key again.
+ */
+export function addMember(store: Store, accountId: string, actor: Actor, input: { email: string; role: Role }, now: Date = new Date()): Member {
+  if (!ROLES.includes(input.role)) throw new BadRequestError("role must be owner or member");
+  const email = normalizeEmail(input.email);
+  return store.tx(() => {
+    const by = requireOwner(store, accountId, actor, "add members or change roles");
+    const existing = store.accounts.member(accountId, email);
+    if (existing?.role === "owner" && input.role !== "owner" && store.accounts.owners(accountId).length === 1) {
+      throw new BadRequestError(`${email} is the account's only owner: add another owner first`);
+    }
+    const member: Member = { id: existing?.id ?? newId("mem"), accountId, email: existing?.email ?? email, role: input.role, createdAt: existing?.createdAt ?? now.toISOString() };
+    store.accounts.addMember(member);
+    store.audit.record(by, existing ? "member.role" : "member.add", accountId, { email, role: input.role });
+    return member;
+  });
+}
+
+/** A new API key of this environment (owners only); the key itself is returned once and never stored. */
+export function createKey(store: Store, env: Environment, accountId: string, actor: Actor, now: Date = new Date()): { key: string; keyId: string } {
+  return store.tx(() => {
+    const by = requireOwner(store, accountId, actor, "create API keys");
+    const issued = issueKey(env);
+    store.accounts.insertKey({ keyId: issued.keyId, accountId, environment: env, secretHash: issued.hash, last4: issued.last4, createdBy: by, createdAt: now.toISOString(), revokedAt: null });
+    store.audit.record(by, "key.create", accountId, { keyId: issued.keyId });
+    return { key: issued.key, keyId: issued.keyId };
+  });
+}
+
+/** Revokes a key at once (owners only); revoking a revoked key again is harmless. */
+export function revokeKey(store: Store, accountId: string, actor: Actor, keyId: string, now: Date = new Date()): { keyId: string; revoked: true } {
+  return store.tx(() => {
+    const by = requireOwner(store, accountId, actor, "revoke API keys");
+    if (!store.accounts.revokeKey(accountId, keyId, now.toISOString())) throw new NotFoundError(`account ${accountId} has no key ${keyId}`);
+    store.audit.record(by, "key.revoke", accountId, { keyId });
+    return { keyId, revoked: true };
+  });
+}
