@@ -138,13 +138,11 @@ describe("averagePrizeCents", () => {
     expect(averagePrizeCentsBounded(DEFAULT_PRIZE_TABLE, 100_000, 192)).toBe(averagePrizeCentsExact(DEFAULT_PRIZE_TABLE, 100_000));
   });
 
-  it("is fast and exact at 100,000 winners", () => {
-    const start = performance.now();
+  // Its speed is a figure of `npm run bench`, never a timed assertion here.
+  it("is exact at 100,000 winners", () => {
     const fast = averagePrizeCents(DEFAULT_PRIZE_TABLE, 100_000);
-    const elapsed = performance.now() - start;
     expect(fast).toBe(averagePrizeCentsExact(DEFAULT_PRIZE_TABLE, 100_000));
     expect(fast).toBe(922);
-    expect(elapsed).toBeLessThan(20);
     const max = table([100_000_000, 0], [1, 2_147_483_646]);
     expect(averagePrizeCents(max, 100_000)).toBe(averagePrizeCentsExact(max, 100_000));
   });

@@ -112,7 +112,8 @@ describe("selectWinners", () => {
     expect(() => selectWinnersLinear({ ...p, weights: [0n] })).toThrow(DrawInputError);
   });
 
-  it("selects 1,000 of 100,000 weighted entrants quickly", () => {
+  // Its speed is a figure of `npm run bench` (against the linear scan), never a timed assertion here.
+  it("selects 1,000 distinct of 100,000 weighted entrants, the same as the linear scan", () => {
     let state = 42;
     const next = (): number => {
       state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
@@ -120,16 +121,8 @@ describe("selectWinners", () => {
     };
     const weights = Array.from({ length: 100_000 }, () => BigInt(1 + (next() % 4_294_967_295)));
     const p = { entropy: entropyOf("bench"), campaignId, number: 3n, weights, count: 1_000 };
-    const times: number[] = [];
-    let selected: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      selected = selectWinners(p);
-      times.push(performance.now() - start);
-    }
+    const selected = selectWinners(p);
     expect(new Set(selected).size).toBe(1_000);
-    // Generous bound for shared CI machines; `npm run bench` reports the real figure against the linear scan.
-    expect(Math.min(...times)).toBeLessThan(150);
     expect(selectWinnersLinear({ ...p, count: 20 })).toEqual(selected.slice(0, 20));
   });
 });

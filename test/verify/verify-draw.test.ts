@@ -726,7 +726,7 @@ describe("performance", () => {
     console.log(
       `100,000 entrants / 1,000 winners (${(size / 1e6).toFixed(1)} MB proof): verified in ${run.ms.toFixed(0)} ms wall (child process), generated in ${generated.toFixed(0)} ms`,
     );
-    expect(run.ms).toBeLessThan(2000 * 3); // target 2 s; slack for loaded CI machines
+    // Its time is a figure (printed here, measured by `npm run bench`), never a timed assertion.
   });
 
   it("verifies a 1,000-winner winners draw", async () => {
