@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import type { Hex } from "viem";
+import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 
 /** One deployment of the service is one environment (DESIGN.md section 3). */
 export type Environment = "test" | "production";
@@ -47,6 +48,23 @@ export const ANVIL_KEYS = {
   /** Account 3: the guardian, which may pause payments. */
   guardian: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
 } as const satisfies Record<string, Hex>;
+
+/** The mnemonic of anvil's (and Hardhat's) ten funded development accounts: public knowledge. */
+const DEVELOPMENT_MNEMONIC = "test test test test test test test test test test test junk";
+/** The local development chain's id (anvil, Hardhat). */
+export const LOCAL_CHAIN_ID = 31337;
+
+/**
+ * True when `privateKey` is one of the ten development accounts every anvil and Hardhat node funds: anyone holds
+ * them, so outside a local chain such a key is no secret at all.
+ */
+export function isPublicDevelopmentKey(privateKey: Hex): boolean {
+  const address = privateKeyToAccount(privateKey).address;
+  for (let addressIndex = 0; addressIndex < 10; addressIndex++) {
+    if (mnemonicToAccount(DEVELOPMENT_MNEMONIC, { addressIndex }).address === address) return true;
+  }
+  return false;
+}
 
 const port = z.coerce.number().int().min(1).max(65_535);
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");

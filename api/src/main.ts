@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, LOCAL_CHAIN_ID, isPublicDevelopmentKey, loadConfig } from "./config.js";
 import { IndexerClient } from "./chain/indexer.js";
 import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
@@ -20,6 +20,10 @@ function main(): void {
     throw new ConfigError("production refuses a mock randomness provider: deploy against Pyth Entropy");
   }
   if (!config.operatorPrivateKey) throw new ConfigError("OPERATOR_PRIVATE_KEY is not set");
+  // A local chain may run production mode (tests do); anywhere else a publicly known operator key is anyone's.
+  if (config.env === "production" && deployment.chainId !== LOCAL_CHAIN_ID && isPublicDevelopmentKey(config.operatorPrivateKey)) {
+    throw new ConfigError("OPERATOR_PRIVATE_KEY is one of anvil's public development keys: production needs the operator's own key");
+  }
   const store = openStore(storePath(config.dataDir));
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
   const indexer = new IndexerClient(config.indexerUrl);
@@ -33,7 +37,9 @@ function main(): void {
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port }, (info) => {
-    logger.info({ port: info.port, env: config.env }, "service listening");
+    // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
+    const randomness = deployment.mockEntropy ? "mock" : deployment.entropy;
+    logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness }, "service listening");
     keeper.start();
   });
   (server as HttpServer).on("clientError", answerClientError);
