@@ -18,15 +18,14 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
-import { deployLocal } from "../api/src/chain/deploy.js";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
-import { run as runCli } from "../api/src/cli/prizedraw.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
-import { openStore, storePath } from "../api/src/store/index.js";
-
+// Loaded when needed (the deployer, the CLI and the store's modules take seconds to load on a busy machine, and a
+// warm start needs none of them before it is ready): see deployLocal, runCli and openStore below.
+const deployLocal: typeof import("../api/src/chain/deploy.js").deployLocal = async (...args) => (await import("../api/src/chain/deploy.js")).deployLocal(...args);
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const PONDER_BIN = join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
 /** The Postgres schema Ponder writes its tables to (with PGlite it only names the app). */
@@ -247,7 +246,8 @@ function maskedDatabaseUrl(url: string): string {
 
 /** One statement against DATABASE_URL on a short-lived connection. */
 async function withDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  const { default: pgModule } = await import("pg");
+  const client = new pgModule.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   client.on("error", () => {}); // a dropped connection surfaces as the query's own error
   await client.connect();
   try {
@@ -285,7 +285,8 @@ async function wipeIndexerData(config: Config): Promise<void> {
  * (accounts, their members and API keys) is carried over, so the partner's key keeps working; campaigns, drawings
  * and entries stay in the file set aside.
  */
-function setStoreAside(config: Config): void {
+async function setStoreAside(config: Config): Promise<void> {
+  const { openStore, storePath } = await import("../api/src/store/index.js");
   const path = storePath(config.dataDir);
   if (!existsSync(path)) return;
   const aside = `${path}.before-reset-${new Date().toISOString().replace(/[:.]/g, "-")}`;
@@ -352,7 +353,7 @@ async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
         ? `the chain was reset (genesis ${genesis.slice(0, 10)}... differs from the record's ${record.genesisHash.slice(0, 10)}...): redeploying and rebuilding the indexer's data`
         : `no contract at the recorded address ${record.prizeDraw}: redeploying and rebuilding the indexer's data`,
     );
-    setStoreAside(config); // the indexer's data goes with the fresh deployment below
+    await setStoreAside(config); // the indexer's data goes with the fresh deployment below
   } else if (!config.localChain) {
     throw new StartError(`no deployment record in ${config.dataDir}: run npm run deploy -- --network NAME first`);
   }
@@ -452,7 +453,8 @@ function cliCommand(config: Config): string {
  * stored) and the commands to create a campaign for it, read its drawings and open its page; on later starts the
  * account again, how to make a new key, and the pages of active campaigns.
  */
-function greet(config: Config): void {
+async function greet(config: Config): Promise<void> {
+  const [{ openStore, storePath }, { run: runCli }] = await Promise.all([import("../api/src/store/index.js"), import("../api/src/cli/prizedraw.js")]);
   const store = openStore(storePath(config.dataDir));
   const service = `http://127.0.0.1:${config.port}`;
   const admin = cliCommand(config);
@@ -538,7 +540,7 @@ async function main(): Promise<void> {
   say(`service   http://127.0.0.1:${config.port}  (GET /health, GET /ready${config.publicBaseUrl === `http://127.0.0.1:${config.port}` ? "" : `; public links use ${config.publicBaseUrl}`})`);
   say(`indexer   ${config.indexerUrl}`);
   say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);
-  greet(config);
+  await greet(config);
   say(`Ctrl-C (or kill ${process.pid}) stops everything`);
 }
 
