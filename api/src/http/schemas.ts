@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { MAX_LISTED_WINNERS_PER_DRAW } from "../domain/campaigns.js";
+// Not the 1,000 of new push and pull campaigns: a campaign created with more before that cap keeps its count, and
+// the count check (exactly winnersExpected) refuses any other length.
+import { MAX_WINNERS_PER_DRAW } from "../domain/campaigns.js";
 import { DRAWING_STATUSES } from "../store/drawings.js";
 
 /** Limits of the spec's Limits section. */
@@ -87,7 +89,7 @@ function stringOr<T extends z.ZodType>(idField: string, object: T) {
 
 /** POST winners body: strings or objects, in position order. */
 export const winnersBody = z.strictObject({
-  winners: z.array(stringOr("winner", winnerObject)).min(1, "must have at least one winner").max(MAX_LISTED_WINNERS_PER_DRAW, `must have at most ${MAX_LISTED_WINNERS_PER_DRAW} winners`),
+  winners: z.array(stringOr("winner", winnerObject)).min(1, "must have at least one winner").max(MAX_WINNERS_PER_DRAW, "too many winners"),
 });
 
 export const drawingsQuery = z.strictObject({
