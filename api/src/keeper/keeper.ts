@@ -286,13 +286,14 @@ export class Keeper {
     }
     const committed = await chain.getDrawing(campaignId, BigInt(number));
     // The provider: "mock" in the test environment; else from this commit's receipt, or (a commit sent by an
-    // earlier, interrupted run) from the indexed EntropyRequested, waiting for the indexer when it is behind.
+    // earlier, interrupted run) from the indexed EntropyRequested. The random value is requested either way, so
+    // the drawing moves on now (its number shows from here on, spec: Drawing); an unknown provider (the indexer
+    // behind or down) is filled in by the settle step.
     const provider = chain.deployment.mockEntropy
       ? "mock"
       : requested?.eventName === "EntropyRequested"
         ? requested.args.provider.toLowerCase()
-        : await this.requestProvider(campaignId, BigInt(number));
-    if (provider === null) return drawing;
+        : await this.requestProvider(campaignId, BigInt(number)).catch(() => null);
     const next: Drawing = {
       ...drawing,
       number,
@@ -328,10 +329,18 @@ export class Keeper {
   }
 
   /** Reveals (mock), finishes settlement onchain, and copies the prizes from the indexer. */
-  private async settle(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
+  private async settle(campaign: Campaign, requestedDrawing: Drawing): Promise<Drawing | null> {
     const { store, chain, indexer } = this.deps;
     const campaignId = toCampaignId(campaign.slug);
-    const number = BigInt(drawing.number!);
+    const number = BigInt(requestedDrawing.number!);
+    let drawing = requestedDrawing;
+    if (drawing.entropyProvider === null) {
+      const provider = await this.requestProvider(campaignId, number).catch(() => null);
+      if (provider !== null) {
+        drawing = { ...drawing, entropyProvider: provider };
+        store.drawings.update(drawing);
+      }
+    }
     let onchain = await chain.getDrawing(campaignId, number);
     if (onchain.status === ONCHAIN.Requested && chain.deployment.mockEntropy && !this.deps.config.holdMockReveal) {
       await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
@@ -363,6 +372,7 @@ export class Keeper {
     const next: Drawing = {
       ...current,
       status: "settled",
+      entropyProvider: current.entropyProvider ?? indexed.drawing.provider ?? null,
       entropyValue: indexed.drawing.randomValue,
       entropyRevealedAt,
       settledAt: onCampaignClock(campaign, indexed.drawing.settleTimestamp, entropyRevealedAt ?? current.lockedAt),
