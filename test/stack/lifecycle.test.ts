@@ -2,7 +2,7 @@
 // one line naming the holder, the first stack unharmed; a stale lock taken over, one left by processes that still
 // run refused), stopping by SIGTERM and by SIGINT sent to the npm process (everything stopped, ports free, anvil's
 // state written, one "stopped" line, exit 0) and a damaged Ponder index rebuilt from the chain without traces,
-// the service's store untouched. Everything runs on free ports in temporary folders; only processes started here
+// the service's store untouched; a start waits for a stack that is stopping. Everything runs on free ports in temporary folders; only processes started here
 // are signalled, by PID.
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
@@ -190,6 +190,31 @@ describe("the data folder lock", { timeout: 120_000 }, () => {
     await stop(left);
   });
 
+  it("makes a start wait for a stack that is stopping, then name it if it does not go", async () => {
+    const holder = spawnProcess("holder", process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { env: process.env, cwd: folder, log: path.join(folder, "holder.log") });
+    started.push(holder);
+    const lock: LockHolder = { ...staleHolder(holder.pid), startTicks: processStartTicks(holder.pid), startedAt: new Date().toISOString(), state: "stopping" };
+    writeFileSync(lockPath(folder), JSON.stringify(lock));
+    const ports = { PORT: String(await freePort()), CHAIN_PORT: String(await freePort()), INDEXER_PORT: String(await freePort()) };
+    const start = spawnProcess("start", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "scripts/start.mts")], {
+      env: { ...inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL", "npm_*"]), ...ports, PRIZEDRAW_DATA_DIR: folder },
+      cwd: REPO_ROOT,
+      log: path.join(folder, "start.log"),
+    });
+    started.push(start);
+    await until("the waiting line", async () => (start.output().includes("[start] waiting for the stack that is stopping") ? true : undefined), 60_000, 100, start);
+    // The holder says it runs again (it will not stop): the start gives way with the usual line.
+    writeFileSync(lockPath(folder), JSON.stringify({ ...lock, state: "running" }));
+    expect(await start.exited).toBe(1);
+    expect(start.output().trim().split("\n")).toEqual([
+      `[start] waiting for the stack that is stopping on ${folder} (pid ${holder.pid})`,
+      `[start] data folder ${folder} is in use by npm start (pid ${holder.pid}, started ${lock.startedAt}, port 1); stop it first (Ctrl-C in its terminal, or kill ${holder.pid})`,
+    ]);
+    expect(JSON.parse(readFileSync(lockPath(folder), "utf8"))).toEqual({ ...lock, state: "running" });
+    await stop(holder);
+    rmSync(lockPath(folder));
+  });
+
   it("lets exactly one of several starts racing for a stale lock take the folder", async () => {
     const gone = spawnProcess("gone", process.execPath, ["-e", ""], { env: process.env, cwd: folder, log: path.join(folder, "gone.log") });
     await gone.exited;
@@ -206,7 +231,8 @@ describe("the data folder lock", { timeout: 120_000 }, () => {
     );
     started.push(...racers);
     const results = await Promise.all(racers.map((r) => until(`${r.name}'s result`, async () => r.output().trim() || undefined, 60_000, 50)));
-    for (const racer of racers) await stop(racer);
+    // The losers end on their own; the winner holds the folder until stopped here.
+    for (const [i, racer] of racers.entries()) await (results[i] === "took" ? stop(racer) : racer.exited);
     expect(results.filter((r) => r === "took")).toHaveLength(1);
     expect(results.filter((r) => r === "DataDirInUseError")).toHaveLength(3);
   });
