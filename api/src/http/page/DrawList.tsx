@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
-import type { STAGE } from "../../domain/publicDraws.js";
+import { requestedNumber, type STAGE } from "../../domain/publicDraws.js";
 import type { CampaignMode } from "../../store/campaigns.js";
 import type { Drawing, Winner } from "../../store/drawings.js";
 import { dollars, httpsUrl, initials, shortId } from "./format.js";
@@ -174,10 +174,11 @@ function CheckHere(props: { proofUrl: string; check: BrowserCheck }) {
 function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now: string; check: BrowserCheck }) {
   const { view, timezone, mode, now, check } = props;
   const d = view.drawing;
+  const number = requestedNumber(d);
   return (
     <article class="draw" id={`draw-${d.id}`}>
       <header>
-        <h3>{d.number === null ? "Draw (number given at the draw)" : `Draw #${d.number}`}</h3>
+        <h3>{number === null ? "Draw (number given at the draw)" : `Draw #${number}`}</h3>
         <Time iso={d.drawAt} timezone={timezone} />
         <span class="status">{stageWords(view, mode, d.cutoffAt <= now)}</span>
       </header>
@@ -186,7 +187,7 @@ function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now
         <>
           <WinnersTable view={view} />
           <p>
-            <a href={view.proofUrl}>Proof of draw {d.number === null ? "" : `#${d.number}`}</a>
+            <a href={view.proofUrl}>Proof of draw {number === null ? "" : `#${number}`}</a>
           </p>
           <CheckHere proofUrl={view.proofUrl} check={check} />
         </>

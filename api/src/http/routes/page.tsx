@@ -7,7 +7,7 @@ import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
 import { campaignNow } from "../../domain/campaigns.js";
 import { NotFoundError } from "../../domain/errors.js";
-import { STAGE, isDrawn, proofUrl, publicCampaign } from "../../domain/publicDraws.js";
+import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings } from "../../domain/publicDraws.js";
 import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
@@ -23,11 +23,6 @@ export type PageRoutesDeps = { store: Store; indexer: IndexerClient; publicBaseU
 
 /** Past draws shown on the page; draws.json has the full history. */
 export const PAGE_DRAWS = 100;
-/**
- * Upcoming drawings exist about 48 hours ahead (49 at most for an hourly campaign). They are not past draws, so
- * the page reads this many more rows and leaves them out (they are the newest rows).
- */
-const UPCOMING_ALLOWANCE = 60;
 /** Winners listed per drawn draw; the proof lists every one. */
 export const PAGE_WINNERS_PER_DRAW = 50;
 
@@ -105,9 +100,10 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
   const openTable = open ? store.prizeTables.get(open.tableId, open.tableVersion) : null;
   if (open && openTable) next = { drawing: open, averageCents: averagePrizeCents(openTable, open.winnersExpected) };
 
-  // Past draws: everything except open drawings whose cutoff is still ahead (those are upcoming).
-  const past = store.drawings.page(campaign.id, null, PAGE_DRAWS + UPCOMING_ALLOWANCE).filter((d) => d.status !== "open" || d.cutoffAt <= now);
-  const draws: DrawView[] = past.slice(0, PAGE_DRAWS).map((drawing) => {
+  // The same list as draws.json's first page (publicDrawings), less the next drawing the schedule section shows.
+  const { rows, more } = publicDrawings(store, campaign, { before: null, limit: PAGE_DRAWS + 1 });
+  const listed = rows.filter((d) => d.id !== open?.id);
+  const draws: DrawView[] = listed.slice(0, PAGE_DRAWS).map((drawing) => {
     const drawn = isDrawn(drawing);
     const winners = drawn ? store.drawings.winners(drawing.id) : [];
     return {
@@ -125,7 +121,7 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
     averageCents: averagePrizeCents(table, campaign.winnersPerDraw),
     next,
     draws,
-    truncated: past.length > PAGE_DRAWS,
+    truncated: more || listed.length > PAGE_DRAWS,
     now,
     publicBaseUrl,
     drawsJsonUrl: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`,
