@@ -79,7 +79,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     mutates: true,
     notes: ["Prints { campaign }, with its public page under the service's URL. A draft draws nothing: activate it."],
   },
-  { name: "campaign activate", args: "SLUG", summary: "draft to active: drawings appear 48 hours ahead (needs a payout wallet)", options: [], mutates: true },
+  { name: "campaign activate", args: "SLUG", summary: "draft to active: drawings appear for the next 48 hours, at least the next two (needs a payout wallet)", options: [], mutates: true },
   { name: "campaign pause", args: "SLUG", summary: "active to paused: upcoming drawings (and lists sent for them) are removed", options: [], mutates: true },
   { name: "campaign resume", args: "SLUG", summary: "paused to active: new drawings are created", options: [], mutates: true },
   { name: "campaign end", args: "SLUG", summary: "ends the campaign for good (drawings already past their cutoff still draw and pay)", options: [], mutates: true },
