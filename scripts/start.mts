@@ -9,9 +9,9 @@
  * 3. Ponder on INDEXER_PORT; an index it refuses or cannot open is rebuilt from the chain (the service's store is
  *    never touched for an index problem); 4. the service on PORT; on first run, the first account and its key.
  *
- * SIGINT (Ctrl-C), SIGTERM and SIGHUP, or the parent process going away (npm killed), stop all of them in reverse
- * order, anvil last so it writes its state, then release the lock and print one "stopped" line (exit 0). The
- * children run in their own process groups, so a terminal's Ctrl-C reaches them only through this order.
+ * SIGINT (Ctrl-C), SIGTERM, SIGHUP or the parent process going away (npm killed) stop all of
+ * them in reverse order, anvil last so it writes its state, then release the lock and print one "stopped" line
+ * (exit 0). The children run in their own process groups, so a terminal's Ctrl-C reaches them only in this order.
  * Every start-up failure ends with one line saying what to fix.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -544,9 +544,11 @@ async function main(): Promise<void> {
   say(`Ctrl-C (or kill ${process.pid}) stops everything`);
 }
 
+// SIGHUP: the terminal closed. (Node resets every inherited signal disposition, nohup's included, so without this
+// handler SIGHUP would end this script at once and leave the children running.)
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stopAll(0, signal));
-// npm runs this script under `sh -c`: if npm is killed the shell may die with it and leave this script behind
-// (reparented). A process without its parent stops the stack rather than run on unseen.
+// If npm is killed (SIGKILL) this script is left behind, reparented, with the stack running unseen: a start whose
+// parent goes away stops the stack.
 const parentPid = process.ppid;
 setInterval(() => {
   if (process.ppid !== parentPid) void stopAll(0, `its parent process ${parentPid} went away`);
