@@ -544,8 +544,8 @@ async function main(): Promise<void> {
   say(`Ctrl-C (or kill ${process.pid}) stops everything`);
 }
 
-// SIGHUP: the terminal closed. (Node resets every inherited signal disposition, nohup's included, so without this
-// handler SIGHUP would end this script at once and leave the children running.)
+// SIGHUP: the terminal closed. Without a handler it would end this script at once and leave the children, in their
+// own process groups, running.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stopAll(0, signal));
 // If npm is killed (SIGKILL) this script is left behind, reparented, with the stack running unseen: a start whose
 // parent goes away stops the stack.
