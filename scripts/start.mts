@@ -57,6 +57,7 @@ const children: Child[] = [];
 let stopping = false;
 let ready = false;
 let lock: DataDirLock | undefined;
+let loadedDataDir: string | undefined;
 
 function say(line: string): void {
   console.log(`[start] ${line}`);
@@ -97,7 +98,7 @@ async function waitFor(what: string, seconds: number, check: () => Promise<boole
     if (stopping) throw new Stopping();
     const reason = giveUp?.();
     if (reason !== undefined) throw new GiveUp(reason);
-    if (exited && exited.process.exitCode !== null) throw new StartError(`${exited.name} exited (code ${exited.process.exitCode}) before ${what}; see its output above`);
+    if (exited && !running(exited)) throw new StartError(`${exited.name} exited (${exited.process.signalCode ?? `code ${exited.process.exitCode}`}) before ${what}; see its output above`);
     try {
       if (await check()) return;
     } catch {
@@ -164,7 +165,12 @@ async function stopChild(child: Child): Promise<void> {
   const exited = new Promise((r) => child.process.once("exit", r));
   child.process.kill("SIGTERM");
   if ((await Promise.race([exited, sleep(child.graceSeconds * 1_000).then(() => "timeout")])) === "timeout") {
-    child.process.kill("SIGKILL");
+    // Its whole process group: nothing it started outlives it.
+    try {
+      process.kill(-(child.process.pid as number), "SIGKILL");
+    } catch {
+      child.process.kill("SIGKILL");
+    }
     await exited;
   }
 }
@@ -191,7 +197,6 @@ async function stopAll(exitCode: number, why?: string): Promise<void> {
   }
   process.exit(exitCode);
 }
-let loadedDataDir: string | undefined;
 
 async function checkPorts(config: Config): Promise<void> {
   const ports: [number, string][] = [
@@ -412,7 +417,7 @@ async function startIndexer(config: Config, deployment: DeploymentRecord): Promi
     const ponder = startChild("indexer", process.execPath, args, env, { cwd: join(REPO_ROOT, "indexer"), hold: true });
     ponder.expectedExit = config.localChain; // a local index can be rebuilt from the chain (below)
     try {
-      await waitFor("the indexer becoming ready", 120, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder, () => damaged(ponder));
+      await waitFor("the indexer becoming ready", 300, async () => (await fetch(`${config.indexerUrl}/ready`)).ok, ponder, () => damaged(ponder));
       printHeld(ponder);
       ponder.expectedExit = false;
       return ponder;
