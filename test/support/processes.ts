@@ -65,7 +65,11 @@ export function spawnProcess(
 /** Stops a process by its PID: SIGTERM, then SIGKILL after `graceMs`. Returns its exit code. */
 export async function stop(proc: Proc | undefined, graceMs = 10_000): Promise<number | null | "killed"> {
   if (proc === undefined || proc.child.exitCode !== null || proc.child.signalCode !== null) return null;
-  process.kill(proc.pid, "SIGTERM");
+  try {
+    process.kill(proc.pid, "SIGTERM");
+  } catch {
+    // It exited between the check and the signal; its exit is still awaited below.
+  }
   const result = await Promise.race([proc.exited, sleep(graceMs).then(() => "timeout" as const)]);
   if (result !== "timeout") return result;
   try {
