@@ -43,6 +43,14 @@ library DrawMath {
         return keccak256(abi.encode(campaignId, number, slot, listCommitment));
     }
 
+    /// @notice The user contribution of a randomness request serving a batch of drawings, given each drawing's
+    /// userRandomNumber in batch order: a batch of one uses its drawing's as is (so a single drawing's request is
+    /// as before batches), a larger one keccak256 of them all, concatenated.
+    function batchUserRandomNumber(bytes32[] memory contributions) internal pure returns (bytes32) {
+        if (contributions.length == 1) return contributions[0];
+        return keccak256(abi.encodePacked(contributions));
+    }
+
     /// @notice The accepted random value of `position` and its roll in 0..denominator-1.
     /// @param floor rejectionFloor(denominator), passed in so a batch computes it once.
     /// @dev The retry loop ends with probability 1; a retry happens with probability below denominator / 2^256.

@@ -35,6 +35,11 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     uint256 public constant CALLBACK_BASE_GAS = 60_000;
     /// @notice Upper bound of one position's settlement (roll, tier scan, event); a retry is ~2^-225 likely.
     uint256 public constant POSITION_GAS = 8_000;
+    /// @notice Gas the callback needs for each drawing of a batch after the first (CALLBACK_BASE_GAS covers
+    /// the first): its member entry, reveal bookkeeping, events and settlement totals.
+    uint256 public constant DRAWING_CALLBACK_GAS = 40_000;
+    /// @notice Most drawings one commit, and so one randomness request and its callback, takes.
+    uint256 public constant MAX_BATCH = 200;
 
     /// @dev Held in `randomValue` from the commit until the reveal. Writing the slot non-zero at commit moves
     /// the 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and prepaid
@@ -95,13 +100,12 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         uint24 heldClosed; // held prizes paid or refused
     }
 
-    /// @notice Input of commitAndRequest.
+    /// @notice One drawing of commitAndRequest's batch.
     /// @param slot keccak256 of the service's drawing id: a slot is committed once per campaign.
     /// @param drawAt the drawing's draw time (unix seconds), later than the campaign's last commit's.
     /// @param kind KIND_WINNERS (listCommitment = fingerprint of the winner ids) or KIND_ENTRANTS
     /// (listCommitment = entrant commitment, README "Entrant selection").
     /// @param entrantCount,totalWeight zero for winner draws.
-    /// @param maxFee the most this commit pays the randomness provider (wei); a higher quote is refused.
     struct Commit {
         bytes32 campaignId;
         uint64 number;
@@ -114,12 +118,17 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         uint64 totalWeight;
         bytes32 tableId;
         uint32 tableVersion;
-        uint128 maxFee;
     }
 
-    struct RequestRef {
+    struct DrawingRef {
         bytes32 campaignId;
         uint64 number;
+    }
+
+    /// @dev A randomness request serves the batch of drawings listed in `_members` from word `firstWord` on.
+    struct Request {
+        uint64 firstWord;
+        uint16 size;
     }
 
     /// @dev One slot.
@@ -150,9 +159,13 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @notice Gas requested for the randomness callback; fixes how many positions the callback settles.
     uint32 public callbackGasLimit;
+    /// @dev Words of `_members` in use; each batch starts on a fresh word.
+    uint64 private _memberWords;
 
     mapping(bytes32 campaignId => mapping(uint64 number => Drawing)) private _drawings;
-    mapping(address provider => mapping(uint64 sequence => RequestRef)) private _requests;
+    mapping(address provider => mapping(uint64 sequence => Request)) private _requests;
+    /// @dev Batch members, four to a word, each `campaign index << 32 | number` (8 bytes instead of 64).
+    mapping(uint256 word => uint256 members) private _members;
     mapping(bytes32 campaignId => mapping(uint64 number => mapping(uint256 position => HeldState))) private _held;
     mapping(bytes32 campaignId => mapping(uint32 period => GuaranteePayment)) private _guarantees;
 
@@ -177,14 +190,17 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         address payoutWallet
     );
     /// @notice The random value was requested after the commitment, in the same transaction, with a user
-    /// contribution derived from the commit (DrawMath.userRandomNumber).
+    /// contribution derived from every commit of the batch (DrawMath.batchUserRandomNumber); this drawing is
+    /// member `batchIndex` of `batchSize`. `fee` is the whole request's.
     event EntropyRequested(
         bytes32 indexed campaignId,
         uint64 indexed number,
         address provider,
         uint64 sequence,
         uint256 fee,
-        bytes32 userRandomNumber
+        bytes32 userRandomNumber,
+        uint256 batchIndex,
+        uint256 batchSize
     );
     event EntropyRevealed(
         bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, bytes32 randomValue
@@ -237,6 +253,8 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     // ------------------------------------------------------------------ errors
 
     error InvalidCallbackGasLimit(uint32 limit);
+    error EmptyBatch();
+    error BatchTooLarge(uint256 size, uint256 maxSize);
     error NumberOutOfSequence(bytes32 campaignId, uint64 expected, uint64 given);
     error InvalidSlot();
     error SlotAlreadyUsed(bytes32 campaignId, bytes32 slot, uint64 number);
@@ -325,26 +343,31 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     // ------------------------------------------------------------------ drawing cycle
 
-    /// @notice Locks a drawing's list onchain and requests its random value, in one transaction. The number
-    /// must be the campaign's last plus one, the slot unused and the draw time later than the last commit's,
-    /// so a retried transaction is refused instead of drawing twice and a list cannot be drawn again under
-    /// another drawing. The user contribution of the request is derived from the commit, so the random value
-    /// is fixed by the list. The fee is paid from msg.value (up to `maxFee`); the rest is refunded.
-    /// @return sequence Pyth's sequence number, the drawing's entropyRequestId.
-    function commitAndRequest(Commit calldata c) external payable onlyRole(OPERATOR_ROLE) returns (uint64 sequence) {
-        Drawing storage d = _commit(c);
+    /// @notice Locks a batch of drawings' lists onchain (of one campaign or many) and requests one random value
+    /// for all of them, in one transaction. Each number must be its campaign's last plus one, each slot unused
+    /// and each draw time later than the campaign's last commit's, so a retried transaction is refused instead
+    /// of drawing twice and a list cannot be drawn again under another drawing. The request's user
+    /// contribution is derived from every commit of the batch, so the random value is fixed by the lists; each
+    /// drawing's rolls stay its own because they hash its campaign and number. The callback's gas is shared:
+    /// CALLBACK_BASE_GAS, DRAWING_CALLBACK_GAS per further drawing, and the rest settles positions in batch
+    /// order. The fee is paid from msg.value (up to `maxFee`); the rest is refunded.
+    /// @return sequence Pyth's sequence number, every drawing's entropyRequestId.
+    function commitAndRequest(Commit[] calldata commits, uint256 maxFee)
+        external
+        payable
+        onlyRole(OPERATOR_ROLE)
+        returns (uint64 sequence)
+    {
+        bytes32 userRandomNumber = _commitBatch(commits);
         address provider = entropy.getDefaultProvider();
         uint32 gasLimit = callbackGasLimit;
         uint256 fee = entropy.getFeeV2(provider, gasLimit);
-        if (fee > c.maxFee) revert FeeAboveCap(fee, c.maxFee);
+        if (fee > maxFee) revert FeeAboveCap(fee, maxFee);
         if (msg.value < fee) revert InsufficientFee(fee, msg.value);
-        bytes32 userRandomNumber = DrawMath.userRandomNumber(c.campaignId, c.number, c.slot, c.listCommitment);
         // The sequence number is only known from the call, so it is stored after it. Entropy is fixed at
         // construction and trusted; a callback inside requestV2 would find no request and be ignored.
         sequence = entropy.requestV2{value: fee}(provider, userRandomNumber, gasLimit);
-        d.sequence = sequence;
-        _requests[provider][sequence] = RequestRef(c.campaignId, c.number);
-        emit EntropyRequested(c.campaignId, c.number, provider, sequence, fee, userRandomNumber);
+        _recordRequest(commits, provider, sequence, fee, userRandomNumber);
         if (msg.value > fee) {
             (bool ok,) = msg.sender.call{value: msg.value - fee}("");
             if (!ok) revert FeeRefundFailed(msg.sender, msg.value - fee);
@@ -382,15 +405,15 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// @notice Pays a settled drawing: one transfer of the sum of its prizes below the large-prize threshold to
     /// the wallet recorded at its commit. Permissionless: anyone may trigger it; the money can only go there.
     function payout(bytes32 campaignId, uint64 number) external {
-        Drawing storage d = _drawing(campaignId, number);
-        if (d.status == Status.Paid) revert AlreadyPaid(campaignId, number);
-        if (d.status != Status.Settled) revert NotSettled(campaignId, number);
-        _requireWinners(d, campaignId, number);
-        d.status = Status.Paid;
-        uint256 cents = d.payoutCents;
-        address wallet = d.payoutWallet;
-        emit DrawingPaid(campaignId, number, wallet, cents, cents * tokenUnitsPerCent);
-        _pay(campaignId, wallet, cents);
+        _payout(campaignId, number);
+    }
+
+    /// @notice Pays several settled drawings (of any campaigns) in one transaction, as `payout` does each; one
+    /// that cannot be paid reverts the whole call. Permissionless.
+    function payoutMany(DrawingRef[] calldata drawings) external {
+        for (uint256 i; i < drawings.length; ++i) {
+            _payout(drawings[i].campaignId, drawings[i].number);
+        }
     }
 
     /// @notice Pays one held prize (at or above the drawing's large-prize threshold), once, after the
@@ -452,22 +475,30 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     // ------------------------------------------------------------------ randomness callback
 
     /// @dev Called through IEntropyConsumer._entropyCallback, which refuses any caller but the Entropy contract.
-    /// An unknown or repeated callback is ignored with an event. A known one settles exactly the positions its
-    /// commit paid gas for (`callbackPositions`) and runs out of gas, failing, when given less: Entropy then
-    /// records the callback as failed and anyone can retry it with the same value, and a gas estimate of the
-    /// reveal covers the callback's whole share instead of finding a limit at which it does nothing.
+    /// An unknown or repeated callback is ignored with an event. A known one reveals every drawing of its batch
+    /// and settles exactly the positions their commit paid gas for (`callbackPositions`); it runs out of gas,
+    /// failing, when given less: Entropy then records the callback as failed and anyone can retry it with the
+    /// same value, and a gas estimate of the reveal covers the callback's whole share instead of finding a limit
+    /// at which it does nothing. The loop is bounded by MAX_BATCH.
     function entropyCallback(uint64 sequence, address provider, bytes32 randomNumber) internal override {
-        RequestRef memory ref = _requests[provider][sequence];
-        Drawing storage d = _drawings[ref.campaignId][ref.number];
-        if (ref.campaignId == bytes32(0) || d.status != Status.Requested) {
-            emit EntropyCallbackIgnored(provider, sequence, randomNumber);
-            return;
+        Request memory request = _requests[provider][sequence];
+        uint256 word;
+        for (uint256 i; i < request.size; ++i) {
+            if (i % 4 == 0) word = _members[request.firstWord + i / 4];
+            uint256 member = uint64(word >> ((i % 4) * 64));
+            bytes32 campaignId = _campaignIdAt[uint32(member >> 32)];
+            uint64 number = uint32(member);
+            Drawing storage d = _drawings[campaignId][number];
+            // Members are revealed together: a drawing past Requested means this callback came before.
+            if (d.status != Status.Requested) break;
+            d.randomValue = randomNumber;
+            d.status = Status.Revealed;
+            d.revealedAt = uint40(block.timestamp);
+            emit EntropyRevealed(campaignId, number, provider, sequence, randomNumber);
+            _settle(campaignId, number, d, d.callbackPositions);
+            if (i + 1 == request.size) return;
         }
-        d.randomValue = randomNumber;
-        d.status = Status.Revealed;
-        d.revealedAt = uint40(block.timestamp);
-        emit EntropyRevealed(ref.campaignId, ref.number, provider, sequence, randomNumber);
-        _settle(ref.campaignId, ref.number, d, d.callbackPositions);
+        emit EntropyCallbackIgnored(provider, sequence, randomNumber);
     }
 
     /// @inheritdoc IEntropyConsumer
@@ -580,8 +611,58 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         emit PrizeAwarded(b.campaignId, b.number, position, value, rolled, tier, amount, held);
     }
 
+    /// @dev Commits every drawing of a batch, shares the callback's gas among them and lists them as the batch's
+    /// members; returns the request's user contribution.
+    function _commitBatch(Commit[] calldata commits) private returns (bytes32 userRandomNumber) {
+        uint256 size = commits.length;
+        uint256 budget = _positionBudget(size);
+        uint64 firstWord = _memberWords;
+        bytes32[] memory contributions = new bytes32[](size);
+        uint256 word;
+        for (uint256 i; i < size; ++i) {
+            Commit calldata c = commits[i];
+            (Drawing storage d, uint256 campaignIndex) = _commit(c);
+            uint256 positions = budget / POSITION_GAS;
+            if (positions > d.prizeCount) positions = d.prizeCount;
+            budget -= positions * POSITION_GAS;
+            d.callbackPositions = uint16(positions);
+            contributions[i] = DrawMath.userRandomNumber(c.campaignId, c.number, c.slot, c.listCommitment);
+            word |= (campaignIndex << 32 | c.number) << ((i % 4) * 64);
+            if (i % 4 == 3 || i + 1 == size) {
+                _members[firstWord + i / 4] = word;
+                word = 0;
+            }
+        }
+        _memberWords = firstWord + uint64((size + 3) / 4);
+        userRandomNumber = DrawMath.batchUserRandomNumber(contributions);
+    }
+
+    /// @dev Ties the request to the batch just committed and gives every drawing its sequence number.
+    function _recordRequest(Commit[] calldata commits, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber)
+        private
+    {
+        uint256 size = commits.length;
+        _requests[provider][sequence] = Request(_memberWords - uint64((size + 3) / 4), uint16(size));
+        for (uint256 i; i < size; ++i) {
+            Commit calldata c = commits[i];
+            _drawings[c.campaignId][c.number].sequence = sequence;
+            emit EntropyRequested(c.campaignId, c.number, provider, sequence, fee, userRandomNumber, i, size);
+        }
+    }
+
+    /// @dev Gas left for settling positions in the callback of a batch of `size`, after every drawing's share.
+    function _positionBudget(uint256 size) private view returns (uint256) {
+        uint256 limit = callbackGasLimit;
+        uint256 maxSize = 1 + (limit - CALLBACK_BASE_GAS) / DRAWING_CALLBACK_GAS;
+        if (maxSize > MAX_BATCH) maxSize = MAX_BATCH;
+        if (size == 0) revert EmptyBatch();
+        if (size > maxSize) revert BatchTooLarge(size, maxSize);
+        return limit - CALLBACK_BASE_GAS - (size - 1) * DRAWING_CALLBACK_GAS;
+    }
+
     /// @dev Checks a commit and stores the drawing (state Requested); commitAndRequest then requests the value.
-    function _commit(Commit calldata c) private returns (Drawing storage d) {
+    /// Returns the campaign's index, which lists the drawing in its batch.
+    function _commit(Commit calldata c) private returns (Drawing storage d, uint256 campaignIndex) {
         Campaign storage campaign = _registered(c.campaignId);
         uint64 expected = uint64(campaign.lastNumber) + 1;
         if (c.number != expected || expected > type(uint32).max) revert NumberOutOfSequence(c.campaignId, expected, c.number);
@@ -607,11 +688,11 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         d.entrantCount = c.entrantCount;
         d.kind = c.kind;
         d.status = Status.Requested;
-        d.callbackPositions = uint16((callbackGasLimit - CALLBACK_BASE_GAS) / POSITION_GAS);
         d.payoutWallet = wallet;
         d.prizeCount = prizeCount;
         d.largePrizeThresholdCents = campaign.largePrizeThresholdCents;
         _emitCommitted(c, campaign.largePrizeThresholdCents, wallet);
+        campaignIndex = campaign.index;
     }
 
     /// @dev The list's counts; returns the number of prizes the drawing computes.
@@ -650,6 +731,18 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
             largePrizeThresholdCents,
             wallet
         );
+    }
+
+    function _payout(bytes32 campaignId, uint64 number) private {
+        Drawing storage d = _drawing(campaignId, number);
+        if (d.status == Status.Paid) revert AlreadyPaid(campaignId, number);
+        if (d.status != Status.Settled) revert NotSettled(campaignId, number);
+        _requireWinners(d, campaignId, number);
+        d.status = Status.Paid;
+        uint256 cents = d.payoutCents;
+        address wallet = d.payoutWallet;
+        emit DrawingPaid(campaignId, number, wallet, cents, cents * tokenUnitsPerCent);
+        _pay(campaignId, wallet, cents);
     }
 
     /// @dev Checks and closes a held prize (paid or refused); returns the drawing and the prize's amount.

@@ -22,11 +22,14 @@ abstract contract Campaigns is PrizeDrawRoles {
         uint64 largePrizeThresholdCents;
         uint64 guaranteeCents;
         uint32 guaranteePeriod;
+        uint32 index; // 1-based registration order: how a randomness batch lists its drawings in 8 bytes
     }
 
     mapping(bytes32 campaignId => Campaign) internal _campaigns;
     /// @dev The drawing number each used slot was committed under.
     mapping(bytes32 campaignId => mapping(bytes32 slot => uint64 number)) internal _slotNumbers;
+    mapping(uint32 index => bytes32 campaignId) internal _campaignIdAt;
+    uint32 private _campaignCount;
 
     /// @notice Guarantee terms: a payment of exactly `guaranteeCents` per period of `guaranteePeriod` seconds, at
     /// most once per period; zero cents for none.
@@ -71,6 +74,9 @@ abstract contract Campaigns is PrizeDrawRoles {
         } else {
             guaranteePeriod = 0;
         }
+        uint32 index = ++_campaignCount;
+        _campaignIdAt[index] = campaignId;
+        campaign.index = index;
         campaign.registered = true;
         campaign.payoutWallet = payoutWallet;
         campaign.largePrizeThresholdCents = uint64(largePrizeThresholdCents);

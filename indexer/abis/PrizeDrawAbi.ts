@@ -102,6 +102,22 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "size",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxSize",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
@@ -167,6 +183,11 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "DrawingNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "EmptyBatch",
     "type": "error"
   },
   {
@@ -1223,6 +1244,18 @@ export const PrizeDrawAbi = [
         "internalType": "bytes32",
         "name": "userRandomNumber",
         "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "batchIndex",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "batchSize",
+        "type": "uint256"
       }
     ],
     "name": "EntropyRequested",
@@ -1821,6 +1854,19 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "DRAWING_CALLBACK_GAS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "GUARDIAN_ROLE",
     "outputs": [
       {
@@ -1853,6 +1899,19 @@ export const PrizeDrawAbi = [
         "internalType": "uint8",
         "name": "",
         "type": "uint8"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MAX_BATCH",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -2226,16 +2285,16 @@ export const PrizeDrawAbi = [
             "internalType": "uint32",
             "name": "tableVersion",
             "type": "uint32"
-          },
-          {
-            "internalType": "uint128",
-            "name": "maxFee",
-            "type": "uint128"
           }
         ],
-        "internalType": "struct PrizeDraw.Commit",
-        "name": "c",
-        "type": "tuple"
+        "internalType": "struct PrizeDraw.Commit[]",
+        "name": "commits",
+        "type": "tuple[]"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxFee",
+        "type": "uint256"
       }
     ],
     "name": "commitAndRequest",
@@ -2769,6 +2828,31 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "payout",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "components": [
+          {
+            "internalType": "bytes32",
+            "name": "campaignId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "uint64",
+            "name": "number",
+            "type": "uint64"
+          }
+        ],
+        "internalType": "struct PrizeDraw.DrawingRef[]",
+        "name": "drawings",
+        "type": "tuple[]"
+      }
+    ],
+    "name": "payoutMany",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

@@ -181,7 +181,10 @@ export type CommitOverrides = Partial<{
 }>;
 
 /** A valid commit of drawing `num`: slot keccak256("drw_<num>"), draw time DRAW_EPOCH + num hours, 3 winners. */
-export function commitArgs(campaignId: string, num: bigint | number, overrides: CommitOverrides = {}): PrizeDraw.CommitStruct {
+/** A commit with the fee cap its test sends it under (commitAndRequest takes the cap once per batch). */
+export type CommitArgs = PrizeDraw.CommitStruct & { maxFee: bigint };
+
+export function commitArgs(campaignId: string, num: bigint | number, overrides: CommitOverrides = {}): CommitArgs {
   return {
     campaignId,
     number: num,
@@ -200,13 +203,22 @@ export function commitArgs(campaignId: string, num: bigint | number, overrides: 
 
 type DrawLike = { draw: PrizeDraw; operator: Fixture["operator"] };
 
-/** Sends commitAndRequest as the operator with value = maxFee (the excess comes back). */
-export function sendCommit(f: DrawLike, args: PrizeDraw.CommitStruct) {
-  return f.draw.connect(f.operator).commitAndRequest(args, { value: args.maxFee });
+/** Sends a batch of one drawing as the operator with value = maxFee (the excess comes back). */
+export function sendCommit(f: DrawLike, args: CommitArgs) {
+  return sendBatch(f, [args], args.maxFee);
+}
+
+/** Sends commitAndRequest for several drawings (one randomness request) with value = maxFee. */
+export function sendBatch(f: DrawLike, batch: readonly CommitArgs[], maxFee: bigint = MAX_FEE) {
+  return f.draw.connect(f.operator).commitAndRequest(batch.map(withoutFee), maxFee, { value: maxFee });
+}
+
+export function withoutFee({ maxFee: _maxFee, ...commit }: CommitArgs): PrizeDraw.CommitStruct {
+  return commit;
 }
 
 /** Commits a drawing and returns Pyth's sequence number from the EntropyRequested event. */
-export async function commit(f: DrawLike, args: PrizeDraw.CommitStruct): Promise<bigint> {
+export async function commit(f: DrawLike, args: CommitArgs): Promise<bigint> {
   const receipt = (await (await sendCommit(f, args)).wait()) as ContractTransactionReceipt;
   const event = findEvents(f, receipt, "EntropyRequested")[0];
   return event.args.sequence as bigint;
