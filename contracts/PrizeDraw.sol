@@ -349,8 +349,10 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// of drawing twice and a list cannot be drawn again under another drawing. The request's user
     /// contribution is derived from every commit of the batch, so the random value is fixed by the lists; each
     /// drawing's rolls stay its own because they hash its campaign and number. The callback's gas is shared:
-    /// CALLBACK_BASE_GAS, DRAWING_CALLBACK_GAS per further drawing, and the rest settles positions in batch
-    /// order. The fee is paid from msg.value (up to `maxFee`); the rest is refunded.
+    /// CALLBACK_BASE_GAS, DRAWING_CALLBACK_GAS per further drawing, and up to `callbackGasLimit` in all
+    /// settles positions in batch order (at most each drawing's prize count); the request asks for exactly that
+    /// gas (`batchCallbackGas`), so its fee follows the batch. The fee is paid from msg.value (up to `maxFee`);
+    /// the rest is refunded.
     /// @return sequence Pyth's sequence number, every drawing's entropyRequestId.
     function commitAndRequest(Commit[] calldata commits, uint256 maxFee)
         external
@@ -358,9 +360,8 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         onlyRole(OPERATOR_ROLE)
         returns (uint64 sequence)
     {
-        bytes32 userRandomNumber = _commitBatch(commits);
+        (bytes32 userRandomNumber, uint32 gasLimit) = _commitBatch(commits);
         address provider = entropy.getDefaultProvider();
-        uint32 gasLimit = callbackGasLimit;
         uint256 fee = entropy.getFeeV2(provider, gasLimit);
         if (fee > maxFee) revert FeeAboveCap(fee, maxFee);
         if (msg.value < fee) revert InsufficientFee(fee, msg.value);
@@ -612,10 +613,11 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     }
 
     /// @dev Commits every drawing of a batch, shares the callback's gas among them and lists them as the batch's
-    /// members; returns the request's user contribution.
-    function _commitBatch(Commit[] calldata commits) private returns (bytes32 userRandomNumber) {
+    /// members; returns the request's user contribution and the callback gas the batch needs.
+    function _commitBatch(Commit[] calldata commits) private returns (bytes32 userRandomNumber, uint32 gasLimit) {
         uint256 size = commits.length;
         uint256 budget = _positionBudget(size);
+        gasLimit = callbackGasLimit;
         uint64 firstWord = _memberWords;
         bytes32[] memory contributions = new bytes32[](size);
         uint256 word;
@@ -635,6 +637,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         }
         _memberWords = firstWord + uint64((size + 3) / 4);
         userRandomNumber = DrawMath.batchUserRandomNumber(contributions);
+        gasLimit -= uint32(budget);
     }
 
     /// @dev Ties the request to the batch just committed and gives every drawing its sequence number.

@@ -77,7 +77,7 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
 
     const commitment = fingerprint(winners);
     const commit1 = winnerCommit(1n, commitment, winners.length);
-    const commitReceipt = await port.commitAndRequest(commit1);
+    const commitReceipt = await port.commitAndRequest([commit1]);
     const requested = port.events(commitReceipt).find((e) => e.eventName === "EntropyRequested");
     expect(requested?.eventName).toBe("EntropyRequested");
     const sequence = requested!.eventName === "EntropyRequested" ? requested!.args.sequence : 0n;
@@ -93,7 +93,7 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     expect(onchain.payoutWallet.toLowerCase()).toBe(payoutWallet);
 
     // A retried commit is refused by name, not sent twice.
-    await expect(port.commitAndRequest(winnerCommit(1n, commitment, 5)))
+    await expect(port.commitAndRequest([winnerCommit(1n, commitment, 5)]))
       .rejects.toMatchObject({ code: "chain_revert", errorName: "NumberOutOfSequence" });
 
     const randomValue = keccak256(toHex("port-test-entropy"));
@@ -115,12 +115,13 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
 
   it("finishes a settlement the callback budget did not cover with settle()", async () => {
     const count = 400; // beyond what the 2,000,000-gas callback budget settles
-    const receipt = await port.commitAndRequest(winnerCommit(2n, fingerprint(Array.from({ length: count }, (_, i) => `w-${i}`)), count));
+    const receipt = await port.commitAndRequest([winnerCommit(2n, fingerprint(Array.from({ length: count }, (_, i) => `w-${i}`)), count)]);
     const requested = port.events(receipt).find((e) => e.eventName === "EntropyRequested");
     const sequence = requested?.eventName === "EntropyRequested" ? requested.args.sequence : 0n;
     await port.revealMock(sequence, keccak256(toHex("budget")));
     const partial = await port.getDrawing(campaignId, 2n);
-    // The callback settles exactly the positions its commit paid gas for: (callbackGasLimit - 60,000) / 8,000.
+    // The callback settles exactly the positions its commit paid gas for: (callbackGasLimit - 60,000) / 8,000 for
+    // a batch of one with more prizes than that.
     const gasLimit = await port.publicClient.readContract({ address: deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
     expect(partial.callbackPositions).toBe(Math.floor((gasLimit - 60_000) / 8_000));
     expect(partial.settledCount).toBe(partial.callbackPositions);

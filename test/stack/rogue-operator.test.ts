@@ -76,7 +76,7 @@ function rogue() {
   return { publicClient, wallet };
 }
 
-/** The Entropy fee exactly as the keeper reads it (ChainPort.entropyFee): the provider's fee at the contract's callback gas limit. */
+/** The Entropy fee at the contract's callback gas limit: at least what any batch's request costs (the rest is refunded). */
 async function entropyFee(publicClient: PublicClient): Promise<bigint> {
   const limit = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
   return publicClient.readContract({ address: stack.deployment.entropy, abi: MockEntropyAbi, functionName: "getFeeV2", args: [stack.deployment.entropyProvider, limit] });
@@ -86,7 +86,7 @@ const lastNumberOnchain = async (publicClient: PublicClient) =>
   (await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [CAMPAIGN_ID] }))[2];
 
 /** A re-commit of `of`'s list (its own winners commitment, count and the default table) as `number`. */
-function recommit(of: DrawingBody, number: bigint, slot: Hex, drawAt: number, maxFee: bigint) {
+function recommit(of: DrawingBody, number: bigint, slot: Hex, drawAt: number) {
   return {
     campaignId: CAMPAIGN_ID,
     number,
@@ -99,7 +99,6 @@ function recommit(of: DrawingBody, number: bigint, slot: Hex, drawAt: number, ma
     totalWeight: 0n,
     tableId: DEFAULT_TABLE_ID,
     tableVersion: 1,
-    maxFee,
   } as const;
 }
 
@@ -152,7 +151,7 @@ describe("the campaign audit against a rogue operator", () => {
     const { publicClient, wallet } = rogue();
     const fee = await entropyFee(publicClient);
     const slot = drawingSlot(second.id);
-    const args = [recommit(second, 3n, slot, unixSeconds(second.drawAt) + 1, fee)] as const;
+    const args = [[recommit(second, 3n, slot, unixSeconds(second.drawAt) + 1)], fee] as const;
     const error = await wallet.writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "commitAndRequest", args, value: fee }).then(
       () => null,
       (e: unknown) => e,
@@ -170,7 +169,7 @@ describe("the campaign audit against a rogue operator", () => {
       address: stack.deployment.prizeDraw,
       abi: PrizeDrawAbi,
       functionName: "commitAndRequest",
-      args: [recommit(second, 3n, slot, unixSeconds(second.drawAt) + 1, fee)],
+      args: [[recommit(second, 3n, slot, unixSeconds(second.drawAt) + 1)], fee],
       value: fee,
     });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
@@ -235,7 +234,7 @@ describe("the campaign audit against a rogue operator", () => {
       address: stack.deployment.prizeDraw,
       abi: PrizeDrawAbi,
       functionName: "commitAndRequest",
-      args: [recommit(of, 5n, keccak256(toHex(`drw_rogue_${of.id}`)), unixSeconds(next!.drawAt) + 60, fee)],
+      args: [[recommit(of, 5n, keccak256(toHex(`drw_rogue_${of.id}`)), unixSeconds(next!.drawAt) + 60)], fee],
       value: fee,
     });
     expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");

@@ -87,21 +87,28 @@ export const DEFAULT_MAX_ENTROPY_FEE_WEI = 10n ** 15n;
 
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
+/** A drawing as PrizeDraw's batch calls name it. */
+export type DrawingRef = { campaignId: Hex; number: bigint };
+
 /**
- * The service's port to the chain: sends the operator's transactions one at a time, waits for receipts, and
- * turns reverts into ChainRevertError with the contract's custom error name.
+ * The service's port to the chain: sends the operator's transactions, several in flight at once, waits for
+ * receipts, and turns reverts into ChainRevertError with the contract's custom error name.
  *
- * Nonces: each send takes the operator's pending transaction count from the node. Sends are serialized and each
- * waits for its receipt, so that count is the next nonce; and a transaction the node dropped (its receipt never
- * comes: ChainUnavailableError after receiptTimeoutMs) frees its nonce for the keeper's retry. A local nonce
- * counter (viem's nonceManager) would skip past it instead and every later transaction would wait behind the
- * gap until a restart.
+ * Nonces: the port numbers its transactions itself, so a second send does not wait for the first's receipt
+ * (on a chain with 2-second blocks, waiting allowed one operator transaction per block). The counter starts
+ * from, and after any failed send returns to, the node's pending count. A transaction the node dropped (its
+ * receipt never comes: ChainUnavailableError after receiptTimeoutMs) would leave a gap that every later
+ * transaction waits behind; the port fills the gap with an empty transfer to itself at that nonce, and the
+ * keeper's retry (which reads the chain first) sends the step again.
  */
 export class ChainPort {
   readonly publicClient: PublicClient;
   readonly deployment: DeploymentRecord;
   private readonly wallet: WalletClient<Transport, Chain, Account>;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Serializes nonce assignment and broadcast (not the wait for receipts). */
+  private sending: Promise<unknown> = Promise.resolve();
+  /** The next nonce to use; null: ask the node for its pending count. */
+  private nextNonce: number | null = null;
   private readonly receiptTimeoutMs: number;
   readonly maxEntropyFeeWei: bigint;
 
@@ -127,11 +134,12 @@ export class ChainPort {
   /**
    * Simulates (to surface a named revert without spending gas), sends, and waits for the receipt. The gas is
    * the node's estimate unless `gas` is given: PrizeDraw's settle and callback fail rather than stop early when
-   * gas is short, so an estimate covers all the work asked for.
+   * gas is short, so an estimate covers all the work asked for. The simulation runs against the chain's latest
+   * state, so a send that depends on another's effects waits for that one's receipt first.
    */
   send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
     const { value, gas } = options;
-    return this.enqueue(functionName, async () => {
+    return this.submit(functionName, async () => {
       const { request } = await this.publicClient.simulateContract({
         address: this.deployment.prizeDraw,
         abi: PrizeDrawAbi,
@@ -140,38 +148,94 @@ export class ChainPort {
         account: this.wallet.account,
         ...(value === undefined ? {} : { value }),
       } as Parameters<PublicClient["simulateContract"]>[0]);
-      return this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), ...(gas === undefined ? {} : { gas }) });
+      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
     });
   }
 
+  /** Estimated gas of a PrizeDraw call as the operator (a revert surfaces as ChainRevertError). */
+  async estimate<N extends WriteName>(functionName: N, args: WriteArgs<N>, value?: bigint): Promise<bigint> {
+    try {
+      return await this.publicClient.estimateContractGas({
+        address: this.deployment.prizeDraw,
+        abi: PrizeDrawAbi,
+        functionName,
+        args,
+        account: this.wallet.account,
+        ...(value === undefined ? {} : { value }),
+      } as Parameters<PublicClient["estimateContractGas"]>[0]);
+    } catch (error) {
+      throw toChainError(functionName, error);
+    }
+  }
+
   /**
-   * Runs one operator transaction after the previous one: `write` sends it (and returns its hash); then waits
-   * for its receipt. The operator key may also sign in another process (the CLI's held-prize decisions while the
-   * service runs): both can take the same pending nonce, and the node refuses the later one ("nonce too low",
-   * "already known", "replacement transaction underpriced"). Such a send is tried again with a fresh nonce.
+   * One operator transaction: `prepare` checks it (a simulation) and returns how to send it with a nonce; the
+   * send takes the next nonce in turn, and the wait for its receipt runs alongside later sends. The operator key
+   * may also sign in another process (the CLI's held-prize decisions while the service runs): both can take the
+   * same nonce, and the node refuses the later one ("nonce too low", "already known", "replacement transaction
+   * underpriced"). Such a send is tried again with the node's pending count.
    */
-  private enqueue(functionName: string, write: () => Promise<Hex>): Promise<TransactionReceipt> {
-    const run = async (): Promise<TransactionReceipt> => {
+  private async submit(functionName: string, prepare: () => Promise<(nonce: number) => Promise<Hex>>): Promise<TransactionReceipt> {
+    try {
+      const write = await prepare();
+      const { hash, nonce } = await this.broadcast(write);
+      let receipt: TransactionReceipt;
       try {
-        let hash: Hex | undefined;
-        for (let attempt = 1; hash === undefined; attempt++) {
-          try {
-            hash = await write();
-          } catch (error) {
-            if (attempt >= NONCE_CONFLICT_ATTEMPTS || !isNonceConflict(error)) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-          }
-        }
-        const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
-        if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
-        return receipt;
+        receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
       } catch (error) {
-        throw toChainError(functionName, error);
+        await this.fillGap(nonce).catch(() => undefined);
+        throw error;
+      }
+      if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
+      return receipt;
+    } catch (error) {
+      throw toChainError(functionName, error);
+    }
+  }
+
+  /** Sends with the next nonce, one broadcast at a time. */
+  private broadcast(write: (nonce: number) => Promise<Hex>): Promise<{ hash: Hex; nonce: number }> {
+    const run = async () => {
+      for (let attempt = 1; ; attempt++) {
+        const nonce = this.nextNonce ?? (await this.pendingNonce());
+        try {
+          const hash = await write(nonce);
+          this.nextNonce = nonce + 1;
+          return { hash, nonce };
+        } catch (error) {
+          // Nothing was sent, or the nonce was taken: count again from the node.
+          this.nextNonce = null;
+          if (attempt >= NONCE_CONFLICT_ATTEMPTS || !isNonceConflict(error)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
       }
     };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => undefined);
+    const result = this.sending.then(run, run);
+    this.sending = result.catch(() => undefined);
     return result;
+  }
+
+  private pendingNonce(): Promise<number> {
+    return this.publicClient.getTransactionCount({ address: this.wallet.account.address, blockTag: "pending" });
+  }
+
+  /**
+   * A transaction whose receipt never came: if the node no longer has it and its nonce is unused, an empty
+   * transfer to the operator itself takes the nonce, so the transactions sent after it are mined. The counter
+   * then starts again from the node's pending count.
+   */
+  private async fillGap(nonce: number): Promise<void> {
+    const address = this.wallet.account.address;
+    const mined = await this.publicClient.getTransactionCount({ address, blockTag: "latest" });
+    if (mined > nonce) return;
+    const pending = await this.pendingNonce();
+    if (pending <= nonce) {
+      // Nothing after it was sent either: the next send takes this nonce itself.
+      this.nextNonce = null;
+      return;
+    }
+    await this.broadcast(async () => this.wallet.sendTransaction({ to: address, value: 0n, nonce }));
+    this.nextNonce = null;
   }
 
   publishPrizeTable(tableId: Hex, version: number, amountsCents: readonly bigint[], weights: readonly bigint[]) {
@@ -192,12 +256,28 @@ export class ChainPort {
   }
 
   /**
-   * Locks a list and requests its random value. The fee is quoted from the provider first and sent; the commit
-   * carries the configured cap, so a quote that rose above it is refused onchain (FeeAboveCap).
+   * Locks a batch of lists (any campaigns; one campaign's numbers in order) and requests one random value for
+   * them all. The request's fee follows the batch's callback gas, which the contract works out; the configured
+   * cap is sent and what the fee leaves is refunded in the same transaction, and a quote above the cap is refused
+   * onchain (FeeAboveCap).
    */
-  async commitAndRequest(commit: CommitInput) {
-    const fee = await this.entropyFee();
-    return this.send("commitAndRequest", [{ ...commit, drawAt: commit.drawAt, maxFee: this.maxEntropyFeeWei }], { value: fee });
+  commitAndRequest(commits: readonly CommitInput[]) {
+    return this.send("commitAndRequest", [commits, this.maxEntropyFeeWei], { value: this.maxEntropyFeeWei });
+  }
+
+  /** Gas of committing `commits` in one transaction (for sizing batches to the block). */
+  estimateCommit(commits: readonly CommitInput[]) {
+    return this.estimate("commitAndRequest", [commits, this.maxEntropyFeeWei], this.maxEntropyFeeWei);
+  }
+
+  /** PrizeDraw's callback gas rules: what a batch's callback needs besides its positions. */
+  async callbackBudget(): Promise<{ limit: bigint; base: bigint; perDrawing: bigint; perPosition: bigint; maxBatch: bigint }> {
+    const read = (functionName: "callbackGasLimit" | "CALLBACK_BASE_GAS" | "DRAWING_CALLBACK_GAS" | "POSITION_GAS" | "MAX_BATCH") =>
+      this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName }).then(BigInt);
+    const [limit, base, perDrawing, perPosition, maxBatch] = await Promise.all([
+      read("callbackGasLimit"), read("CALLBACK_BASE_GAS"), read("DRAWING_CALLBACK_GAS"), read("POSITION_GAS"), read("MAX_BATCH"),
+    ]);
+    return { limit, base, perDrawing, perPosition, maxBatch };
   }
 
   /** Settles up to `maxPositions` more prizes (at most 8,000 gas each; README's gas figures). settle never
@@ -212,6 +292,20 @@ export class ChainPort {
 
   payout(campaignId: Hex, number: bigint) {
     return this.send("payout", [campaignId, number]);
+  }
+
+  /** Pays several settled drawings in one transaction; one that cannot be paid refuses the whole call. */
+  payoutMany(drawings: readonly DrawingRef[]) {
+    return this.send("payoutMany", [drawings]);
+  }
+
+  estimatePayout(drawings: readonly DrawingRef[]) {
+    return this.estimate("payoutMany", [drawings]);
+  }
+
+  /** The block gas limit of the latest block. */
+  async blockGasLimit(): Promise<bigint> {
+    return (await this.publicClient.getBlock({ blockTag: "latest" })).gasLimit;
   }
 
   payHeldPrize(campaignId: Hex, number: bigint, position: bigint) {
@@ -236,12 +330,13 @@ export class ChainPort {
    * gas is the node's estimate: the callback either settles its whole share or fails, so the estimate covers it.
    */
   retryCallback(provider: Hex, sequence: bigint, userRandomNumber: Hex, providerRevelation: Hex): Promise<TransactionReceipt> {
-    return this.enqueue("revealWithCallback", () =>
+    return this.submit("revealWithCallback", async () => (nonce) =>
       this.wallet.writeContract({
         address: this.deployment.entropy,
         abi: EntropyRetryAbi,
         functionName: "revealWithCallback",
         args: [provider, sequence, userRandomNumber, providerRevelation],
+        nonce,
       }),
     );
   }
@@ -273,9 +368,10 @@ export class ChainPort {
    */
   revealMock(sequence: bigint, randomValue: Hex): Promise<TransactionReceipt> {
     if (!this.deployment.mockEntropy) throw new ChainRevertError("mockReveal", "NotMockEntropy", []);
-    return this.enqueue("mockReveal", async () => {
+    return this.submit("mockReveal", async () => {
       const callbackGas = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
-      return this.wallet.writeContract({
+      return (nonce) => this.wallet.writeContract({
+        nonce,
         address: this.deployment.entropy,
         abi: MockEntropyAbi,
         functionName: "mockReveal",

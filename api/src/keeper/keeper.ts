@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import { toHex, type Hex } from "viem";
 import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ChainRevertError, type ChainPort } from "../chain/port.js";
+import { ChainRevertError, type ChainPort, type CommitInput, type DrawingRef } from "../chain/port.js";
 import { campaignNow, endIfFinished, planDrawings } from "../domain/campaigns.js";
 import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
+import { BLOCK_GAS_SHARE, batchGroups, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
 import { PullTimer, type PullDeps } from "./pull.js";
 
@@ -40,15 +41,29 @@ export type KeeperDeps = {
   pullFetch?: PullDeps["fetchList"];
 };
 
+/** Campaigns prepared, settled or finished side by side (their chain sends are pipelined by the port). */
+const CAMPAIGN_CONCURRENCY = 16;
+/** Payouts tried in one transaction at most; a larger set goes out as several, all in flight at once. */
+const MAX_PAYOUT_BATCH = 200;
+
+type Committable = { campaign: Campaign; campaignId: Hex; drawing: Drawing & { number: number }; commit: CommitInput };
+type Payable = { campaign: Campaign; ref: DrawingRef; drawing: Drawing };
+
 /**
  * Moves drawings on: creates them ahead, locks lists at the cutoff, commits and requests randomness, reveals
  * (MockEntropy in test), settles, pays, and mirrors the results from indexed chain data. Every step reads the
  * chain first, so a step interrupted at any point (crash, restart) resumes without a second number or payout.
+ *
+ * A cycle covers every campaign at once, in phases: lists are locked campaign by campaign (side by side); the
+ * locked drawings of all campaigns are committed together, in as few transactions as the callback's gas budget
+ * and the block gas limit allow, each under one randomness request; requested drawings are revealed, settled and
+ * mirrored campaign by campaign; settled drawings are paid together (payoutMany). The port keeps several
+ * transactions in flight, so a cycle's sends share blocks instead of waiting one block each.
  */
 export class Keeper {
   private timer: NodeJS.Timeout | undefined;
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  private running: Promise<void> | null = null;
+  private again = false;
   /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
   private readonly pulls: PullTimer;
 
@@ -58,7 +73,7 @@ export class Keeper {
   }
 
   start(): void {
-    const tick = () => void this.runAll().catch((error: unknown) => this.deps.logger.error({ err: describe(error) }, "keeper cycle failed"));
+    const tick = () => void this.runAll();
     tick();
     this.timer = setInterval(tick, this.deps.config.keeperIntervalSeconds * 1_000);
     this.pulls.start();
@@ -69,67 +84,83 @@ export class Keeper {
     this.pulls.stop();
   }
 
-  async runAll(): Promise<void> {
-    for (const campaign of this.deps.store.campaigns.drawable()) await this.runCampaign(campaign.id);
-  }
-
-  /** One campaign's cycle; a request while one runs queues exactly one more run after it. */
-  runCampaign(campaignId: string): Promise<void> {
-    const current = this.running.get(campaignId);
-    if (current) {
-      this.again.add(campaignId);
-      return current;
+  /** One cycle over every campaign; a request while one runs queues exactly one more after it. */
+  runAll(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
     }
-    const run = this.cycle(campaignId)
-      .catch((error: unknown) => this.deps.logger.warn({ campaignId, err: describe(error) }, "campaign cycle stopped; retrying next cycle"))
+    const run = this.cycle()
+      .catch((error: unknown) => this.deps.logger.error({ err: describe(error) }, "keeper cycle failed"))
       .finally(() => {
-        this.running.delete(campaignId);
-        if (this.again.delete(campaignId)) void this.runCampaign(campaignId);
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          void this.runAll();
+        }
       });
-    this.running.set(campaignId, run);
+    this.running = run;
     return run;
   }
 
-  private async cycle(campaignId: string): Promise<void> {
-    const { store } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
-    if (!campaign || campaign.status === "draft") return;
-    store.tx(() => planDrawings(store, campaign));
-    // One drawing's failing step (a token refusing its wallet, say) is flagged on that drawing and retried next
-    // cycle; the campaign's other drawings go on. Commits stay in number order: a later drawing cannot commit
-    // while an earlier one is stuck, because the contract takes numbers and draw times in order.
-    for (const drawing of store.drawings.unfinished(campaign.id)) {
-      const fresh = store.campaigns.byId(campaignId)!;
-      try {
-        await this.advance(fresh, drawing);
-      } catch (error) {
-        this.deps.logger.warn({ campaignId, drawingId: drawing.id, err: describe(error) }, "drawing step failed; retrying next cycle");
-      }
-    }
-    await this.mirrorHeldPrizes(campaignId);
-    await runGuarantees(this.deps, campaignId);
-    endIfFinished(this.deps.store, campaignId);
+  /** A campaign changed (a list arrived, the clock moved): the next cycle covers it with the others. */
+  runCampaign(_campaignId: string): Promise<void> {
+    return this.runAll();
+  }
+
+  private async cycle(): Promise<void> {
+    const campaigns = this.deps.store.campaigns.drawable().map((c) => c.id);
+    await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
+    await this.commitLocked(campaigns);
+    await this.revealRequests(campaigns);
+    await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.settleRequested(id)));
+    await this.paySettled(campaigns);
+    await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.finish(id)));
     // New drawings, an extended cutoff or a moved test clock change when the next pull slot comes.
     this.pulls.arm();
   }
 
-  /** Takes one drawing as far as it can go now. */
-  private async advance(campaign: Campaign, start: Drawing): Promise<void> {
-    const { store } = this.deps;
-    if (start.status === "open") await this.pulls.pull(campaign, start);
-    let drawing: Drawing | null = store.drawings.byId(campaign.id, start.id);
-    while (drawing && drawing.status !== "paid") {
-      const current: Drawing = drawing;
-      const before: string = current.status;
-      try {
-        drawing = await this.step(campaign, current);
-      } catch (error) {
-        this.flagChainFault(campaign, current, error);
-        throw error;
-      }
-      if (!drawing || drawing.status === before) return;
-      this.clearChainFault(campaign, drawing.id);
+  private async guard(campaignId: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.deps.logger.warn({ campaignId, err: describe(error) }, "campaign cycle stopped; retrying next cycle");
     }
+  }
+
+  /**
+   * Runs one drawing's step: a contract refusal is flagged on the drawing until a step succeeds; any failure is
+   * logged and retried next cycle, and the other drawings go on.
+   */
+  private async attempt<T>(campaign: Campaign, drawing: Drawing, step: () => Promise<T>): Promise<T | null> {
+    try {
+      return await step();
+    } catch (error) {
+      this.flagChainFault(campaign, drawing, error);
+      this.deps.logger.warn({ campaignId: campaign.id, drawingId: drawing.id, err: describe(error) }, "drawing step failed; retrying next cycle");
+      return null;
+    }
+  }
+
+  /** Plans drawings ahead, pulls lists due, locks lists at their cutoff. */
+  private async prepare(campaignId: string): Promise<void> {
+    const { store } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign || campaign.status === "draft") return;
+    store.tx(() => planDrawings(store, campaign));
+    for (const drawing of store.drawings.unfinished(campaign.id)) {
+      if (drawing.status !== "open") continue;
+      await this.pulls.pull(campaign, drawing);
+      const fresh = store.drawings.byId(campaign.id, drawing.id);
+      if (fresh?.status === "open") this.lock(store.campaigns.byId(campaignId)!, fresh);
+    }
+  }
+
+  /** Held prizes, guarantees and the campaign's end, after the drawings moved. */
+  private async finish(campaignId: string): Promise<void> {
+    await this.mirrorHeldPrizes(campaignId);
+    await runGuarantees(this.deps, campaignId);
+    endIfFinished(this.deps.store, campaignId);
   }
 
   /** A contract refusal (e.g. the prize pool cannot cover a payout) shows on the drawing until the step succeeds. */
@@ -142,26 +173,11 @@ export class Keeper {
     });
   }
 
-  private clearChainFault(campaign: Campaign, drawingId: string): void {
-    this.deps.store.tx(() => {
-      const current = this.deps.store.drawings.byId(campaign.id, drawingId);
-      if (current?.needsAttention?.startsWith(CHAIN_FAULT_PREFIX)) this.deps.store.drawings.update({ ...current, needsAttention: null });
-    });
-  }
-
-  private async step(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
-    switch (drawing.status) {
-      case "open":
-        return this.lock(campaign, drawing);
-      case "locked":
-        return this.commit(campaign, drawing);
-      case "entropy_requested":
-        return this.settle(campaign, drawing);
-      case "settled":
-        return this.pay(campaign, drawing);
-      default:
-        return null;
-    }
+  /** Stores a drawing that moved on; a chain fault flagged on it is over. */
+  private moved(next: Drawing): Drawing {
+    const cleared = next.needsAttention?.startsWith(CHAIN_FAULT_PREFIX) ? { ...next, needsAttention: null } : next;
+    this.deps.store.drawings.update(cleared);
+    return cleared;
   }
 
   /** At the cutoff: lock a full list (fingerprint recorded, table fixed) or flag the drawing. */
@@ -236,74 +252,144 @@ export class Keeper {
     return current;
   }
 
-  /** Registers the campaign and publishes the table onchain when needed, then commits and requests. */
-  private async commit(campaign: Campaign, drawing: Drawing): Promise<Drawing> {
+  /**
+   * Commits every locked drawing that can go: campaigns and tables are put onchain first (side by side), each
+   * drawing gets its number in the store before any transaction (a retry targets the same number), and the
+   * drawings of all campaigns go out together in batches, each under one randomness request.
+   */
+  private async commitLocked(campaignIds: readonly string[]): Promise<void> {
+    const { store } = this.deps;
+    const groups: Committable[][] = [];
+    const tables = new Map<string, Promise<void>>();
+    await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
+      this.guard(id, async () => {
+        const campaign = store.campaigns.byId(id);
+        const locked = store.drawings.unfinished(id).filter((d) => d.status === "locked");
+        if (!campaign || locked.length === 0) return;
+        const group = await this.readyToCommit(campaign, locked, tables);
+        if (group.length > 0) groups.push(group);
+      }),
+    );
+    if (groups.length === 0) return;
+    const maxSize = maxCommitBatch(await this.deps.chain.callbackBudget());
+    await Promise.all(batchGroups(groups, maxSize).map((batch) => this.commitBatch(batch)));
+  }
+
+  /**
+   * A campaign's locked drawings, in number order, that are ready for a commit. One committed by an earlier,
+   * interrupted run is moved on here instead; one that cannot go stops the drawings after it (the contract takes
+   * numbers and draw times in order).
+   */
+  private async readyToCommit(campaign: Campaign, locked: readonly Drawing[], tables: Map<string, Promise<void>>): Promise<Committable[]> {
     const { store, chain } = this.deps;
     const campaignId = toCampaignId(campaign.slug);
     await this.ensureCampaignOnchain(campaign, campaignId);
-    const table = store.prizeTables.get(drawing.tableId, drawing.tableVersion);
-    if (!table) throw new Error(`prize table ${drawing.tableId} v${drawing.tableVersion} missing`);
-    await this.ensureTableOnchain(table);
-
-    // The number is fixed in the store before the transaction, so a retry targets the same number.
-    let number = drawing.number;
-    if (number === null) {
-      const ours = store.drawings.maxNumber(campaign.id);
-      const onchainLast = Number((await chain.getCampaign(campaignId))[2]);
-      number = Math.max(ours, onchainLast) + 1;
-      const foreign = onchainLast > ours ? foreignCommitNote(ours + 1, onchainLast) : drawing.needsAttention;
-      if (onchainLast > ours) {
-        this.deps.logger.warn({ alert: "foreign_commit", campaign: campaign.slug, drawingId: drawing.id, numbers: [ours + 1, onchainLast] }, "numbers committed onchain outside this service");
-      }
-      store.drawings.update({ ...drawing, number, needsAttention: foreign });
-      drawing = { ...drawing, number, needsAttention: foreign };
-    }
-    const onchain = await chain.getDrawing(campaignId, BigInt(number)).catch((error: unknown) => {
-      if (isDrawingNotFound(error)) return null;
-      throw error;
-    });
-    let commitTx: string | null = drawing.commitTx;
-    let requested: ReturnType<ChainPort["events"]>[number] | undefined;
-    if (onchain === null) {
-      const entrants = campaign.mode === "entries";
-      const receipt = await chain.commitAndRequest({
-        campaignId,
-        number: BigInt(number),
-        slot: drawingSlot(drawing.id),
-        drawAt: Math.floor(Date.parse(drawing.drawAt) / 1_000),
-        kind: entrants ? 1 : 0,
-        listCommitment: (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex,
-        winnersExpected: drawing.winnersExpected,
-        entrantCount: entrants ? drawing.entrantCount : 0,
-        totalWeight: entrants ? BigInt(drawing.totalWeight) : 0n,
-        tableId: toHex(table.id, { size: 32 }),
-        tableVersion: table.version,
+    const ready: Committable[] = [];
+    for (const start of locked) {
+      const outcome = await this.attempt(campaign, start, async () => {
+        const table = store.prizeTables.get(start.tableId, start.tableVersion);
+        if (!table) throw new Error(`prize table ${start.tableId} v${start.tableVersion} missing`);
+        const key = `${table.id}:${table.version}`;
+        if (!tables.has(key)) tables.set(key, this.ensureTableOnchain(table));
+        await tables.get(key);
+        const drawing = await this.numbered(campaign, campaignId, start);
+        const entrants = campaign.mode === "entries";
+        const listCommitment = (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex;
+        const onchain = await chain.getDrawing(campaignId, BigInt(drawing.number)).catch((error: unknown) => {
+          if (isDrawingNotFound(error)) return null;
+          throw error;
+        });
+        if (onchain !== null) {
+          if (onchain.listCommitment.toLowerCase() !== listCommitment.toLowerCase()) {
+            throw new Error(`drawing ${drawing.id}: number ${drawing.number} is committed onchain with another list`);
+          }
+          // Committed by a run that stopped before recording it: the random value is requested either way.
+          const provider = chain.deployment.mockEntropy ? "mock" : await this.requestProvider(campaignId, BigInt(drawing.number)).catch(() => null);
+          this.moved({ ...drawing, status: "entropy_requested", entropyProvider: provider, entropyRequestId: onchain.sequence.toString() });
+          return "committed" as const;
+        }
+        const commit: CommitInput = {
+          campaignId,
+          number: BigInt(drawing.number),
+          slot: drawingSlot(drawing.id),
+          drawAt: Math.floor(Date.parse(drawing.drawAt) / 1_000),
+          kind: entrants ? 1 : 0,
+          listCommitment,
+          winnersExpected: drawing.winnersExpected,
+          entrantCount: entrants ? drawing.entrantCount : 0,
+          totalWeight: entrants ? BigInt(drawing.totalWeight) : 0n,
+          tableId: toHex(table.id, { size: 32 }),
+          tableVersion: table.version,
+        };
+        return { campaign, campaignId, drawing, commit };
       });
-      commitTx = receipt.transactionHash;
-      requested = chain.events(receipt).find((e) => e.eventName === "EntropyRequested");
-    } else if (onchain.listCommitment.toLowerCase() !== (campaign.mode === "entries" ? drawing.entrantsCommitment : drawing.winnersCommitment)?.toLowerCase()) {
-      throw new Error(`drawing ${drawing.id}: number ${number} is committed onchain with another list`);
+      if (outcome === null) break;
+      if (outcome !== "committed") ready.push(outcome);
     }
-    const committed = await chain.getDrawing(campaignId, BigInt(number));
-    // The provider: "mock" in the test environment; else from this commit's receipt, or (a commit sent by an
-    // earlier, interrupted run) from the indexed EntropyRequested. The random value is requested either way, so
-    // the drawing moves on now (its number shows from here on, spec: Drawing); an unknown provider (the indexer
-    // behind or down) is filled in by the settle step.
-    const provider = chain.deployment.mockEntropy
-      ? "mock"
-      : requested?.eventName === "EntropyRequested"
-        ? requested.args.provider.toLowerCase()
-        : await this.requestProvider(campaignId, BigInt(number)).catch(() => null);
-    const next: Drawing = {
-      ...drawing,
-      number,
-      status: "entropy_requested",
-      entropyProvider: provider,
-      entropyRequestId: committed.sequence.toString(),
-      commitTx,
-    };
+    return ready;
+  }
+
+  /** Fixes a drawing's number in the store (once): the next after every number this service or the chain gave. */
+  private async numbered(campaign: Campaign, campaignId: Hex, drawing: Drawing): Promise<Drawing & { number: number }> {
+    const { store, chain } = this.deps;
+    if (drawing.number !== null) return { ...drawing, number: drawing.number };
+    const ours = store.drawings.maxNumber(campaign.id);
+    const onchainLast = Number((await chain.getCampaign(campaignId))[2]);
+    const number = Math.max(ours, onchainLast) + 1;
+    const needsAttention = onchainLast > ours ? foreignCommitNote(ours + 1, onchainLast) : drawing.needsAttention;
+    if (onchainLast > ours) {
+      this.deps.logger.warn({ alert: "foreign_commit", campaign: campaign.slug, drawingId: drawing.id, numbers: [ours + 1, onchainLast] }, "numbers committed onchain outside this service");
+    }
+    const next = { ...drawing, number, needsAttention };
     store.drawings.update(next);
     return next;
+  }
+
+  /**
+   * Commits a batch in one transaction. A batch too large for its share of a block is split; a batch the
+   * contract refuses is sent drawing by drawing, so only the drawing at fault is flagged and the rest go on.
+   */
+  private async commitBatch(batch: readonly Committable[]): Promise<void> {
+    const { chain, store } = this.deps;
+    if (batch.length > 1) {
+      const fits = await this.fitsBlock(() => chain.estimateCommit(batch.map((b) => b.commit)));
+      if (fits === null) {
+        for (const one of batch) await this.commitBatch([one]);
+        return;
+      }
+      if (!fits) {
+        const half = Math.ceil(batch.length / 2);
+        await this.commitBatch(batch.slice(0, half));
+        await this.commitBatch(batch.slice(half));
+        return;
+      }
+    }
+    const first = batch[0]!;
+    const receipt = await this.attempt(first.campaign, first.drawing, () => chain.commitAndRequest(batch.map((b) => b.commit)));
+    if (receipt === null) return;
+    const requested = chain.events(receipt).flatMap((e) => (e.eventName === "EntropyRequested" ? [e.args] : []));
+    for (const { campaign, campaignId, drawing } of batch) {
+      const event = requested.find((e) => e.campaignId.toLowerCase() === campaignId.toLowerCase() && e.number === BigInt(drawing.number));
+      const current = store.drawings.byId(campaign.id, drawing.id) ?? drawing;
+      this.moved({
+        ...current,
+        number: drawing.number,
+        status: "entropy_requested",
+        entropyProvider: chain.deployment.mockEntropy ? "mock" : (event?.provider.toLowerCase() ?? null),
+        entropyRequestId: event ? event.sequence.toString() : null,
+        commitTx: receipt.transactionHash,
+      });
+    }
+  }
+
+  /** Whether a call's gas fits the share of a block one batch may take; null when the contract refuses it. */
+  private async fitsBlock(estimate: () => Promise<bigint>): Promise<boolean | null> {
+    try {
+      const [gas, block] = await Promise.all([estimate(), this.deps.chain.blockGasLimit()]);
+      return gas * BLOCK_GAS_SHARE <= block;
+    } catch {
+      return null;
+    }
   }
 
   /** The provider a drawing's randomness was requested from (EntropyRequested, as indexed); null until indexed. */
@@ -328,8 +414,47 @@ export class Keeper {
     return true;
   }
 
-  /** Reveals (mock), finishes settlement onchain, and copies the prizes from the indexer. */
-  private async settle(campaign: Campaign, requestedDrawing: Drawing): Promise<Drawing | null> {
+  /**
+   * Randomness requests still open onchain, each once (a batch's drawings share one): the test environment's
+   * MockEntropy is revealed by the keeper; a real provider's failed callback is delivered again.
+   */
+  private async revealRequests(campaignIds: readonly string[]): Promise<void> {
+    const { store, chain, config } = this.deps;
+    const requests = new Map<string, { campaign: Campaign; drawing: Drawing }>();
+    for (const id of campaignIds) {
+      const campaign = store.campaigns.byId(id);
+      if (!campaign) continue;
+      for (const drawing of store.drawings.unfinished(id)) {
+        if (drawing.status !== "entropy_requested" || drawing.entropyRequestId === null) continue;
+        const key = `${drawing.entropyProvider}:${drawing.entropyRequestId}`;
+        if (!requests.has(key)) requests.set(key, { campaign, drawing });
+      }
+    }
+    if (chain.deployment.mockEntropy && config.holdMockReveal) return;
+    await Promise.all(
+      [...requests.values()].map(({ campaign, drawing }) =>
+        this.attempt(campaign, drawing, async () => {
+          const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
+          if (onchain.status !== ONCHAIN.Requested) return;
+          if (chain.deployment.mockEntropy) await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
+          else await this.retryFailedCallback(drawing);
+        }),
+      ),
+    );
+  }
+
+  /** A campaign's requested drawings: settled onchain, winners selected (entries), and mirrored from the indexer. */
+  private async settleRequested(campaignId: string): Promise<void> {
+    const { store } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign) return;
+    for (const drawing of store.drawings.unfinished(campaignId)) {
+      if (drawing.status === "entropy_requested") await this.attempt(campaign, drawing, () => this.settle(campaign, drawing));
+    }
+  }
+
+  /** Finishes settlement onchain once revealed, and copies the prizes from the indexer. */
+  private async settle(campaign: Campaign, requestedDrawing: Drawing): Promise<void> {
     const { store, chain, indexer } = this.deps;
     const campaignId = toCampaignId(campaign.slug);
     const number = BigInt(requestedDrawing.number!);
@@ -342,13 +467,6 @@ export class Keeper {
       }
     }
     let onchain = await chain.getDrawing(campaignId, number);
-    if (onchain.status === ONCHAIN.Requested && chain.deployment.mockEntropy && !this.deps.config.holdMockReveal) {
-      await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
-      onchain = await chain.getDrawing(campaignId, number);
-    }
-    if (onchain.status === ONCHAIN.Requested && (await this.retryFailedCallback(drawing))) {
-      onchain = await chain.getDrawing(campaignId, number);
-    }
     if (onchain.status === ONCHAIN.Requested) {
       // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested:
       // asking for another random value would let whoever asks choose among outcomes.
@@ -358,7 +476,7 @@ export class Keeper {
         store.drawings.update({ ...drawing, needsAttention: ENTROPY_LATE });
         this.deps.logger.warn({ alert: "entropy_late", campaign: campaign.slug, drawingId: drawing.id, waitedSeconds: Math.round(waited) }, "randomness callback overdue");
       }
-      return null;
+      return;
     }
     while (onchain.status === ONCHAIN.Revealed) {
       await chain.settle(campaignId, number, SETTLE_BATCH);
@@ -367,7 +485,7 @@ export class Keeper {
     let current = drawing;
     if (campaign.mode === "entries") current = await this.selectAndRecord(campaign, drawing, campaignId, number, onchain.randomValue, onchain.winnersCommitment);
     const indexed = await indexer.drawing(campaignId, number);
-    if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return null;
+    if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return;
     const entropyRevealedAt = onCampaignClock(campaign, indexed.drawing.revealTimestamp, current.lockedAt);
     const next: Drawing = {
       ...current,
@@ -383,28 +501,76 @@ export class Keeper {
         drawing.id,
         indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents), held: p.held })),
       );
-      store.drawings.update(next);
+      this.moved(next);
     });
-    return next;
   }
 
-  /** One transfer of the draw's non-held prizes; marked paid once the chain says so. */
-  private async pay(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
-    const { store, chain, indexer } = this.deps;
-    const campaignId = toCampaignId(campaign.slug);
-    const number = BigInt(drawing.number!);
-    const onchain = await chain.getDrawing(campaignId, number);
-    if (onchain.status === ONCHAIN.Settled) {
-      // The drawing pays the wallet its commit recorded; a wallet change still reaches the chain first, for the
-      // commits that follow.
-      await this.ensureCampaignOnchain(campaign, campaignId);
-      await chain.payout(campaignId, number);
+  /**
+   * Pays every settled drawing the chain shows unpaid, of all campaigns together (payoutMany, as many
+   * transactions as the block gas allows, all in flight at once), then marks paid what the indexer shows paid.
+   */
+  private async paySettled(campaignIds: readonly string[]): Promise<void> {
+    const { store, chain } = this.deps;
+    const payable: Payable[] = [];
+    await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
+      this.guard(id, async () => {
+        const campaign = store.campaigns.byId(id);
+        const settled = store.drawings.unfinished(id).filter((d) => d.status === "settled");
+        if (!campaign || settled.length === 0) return;
+        const campaignId = toCampaignId(campaign.slug);
+        let walletChecked = false;
+        for (const drawing of settled) {
+          await this.attempt(campaign, drawing, async () => {
+            const onchain = await chain.getDrawing(campaignId, BigInt(drawing.number!));
+            if (onchain.status !== ONCHAIN.Settled) return;
+            // The drawing pays the wallet its commit recorded; a wallet change still reaches the chain first,
+            // for the commits that follow.
+            if (!walletChecked) await this.ensureCampaignOnchain(campaign, campaignId);
+            walletChecked = true;
+            payable.push({ campaign, drawing, ref: { campaignId, number: BigInt(drawing.number!) } });
+          });
+        }
+      }),
+    );
+    const batches: Payable[][] = [];
+    for (let i = 0; i < payable.length; i += MAX_PAYOUT_BATCH) batches.push(payable.slice(i, i + MAX_PAYOUT_BATCH));
+    await Promise.all(batches.map((batch) => this.payBatch(batch)));
+    await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.mirrorPaid(id)));
+  }
+
+  /** Pays a batch in one transaction; split to fit the block, or paid one by one when the contract refuses it. */
+  private async payBatch(batch: readonly Payable[]): Promise<void> {
+    const { chain } = this.deps;
+    if (batch.length === 1) {
+      const [only] = batch;
+      await this.attempt(only!.campaign, only!.drawing, () => chain.payout(only!.ref.campaignId, only!.ref.number));
+      return;
     }
-    const indexed = await indexer.drawing(campaignId, number);
-    if (!indexed || indexed.drawing.status !== "paid") return null;
-    const next: Drawing = { ...drawing, status: "paid", paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt) };
-    store.drawings.update(next);
-    return next;
+    const fits = await this.fitsBlock(() => chain.estimatePayout(batch.map((b) => b.ref)));
+    if (fits === null) {
+      await Promise.all(batch.map((one) => this.payBatch([one])));
+      return;
+    }
+    if (!fits) {
+      const half = Math.ceil(batch.length / 2);
+      await Promise.all([this.payBatch(batch.slice(0, half)), this.payBatch(batch.slice(half))]);
+      return;
+    }
+    const first = batch[0]!;
+    await this.attempt(first.campaign, first.drawing, () => chain.payoutMany(batch.map((b) => b.ref)));
+  }
+
+  /** Marks paid the settled drawings the indexer shows paid. */
+  private async mirrorPaid(campaignId: string): Promise<void> {
+    const { store, indexer } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign) return;
+    for (const drawing of store.drawings.unfinished(campaignId)) {
+      if (drawing.status !== "settled") continue;
+      const indexed = await indexer.drawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
+      if (!indexed || indexed.drawing.status !== "paid") continue;
+      this.moved({ ...drawing, status: "paid", paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt) });
+    }
   }
 
   private async ensureCampaignOnchain(campaign: Campaign, campaignId: Hex): Promise<void> {
