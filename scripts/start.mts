@@ -3,7 +3,8 @@
  *
  * 0. the data folder is locked for the stack's whole life (`<data>/stack.lock`): a second start on it ends with
  *    one line naming the holder, and a stack that is still stopping is waited for;
- * 1. anvil on CHAIN_PORT with its state in PRIZEDRAW_DATA_DIR (unless RPC_URL points at a real network);
+ * 1. anvil on CHAIN_PORT with its state in PRIZEDRAW_DATA_DIR (unless RPC_URL points at a real network); instant
+ *    mining, or with CHAIN_BLOCK_TIME a block every that many seconds and no instant mining;
  * 2. the contracts, deployed on first run (the deployment record is reused afterwards); a chain whose genesis
  *    differs from the record was reset: the record and the indexer's data are rebuilt, not served stale;
  * 3. Ponder on INDEXER_PORT; an index it refuses or cannot open is rebuilt from the chain (the service's store is
@@ -209,8 +210,24 @@ async function checkPorts(config: Config): Promise<void> {
   }
 }
 
-async function startChain(config: Config): Promise<void> {
+/**
+ * CHAIN_BLOCK_TIME: unset or empty, the local chain mines each transaction at once (plus an empty block every
+ * second); 1 to 60, it mines only every that many seconds, like a real network (Base: 2), so a transaction waits
+ * for the next block. Anything else ends start-up with one line.
+ */
+function chainBlockTime(): number | undefined {
+  const raw = process.env.CHAIN_BLOCK_TIME?.trim() ?? "";
+  if (raw === "") return undefined;
+  const seconds = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= 60)) {
+    throw new StartError(`CHAIN_BLOCK_TIME=${raw}: must be whole seconds from 1 to 60 (the local chain then mines only every that many seconds), or unset for instant mining`);
+  }
+  return seconds;
+}
+
+async function startChain(config: Config, blockTime: number | undefined): Promise<void> {
   if (!config.localChain) {
+    if (blockTime !== undefined) say(`CHAIN_BLOCK_TIME=${blockTime} is ignored: RPC_URL points at a real network, which keeps its own block time`);
     try {
       await rpc(config.rpcUrl, "eth_chainId");
     } catch {
@@ -224,8 +241,8 @@ async function startChain(config: Config): Promise<void> {
     "--port", String(config.chainPort),
     "--state", join(config.dataDir, "anvil-state.json"),
     "--state-interval", "5",
-    "--block-time", "1",
-    "--mixed-mining",
+    // Interval mining alone (no --mixed-mining): a transaction is mined only with the next block, as on Base.
+    ...(blockTime === undefined ? ["--block-time", "1", "--mixed-mining"] : ["--block-time", String(blockTime)]),
     "--silent",
   ], process.env, { graceSeconds: 30 });
   await waitFor("the local chain answering", 60, async () => (await rpc<string>(config.rpcUrl, "eth_chainId")).startsWith("0x"), anvil);
@@ -524,11 +541,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   loadedDataDir = config.dataDir;
+  const blockTime = chainBlockTime();
   mkdirSync(config.dataDir, { recursive: true });
   lock = await takeDataDir(config);
   await checkPorts(config);
   await checkDatabase(config);
-  await startChain(config);
+  await startChain(config, blockTime);
   const deployment = await ensureDeployment(config);
   await startIndexer(config, deployment);
 
@@ -544,7 +562,7 @@ async function main(): Promise<void> {
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir})`);
   say(`service   http://127.0.0.1:${config.port}  (GET /health, GET /ready${config.publicBaseUrl === `http://127.0.0.1:${config.port}` ? "" : `; public links use ${config.publicBaseUrl}`})`);
   say(`indexer   ${config.indexerUrl}`);
-  say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw})`);
+  say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw}${config.localChain && blockTime !== undefined ? `; a block every ${blockTime} s, CHAIN_BLOCK_TIME` : ""})`);
   await greet(config);
   say(`Ctrl-C (or kill ${process.pid}) stops everything`);
 }

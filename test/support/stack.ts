@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { deployLocal, type DeployLocalOptions } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
-import { REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+import { ANVIL_BIN, REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
 
 export type Stack = {
   dataDir: string;
@@ -34,6 +34,9 @@ export type Stack = {
  * `databaseUrl`: Ponder writes its index to this Postgres database (schema stack_test) instead of PGlite.
  * `deploy`: test contracts instead of the local defaults (TestEntropyV2 for the randomness, a blacklisting token).
  * `beforeService`: runs after the deployment, before Ponder and the service start (e.g. the test provider registers).
+ * `blockTimeSeconds`: anvil mines only every that many seconds (interval mining, no instant mining), like a real
+ * network (Base: 2), so every transaction waits for the next block; as `CHAIN_BLOCK_TIME` does for `npm start`.
+ * Unset: the usual test chain (each transaction mined at once, plus a block every second).
  */
 export async function startStack(
   options: {
@@ -41,14 +44,31 @@ export async function startStack(
     databaseUrl?: string;
     deploy?: Pick<DeployLocalOptions, "randomness" | "token">;
     beforeService?: (deployment: DeploymentRecord, rpcUrl: string) => Promise<void>;
+    blockTimeSeconds?: number;
   } = {},
 ): Promise<Stack> {
+  const { blockTimeSeconds } = options;
+  if (blockTimeSeconds !== undefined && !(Number.isInteger(blockTimeSeconds) && blockTimeSeconds >= 1 && blockTimeSeconds <= 60)) {
+    throw new Error(`blockTimeSeconds must be whole seconds from 1 to 60, not ${blockTimeSeconds}`);
+  }
   const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-stack-"));
   const [chainPort, indexerPort, port] = [await freePort(), await freePort(), await freePort()];
   const rpcUrl = `http://127.0.0.1:${chainPort}`;
   const indexerUrl = `http://127.0.0.1:${indexerPort}`;
   const baseUrl = `http://127.0.0.1:${port}`;
-  let anvil: Proc = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
+  const launchAnvil = (): Proc => {
+    const state = path.join(dataDir, "anvil-state.json");
+    const log = path.join(dataDir, "anvil.log");
+    if (blockTimeSeconds === undefined) return startAnvil(chainPort, state, log);
+    // startAnvil's flags with interval mining only (no --mixed-mining): a transaction waits for the next block.
+    return spawnProcess(
+      "anvil",
+      ANVIL_BIN,
+      ["--host", "127.0.0.1", "--port", String(chainPort), "--block-time", String(blockTimeSeconds), "--silent", "--state", state, "--state-interval", "1"],
+      { env: process.env, cwd: REPO_ROOT, log },
+    );
+  };
+  let anvil: Proc = launchAnvil();
   let ponder: Proc | undefined;
   let service: Proc | undefined;
   try {
@@ -110,7 +130,7 @@ export async function startStack(
         await stop(anvil);
       },
       startChain: async () => {
-        anvil = startAnvil(chainPort, path.join(dataDir, "anvil-state.json"), path.join(dataDir, "anvil.log"));
+        anvil = launchAnvil();
         await chainUp();
       },
       stopIndexer: async () => {
