@@ -10,10 +10,35 @@
  *
  * commitAndRequest is measured paying exactly the quoted fee (no refund), as the service does; the figure with
  * an excess refunded to the operator is printed as commitAndRequest.withRefund.
+ *
+ * Batches (issue 19): gas.batch.N.* for one commitAndRequest of N drawings (1 winner each, N campaigns, each its
+ * first drawing and its own wallet, as the single-drawing figures are measured), its callback (measured as above),
+ * and one payoutMany of the N; perDrawing = (commit + callback + payoutMany) / N against BASELINE_SINGLE_DRAWING.
+ * For 100 drawings the callback gas limit is raised to what 100 drawings of 1 winner need (from the contract's
+ * constants). A commit of 100 first drawings (about 18.5M gas) is above Osaka's per-transaction gas cap
+ * (EIP-7825, 2^24 = 16,777,216), so this script turns that cap off (below) to measure it;
+ * gas.batch.maxDrawingsUnderTxCap is the largest such batch one transaction can commit under the cap.
  */
-import { ethers } from "hardhat";
-import { id, type ContractTransactionResponse } from "ethers";
-import { campaignIdOf, commit, commitArgs, deployFixture, reveal, type Fixture } from "../test/contracts/helpers";
+import hre, { ethers } from "hardhat";
+import { dataSlice, getAddress, id, type ContractTransactionResponse } from "ethers";
+import type { HardhatNetworkConfig } from "hardhat/types";
+import {
+  campaignIdOf,
+  commit,
+  commitArgs,
+  deployFixture,
+  findEvents,
+  reveal,
+  slotOf,
+  withoutFee,
+  type Fixture,
+} from "../test/contracts/helpers";
+
+// Hardhat 2 turns Osaka's per-transaction gas cap (EIP-7825) off for this block gas limit, which
+// solidity-coverage uses; it is read when the in-process chain starts, so it is set before any request. Gas used
+// does not depend on the block gas limit.
+const EIP7825_TX_GAS_CAP = 16_777_216;
+(hre.network.config as HardhatNetworkConfig).blockGasLimit = 0x1fffffffffffff;
 
 /**
  * Fixed "random" values: gas depends on them (rejection sampling, held prizes, zero bytes in calldata), so
@@ -34,6 +59,14 @@ const BEFORE_V3: Record<string, number> = {
   "gas.callback.100winners": 569_753,
   "gas.payout": 70_225,
 };
+
+/**
+ * Gas of one drawing from commit to payout before batches (issue 19), from this script's figures of v3:
+ * commitAndRequest 315,505 + callback with 1 winner 55,516 + payout 76,595. Issue 19's target: a drawing of a
+ * batch of 100 costs at most half of it (gas.batch.100.perDrawing ratio <= 0.5).
+ */
+const BASELINE_SINGLE_DRAWING = 315_505 + 55_516 + 76_595; // 447,616
+const BATCH_TARGET = 0.5;
 
 function line(name: string, value: number, unit = "gas"): void {
   const baseline = BEFORE_V3[name];
@@ -64,12 +97,15 @@ async function main(): Promise<void> {
 
   // The fee is the quote for the callback gas limit (0 on MockEntropy); paying exactly it, nothing is refunded.
   const fee = await f.mock["getFeeV2(address,uint32)"](f.provider.address, await f.draw.callbackGasLimit());
-  const args = commitArgs(f.campaignId, nextNumber, { maxFee: fee });
-  const commitGas = await gasOf(f.draw.connect(f.operator).commitAndRequest(args, { value: fee }));
+  const args = commitArgs(f.campaignId, nextNumber);
+  const commitGas = await gasOf(f.draw.connect(f.operator).commitAndRequest([withoutFee(args)], fee, { value: fee }));
   line("gas.commitAndRequest", commitGas);
   await reveal(f, (await f.draw.getDrawing(f.campaignId, nextNumber)).sequence, fixed(`reveal-${nextNumber++}`));
-  const refunded = commitArgs(f.campaignId, nextNumber, { maxFee: 10n ** 16n });
-  line("gas.commitAndRequest.withRefund", await gasOf(f.draw.connect(f.operator).commitAndRequest(refunded, { value: 10n ** 16n })));
+  const refunded = commitArgs(f.campaignId, nextNumber);
+  line(
+    "gas.commitAndRequest.withRefund",
+    await gasOf(f.draw.connect(f.operator).commitAndRequest([withoutFee(refunded)], 10n ** 16n, { value: 10n ** 16n })),
+  );
   await reveal(f, (await f.draw.getDrawing(f.campaignId, nextNumber)).sequence, fixed(`reveal-${nextNumber++}`));
 
   const points: [number, number][] = [];
@@ -125,6 +161,59 @@ async function main(): Promise<void> {
 
   const artifact = await ethers.provider.getCode(await f.draw.getAddress());
   line("size.PrizeDraw.deployed", (artifact.length - 2) / 2, "bytes");
+
+  const commits = new Map<number, number>();
+  for (const size of [1, 10, 100]) commits.set(size, await batchFigures(size, mockOnly));
+  // Commit gas is linear in the batch size: the largest batch of first drawings under the transaction gas cap.
+  const perCommit = (commits.get(100)! - commits.get(10)!) / 90;
+  const fixedCommit = commits.get(10)! - 10 * perCommit;
+  line("gas.batch.commit.perDrawing", perCommit);
+  line("gas.batch.maxDrawingsUnderTxCap", Math.floor((EIP7825_TX_GAS_CAP - fixedCommit) / perCommit), "drawings");
+}
+
+/**
+ * One batch of `size` drawings (1 winner each) of `size` new campaigns, each paying its own new wallet, on a fresh
+ * deployment: the commit, the callback and one payoutMany of them all. Returns the commit's gas.
+ */
+async function batchFigures(size: number, mockOnly: number): Promise<number> {
+  const f = await deployFixture();
+  const [base, perDrawing, perPosition] = (
+    await Promise.all([f.draw.CALLBACK_BASE_GAS(), f.draw.DRAWING_CALLBACK_GAS(), f.draw.POSITION_GAS()])
+  ).map(Number);
+  // The gas a callback of `size` drawings of 1 winner each needs; the default limit covers up to 49 drawings.
+  const needed = base + (size - 1) * perDrawing + size * perPosition;
+  if (needed > Number(await f.draw.callbackGasLimit())) await (await f.draw.connect(f.admin).setCallbackGasLimit(needed)).wait();
+
+  const batch = [];
+  for (let i = 0; i < size; i++) {
+    const campaignId = campaignIdOf(`bench-batch-${size}-${i}`);
+    const wallet = getAddress(dataSlice(id(`bench-batch-wallet-${size}-${i}`), 12));
+    await (await f.draw.connect(f.operator).registerCampaign(campaignId, wallet, 50_000, 0, 0)).wait();
+    batch.push(withoutFee(commitArgs(campaignId, 1, { slot: slotOf(`drw_bench_${size}_${i}`), winnersExpected: 1 })));
+  }
+  const fee = await f.mock["getFeeV2(address,uint32)"](f.provider.address, needed);
+  // An explicit gas limit: Hardhat's default transaction gas is the 2^24 cap.
+  const commitTx = f.draw.connect(f.operator).commitAndRequest(batch, fee, { value: fee, gasLimit: 30_000_000 });
+  const commitReceipt = (await (await commitTx).wait())!;
+  const commitGas = Number(commitReceipt.gasUsed);
+  const sequence = findEvents(f, commitReceipt, "EntropyRequested")[0].args.sequence as bigint;
+  const revealReceipt = await reveal(f, sequence, fixed(`batch-${size}`));
+  const callbackGas = Number(revealReceipt.gasUsed) - mockOnly;
+  const settled = findEvents(f, revealReceipt, "DrawingSettled").length;
+  if (settled !== size) throw new Error(`the callback of a batch of ${size} settled ${settled} drawings`);
+  const refs = batch.map((c) => ({ campaignId: c.campaignId, number: c.number }));
+  const payoutGas = await gasOf(f.draw.connect(f.stranger).payoutMany(refs));
+
+  line(`gas.batch.${size}.commit`, commitGas);
+  line(`gas.batch.${size}.callback`, callbackGas);
+  line(`gas.batch.${size}.payoutMany`, payoutGas);
+  const value = (commitGas + callbackGas + payoutGas) / size;
+  const ratio = Number((value / BASELINE_SINGLE_DRAWING).toFixed(3));
+  const target = size === 100 ? { target: `<= ${BATCH_TARGET}` } : {};
+  console.log(
+    JSON.stringify({ name: `gas.batch.${size}.perDrawing`, value: Math.round(value), unit: "gas", baseline: BASELINE_SINGLE_DRAWING, ratio, ...target }),
+  );
+  return commitGas;
 }
 
 main().catch((error: unknown) => {

@@ -9,6 +9,7 @@ import {
   DEFAULT_TABLE,
   STATUS,
   awarded,
+  batchShareOf,
   callbackPositionsOf,
   campaignIdOf,
   commitArgs,
@@ -17,6 +18,7 @@ import {
   findEvents,
   sendCommit,
   userRandomNumberOf,
+  withoutFee,
   type CommitOverrides,
 } from "./helpers";
 import { combineRandomValues, deployTestEntropy } from "./entropyV2";
@@ -61,22 +63,26 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
   describe("fee cap", () => {
     it("refuses a quote above maxFee and a msg.value below the fee; the excess is refunded", async () => {
       const f = await loadFixture(v2Fixture);
-      // 1,000 at the default 100,000 gas, scaled to 2,000,000 gas, plus the protocol fee.
+      // 1,000 at the default 100,000 gas, scaled to 2,000,000 gas, plus the protocol fee. The request asks for
+      // the gas its batch needs: 300 winners take the whole limit's 242 positions (1,996,000 gas, 2,000,000
+      // once rounded up to 10k).
       expect(f.fee).to.equal(20_000n + PYTH_FEE);
-      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { maxFee: f.fee - 1n })))
+      const big = { winnersExpected: 300 };
+      expect(batchShareOf(CALLBACK_GAS_LIMIT, [300]).requestGas).to.equal(1_996_000);
+      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { ...big, maxFee: f.fee - 1n })))
         .to.be.revertedWithCustomError(f.draw, "FeeAboveCap")
         .withArgs(f.fee, f.fee - 1n);
-      await expect(f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 1, { maxFee: f.fee }), { value: f.fee - 1n }))
+      await expect(f.draw.connect(f.operator).commitAndRequest([withoutFee(commitArgs(f.campaignId, 1, big))], f.fee, { value: f.fee - 1n }))
         .to.be.revertedWithCustomError(f.draw, "InsufficientFee")
         .withArgs(f.fee, f.fee - 1n);
-      await expect(f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 1, { maxFee: f.fee }), { value: 0 }))
+      await expect(f.draw.connect(f.operator).commitAndRequest([withoutFee(commitArgs(f.campaignId, 1, big))], f.fee, { value: 0 }))
         .to.be.revertedWithCustomError(f.draw, "InsufficientFee")
         .withArgs(f.fee, 0);
 
       // A higher fee quoted later is refused by the same cap.
       await f.entropy.connect(f.provider).setProviderFee(FEE * 2n);
       const doubled = await f.entropy["getFeeV2(address,uint32)"](f.providerAddress, CALLBACK_GAS_LIMIT);
-      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { maxFee: f.fee })))
+      await expect(sendCommit(f, commitArgs(f.campaignId, 1, { ...big, maxFee: f.fee })))
         .to.be.revertedWithCustomError(f.draw, "FeeAboveCap")
         .withArgs(doubled, f.fee);
       await f.entropy.connect(f.provider).setProviderFee(FEE);
@@ -84,9 +90,9 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
       const value = f.fee + 10n ** 15n;
       const before = await ethers.provider.getBalance(f.operator.address);
       const entropyBefore = await ethers.provider.getBalance(await f.entropy.getAddress());
-      const tx = await f.draw.connect(f.operator).commitAndRequest(commitArgs(f.campaignId, 1, { maxFee: 10n ** 16n }), { value });
+      const tx = await f.draw.connect(f.operator).commitAndRequest([withoutFee(commitArgs(f.campaignId, 1, big))], 10n ** 16n, { value });
       const receipt = (await tx.wait())!;
-      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.providerAddress, 1, f.fee, anyValue);
+      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.providerAddress, 1, f.fee, anyValue, 0, 1);
       const gas = receipt.gasUsed * receipt.gasPrice;
       expect(before - (await ethers.provider.getBalance(f.operator.address))).to.equal(f.fee + gas);
       expect(await ethers.provider.getBalance(await f.entropy.getAddress())).to.equal(entropyBefore + f.fee);

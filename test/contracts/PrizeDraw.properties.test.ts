@@ -101,9 +101,8 @@ async function propertyFixture() {
       totalWeight: 0n,
       tableId: TABLES[3].id,
       tableVersion: 1,
-      maxFee: 0n,
     };
-    await draw.connect(operator).commitAndRequest(args);
+    await draw.connect(operator).commitAndRequest([args], 0n);
     await mock.mockReveal(provider.address, n, keccak256(toUtf8Bytes(`backlog-${n}`)));
   }
   return { admin, operator, guardian, stranger, wallets, sink, provider, token, mock, draw, startBlock, startTime };
@@ -720,8 +719,8 @@ class Commit extends Base {
       totalWeight: BigInt(entrantCount * 2),
       tableId: TABLES[table].id,
       tableVersion: 1,
-      maxFee: 10n ** 15n,
     };
+    const maxFee = 10n ** 15n;
     // The contract's order of checks.
     let expected: Expect = OK;
     if (!c.registered) expected = fail("CampaignNotRegistered");
@@ -731,7 +730,7 @@ class Commit extends Base {
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
     else if (!m.tables.has(tableKey(table))) expected = fail("PrizeTableNotFound");
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
-      r.draw.connect(s).commitAndRequest(args, { value: args.maxFee }),
+      r.draw.connect(s).commitAndRequest([args], maxFee, { value: maxFee }),
     );
   }
   toString() {

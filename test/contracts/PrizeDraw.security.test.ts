@@ -67,7 +67,7 @@ describe("PrizeDraw security", () => {
         .to.emit(f.draw, "DrawingCommitted")
         .withArgs(f.campaignId, 2, madeUp, rogueAt, 0, list, 3, 0, 0, DEFAULT_TABLE.id, 1, 50_000, f.wallet.address);
       const user = userRandomNumberOf(f.campaignId, 2, madeUp, list);
-      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 2, f.provider.address, 2, 0, user);
+      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 2, f.provider.address, 2, 0, user, 0, 1);
       // Its random value is requested with another user number than the first drawing's.
       expect(user).to.not.equal(userRandomNumberOf(f.campaignId, 1, first.slot as string, list));
       expect(await f.draw.numberOfSlot(f.campaignId, madeUp)).to.equal(2n);

@@ -13,7 +13,10 @@ import {
   MAX_FEE,
   STATUS,
   UNITS_PER_CENT,
+  CALLBACK_BASE_GAS,
+  POSITION_GAS,
   awarded,
+  batchShareOf,
   callbackPositionsOf,
   campaignIdOf,
   commit,
@@ -28,6 +31,7 @@ import {
   slotOf,
   userRandomNumberOf,
   winnersFingerprint,
+  withoutFee,
   type Fixture,
 } from "./helpers";
 
@@ -223,8 +227,12 @@ describe("PrizeDraw", () => {
       await expect(tx)
         .to.emit(f.draw, "DrawingCommitted")
         .withArgs(f.campaignId, 1, slotOf("drw_1"), DRAW_EPOCH + 3600, 0, args.listCommitment, 3, 0, 0, DEFAULT_TABLE.id, 1, 50_000, f.wallet.address);
-      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.provider.address, 1, 0, user);
-      await expect(tx).to.emit(f.mock, "Requested").withArgs(f.provider.address, await f.draw.getAddress(), 1, user, CALLBACK_GAS_LIMIT, "0x");
+      // A batch of one: member 0 of 1, and the request's user number is the drawing's own.
+      await expect(tx).to.emit(f.draw, "EntropyRequested").withArgs(f.campaignId, 1, f.provider.address, 1, 0, user, 0, 1);
+      // The request asks for the gas the drawing's callback needs: the base and its 3 positions.
+      const requestGas = batchShareOf(CALLBACK_GAS_LIMIT, [3]).requestGas;
+      expect(requestGas).to.equal(CALLBACK_BASE_GAS + 3 * POSITION_GAS);
+      await expect(tx).to.emit(f.mock, "Requested").withArgs(f.provider.address, await f.draw.getAddress(), 1, user, requestGas, "0x");
       // The whole msg.value comes back when the fee is 0.
       await expect(tx).to.changeEtherBalances([f.operator, f.draw], [0n, 0n]);
       const d = await f.draw.getDrawing(f.campaignId, 1);
@@ -234,14 +242,16 @@ describe("PrizeDraw", () => {
       expect(d.randomValue).to.equal(ZeroHash);
       expect(d.prizeCount).to.equal(3n);
       expect(d.payoutWallet).to.equal(f.wallet.address);
-      expect(d.callbackPositions).to.equal(BigInt(callbackPositionsOf(CALLBACK_GAS_LIMIT)));
-      expect(d.callbackPositions).to.equal(242n);
+      // The gas limit pays for 242 positions; a drawing's callback settles at most its own prizes (3).
+      expect(callbackPositionsOf(CALLBACK_GAS_LIMIT)).to.equal(242);
+      expect(d.callbackPositions).to.equal(BigInt(Math.min(3, callbackPositionsOf(CALLBACK_GAS_LIMIT))));
+      expect(d.callbackPositions).to.equal(3n);
       expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_1"))).to.equal(1n);
       expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_2"))).to.equal(0n);
       expect((await f.draw.getCampaignTerms(f.campaignId)).lastDrawAt).to.equal(BigInt(DRAW_EPOCH + 3600));
       const request = await f.mock.getRequestV2(f.provider.address, 1);
       expect(request.requester).to.equal(await f.draw.getAddress());
-      expect(request.gasLimit10k).to.equal(200n); // CALLBACK_GAS_LIMIT / 10k
+      expect(request.gasLimit10k).to.equal(8n); // 84,000 / 10k, as MockEntropy stores it (rounded down)
     });
 
     it("numbers drawings 1, 2, 3 without gaps and refuses a replayed or skipped number", async () => {
@@ -729,7 +739,7 @@ describe("PrizeDraw", () => {
           () => contract.registerCampaign(campaignIdOf("x"), f.wallet.address, 50_000, 0, 0),
           () => contract.setPayoutWallet(f.campaignId, f.other.address),
           () => contract.setLargePrizeThreshold(f.campaignId, 1),
-          () => contract.commitAndRequest(commitArgs(f.campaignId, 1), { value: MAX_FEE }),
+          () => contract.commitAndRequest([withoutFee(commitArgs(f.campaignId, 1))], MAX_FEE, { value: MAX_FEE }),
           () => contract.recordWinners(f.campaignId, 1, randomBytes32()),
           () => contract.payHeldPrize(f.campaignId, 1, 0),
           () => contract.refuseHeldPrize(f.campaignId, 1, 0, "no"),

@@ -39,6 +39,27 @@ export const POSITION_GAS = 8_000;
 export function callbackPositionsOf(limit: number): number {
   return Math.floor((limit - CALLBACK_BASE_GAS) / POSITION_GAS);
 }
+/** PrizeDraw.DRAWING_CALLBACK_GAS (each drawing of a batch after the first) and MAX_BATCH. */
+export const DRAWING_CALLBACK_GAS = 40_000;
+export const MAX_BATCH = 200;
+/** The largest batch a callback gas limit takes: 1 + (limit - base) / per drawing, at most MAX_BATCH. */
+export function maxBatchOf(limit: number): number {
+  return Math.min(MAX_BATCH, 1 + Math.floor((limit - CALLBACK_BASE_GAS) / DRAWING_CALLBACK_GAS));
+}
+/**
+ * How a batch shares the callback gas limit: CALLBACK_BASE_GAS for the first drawing, DRAWING_CALLBACK_GAS for
+ * each further one, and the rest settles positions in batch order, each drawing at most its prize count.
+ * `requestGas` is the gas the batch needs (what commitAndRequest asks the provider for).
+ */
+export function batchShareOf(limit: number, prizeCounts: readonly number[]): { positions: number[]; requestGas: number } {
+  let budget = limit - CALLBACK_BASE_GAS - (prizeCounts.length - 1) * DRAWING_CALLBACK_GAS;
+  const positions = prizeCounts.map((count) => {
+    const p = Math.min(count, Math.floor(budget / POSITION_GAS));
+    budget -= p * POSITION_GAS;
+    return p;
+  });
+  return { positions, requestGas: limit - budget };
+}
 export const ADMIN_DELAY = 3 * 24 * 3600;
 /** Large enough never to stop a test that is not about limits: 10^12 cents. */
 export const LARGE_DAILY_LIMIT = 10n ** 12n;
