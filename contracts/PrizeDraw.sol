@@ -32,18 +32,18 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     uint32 public constant MIN_CALLBACK_GAS_LIMIT = 100_000;
     uint32 public constant MAX_CALLBACK_GAS_LIMIT = 15_000_000;
     /// @notice Gas the callback needs besides its positions (reveal bookkeeping, events, the owed total).
-    uint256 public constant CALLBACK_BASE_GAS = 60_000;
+    uint256 public constant CALLBACK_BASE_GAS = 70_000;
     /// @notice Upper bound of one position's settlement (roll, tier scan, event); a retry is ~2^-225 likely.
     uint256 public constant POSITION_GAS = 8_000;
     /// @notice Gas the callback needs for each drawing of a batch after the first (CALLBACK_BASE_GAS covers
     /// the first): its member entry, reveal bookkeeping, events and settlement totals.
-    uint256 public constant DRAWING_CALLBACK_GAS = 40_000;
+    uint256 public constant DRAWING_CALLBACK_GAS = 50_000;
     /// @notice Most drawings one commit, and so one randomness request and its callback, takes.
     uint256 public constant MAX_BATCH = 200;
 
-    /// @dev Held in `randomValue` from the commit until the reveal. Writing the slot non-zero at commit moves
-    /// the 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and prepaid
-    /// through the provider's fee), into the operator's commit transaction.
+    /// @dev Held in a request's `randomValue` from the commit until the reveal. Writing the slot non-zero at
+    /// commit moves the 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and
+    /// prepaid through the provider's fee), into the operator's commit transaction.
     bytes32 private constant REVEAL_PENDING = bytes32(uint256(1));
 
     // ------------------------------------------------------------------ types
@@ -68,16 +68,43 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         Paid
     }
 
-    /// @dev Slots: 0 listCommitment, 1 winnersCommitment (entrant draws only), 2 randomValue, 3 tableId,
-    /// 4 counts and state, 5 wallet and settlement progress, 6 money and reveal time. Every slot the callback
-    /// writes is already non-zero from the commit (randomValue holds REVEAL_PENDING), so the callback pays
-    /// 2,900 per write instead of 20,000.
+    /// @dev Slots: 0 listCommitment, 1 winnersCommitment (entrant draws only), 2 request, counts and state, 3
+    /// wallet and settlement progress, 4 money and reveal time: a commit writes four. The random value is kept
+    /// once per request (a batch's drawings share it) and the table under its 4-byte reference. Every slot the
+    /// callback writes is already non-zero from the commit, so the callback pays 2,900 per write, not 20,000.
     struct Drawing {
+        bytes32 listCommitment;
+        bytes32 winnersCommitment;
+        // slot 2 (32 bytes)
+        uint64 request; // index of the randomness request (1, 2, 3... over all campaigns)
+        uint64 totalWeight;
+        uint32 tableRef;
+        uint32 winnersExpected;
+        uint32 entrantCount;
+        uint8 kind;
+        Status status;
+        uint16 callbackPositions; // positions the callback settles, fixed by the gas requested at commit
+        // slot 3 (32 bytes)
+        address payoutWallet; // fixed at commit; only the admin moves it
+        uint32 prizeCount;
+        uint32 settledCount;
+        uint32 topPosition; // position + 1 of the top prize; 0 while none awarded
+        // slot 4 (32 bytes)
+        uint64 largePrizeThresholdCents;
+        uint48 payoutCents;
+        uint48 heldCents;
+        uint32 heldCount;
+        uint40 revealedAt;
+        uint24 heldClosed; // held prizes paid or refused
+    }
+
+    /// @notice A drawing as getDrawing shows it: the stored fields with its request's sequence number and random
+    /// value and its table's id and version.
+    struct DrawingView {
         bytes32 listCommitment;
         bytes32 winnersCommitment;
         bytes32 randomValue;
         bytes32 tableId;
-        // slot 4 (32 bytes)
         uint64 sequence;
         uint64 totalWeight;
         uint32 tableVersion;
@@ -85,19 +112,17 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         uint32 entrantCount;
         uint8 kind;
         Status status;
-        uint16 callbackPositions; // positions the callback settles, fixed by the gas requested at commit
-        // slot 5 (32 bytes)
-        address payoutWallet; // fixed at commit; only the admin moves it
+        uint16 callbackPositions;
+        address payoutWallet;
         uint32 prizeCount;
         uint32 settledCount;
-        uint32 topPosition; // position + 1 of the top prize; 0 while none awarded
-        // slot 6 (32 bytes)
+        uint32 topPosition;
         uint64 largePrizeThresholdCents;
         uint48 payoutCents;
         uint48 heldCents;
         uint32 heldCount;
         uint40 revealedAt;
-        uint24 heldClosed; // held prizes paid or refused
+        uint24 heldClosed;
     }
 
     /// @notice One drawing of commitAndRequest's batch.
@@ -125,10 +150,12 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         uint64 number;
     }
 
-    /// @dev A randomness request serves the batch of drawings listed in `_members` from word `firstWord` on.
+    /// @dev A randomness request and the batch of drawings it serves (listed in `_members`). Two slots.
     struct Request {
-        uint64 firstWord;
+        address provider;
+        uint64 sequence;
         uint16 size;
+        bytes32 randomValue; // REVEAL_PENDING until the callback
     }
 
     /// @dev One slot.
@@ -138,8 +165,8 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         GuaranteeStatus status;
     }
 
-    /// @dev A settlement batch's inputs and running totals, kept in memory (one storage write at the end).
-    struct Batch {
+    /// @dev A settlement step's inputs and running totals, kept in memory (one storage write at the end).
+    struct Settlement {
         bytes32 campaignId;
         uint64 number;
         bytes32 randomValue;
@@ -159,13 +186,14 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @notice Gas requested for the randomness callback; fixes how many positions the callback settles.
     uint32 public callbackGasLimit;
-    /// @dev Words of `_members` in use; each batch starts on a fresh word.
-    uint64 private _memberWords;
+    /// @dev Requests made so far; a request's index is its place in this count.
+    uint64 private _requestCount;
 
     mapping(bytes32 campaignId => mapping(uint64 number => Drawing)) private _drawings;
-    mapping(address provider => mapping(uint64 sequence => Request)) private _requests;
-    /// @dev Batch members, four to a word, each `campaign index << 32 | number` (8 bytes instead of 64).
-    mapping(uint256 word => uint256 members) private _members;
+    mapping(uint64 request => Request) private _requests;
+    mapping(address provider => mapping(uint64 sequence => uint64 request)) private _requestIndex;
+    /// @dev A request's drawings, four to a word, each `campaign index << 32 | number` (8 bytes instead of 64).
+    mapping(uint64 request => mapping(uint256 word => uint256 members)) private _members;
     mapping(bytes32 campaignId => mapping(uint64 number => mapping(uint256 position => HeldState))) private _held;
     mapping(bytes32 campaignId => mapping(uint32 period => GuaranteePayment)) private _guarantees;
 
@@ -360,7 +388,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         onlyRole(OPERATOR_ROLE)
         returns (uint64 sequence)
     {
-        (bytes32 userRandomNumber, uint32 gasLimit) = _commitBatch(commits);
+        (uint64 request, bytes32 userRandomNumber, uint32 gasLimit) = _commitBatch(commits);
         address provider = entropy.getDefaultProvider();
         uint256 fee = entropy.getFeeV2(provider, gasLimit);
         if (fee > maxFee) revert FeeAboveCap(fee, maxFee);
@@ -368,7 +396,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         // The sequence number is only known from the call, so it is stored after it. Entropy is fixed at
         // construction and trusted; a callback inside requestV2 would find no request and be ignored.
         sequence = entropy.requestV2{value: fee}(provider, userRandomNumber, gasLimit);
-        _recordRequest(commits, provider, sequence, fee, userRandomNumber);
+        _recordRequest(commits, request, provider, sequence, fee, userRandomNumber);
         if (msg.value > fee) {
             (bool ok,) = msg.sender.call{value: msg.value - fee}("");
             if (!ok) revert FeeRefundFailed(msg.sender, msg.value - fee);
@@ -482,24 +510,29 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// same value, and a gas estimate of the reveal covers the callback's whole share instead of finding a limit
     /// at which it does nothing. The loop is bounded by MAX_BATCH.
     function entropyCallback(uint64 sequence, address provider, bytes32 randomNumber) internal override {
-        Request memory request = _requests[provider][sequence];
+        uint64 index = _requestIndex[provider][sequence];
+        Request storage request = _requests[index];
+        uint256 size = request.size;
+        // Unknown (size 0) or answered before: ignored below.
+        if (size != 0 && request.randomValue == REVEAL_PENDING) {
+            request.randomValue = randomNumber;
+        } else {
+            size = 0;
+        }
+        mapping(uint256 => uint256) storage members = _members[index];
         uint256 word;
-        for (uint256 i; i < request.size; ++i) {
-            if (i % 4 == 0) word = _members[request.firstWord + i / 4];
+        for (uint256 i; i < size; ++i) {
+            if (i % 4 == 0) word = members[i / 4];
             uint256 member = uint64(word >> ((i % 4) * 64));
             bytes32 campaignId = _campaignIdAt[uint32(member >> 32)];
             uint64 number = uint32(member);
             Drawing storage d = _drawings[campaignId][number];
-            // Members are revealed together: a drawing past Requested means this callback came before.
-            if (d.status != Status.Requested) break;
-            d.randomValue = randomNumber;
             d.status = Status.Revealed;
             d.revealedAt = uint40(block.timestamp);
             emit EntropyRevealed(campaignId, number, provider, sequence, randomNumber);
             _settle(campaignId, number, d, d.callbackPositions);
-            if (i + 1 == request.size) return;
         }
-        emit EntropyCallbackIgnored(provider, sequence, randomNumber);
+        if (size == 0) emit EntropyCallbackIgnored(provider, sequence, randomNumber);
     }
 
     /// @inheritdoc IEntropyConsumer
@@ -511,10 +544,32 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @notice Everything stored about drawing `number` of a campaign. For winner draws `winnersCommitment`
     /// equals `listCommitment`; `randomValue` is zero until the reveal.
-    function getDrawing(bytes32 campaignId, uint64 number) external view returns (Drawing memory d) {
-        d = _drawing(campaignId, number);
-        if (d.kind == KIND_WINNERS) d.winnersCommitment = d.listCommitment;
-        if (d.status == Status.Requested) d.randomValue = bytes32(0);
+    function getDrawing(bytes32 campaignId, uint64 number) external view returns (DrawingView memory v) {
+        Drawing storage d = _drawing(campaignId, number);
+        Request storage request = _requests[d.request];
+        PrizeTable storage table = _tables[d.tableRef];
+        v.listCommitment = d.listCommitment;
+        v.winnersCommitment = d.kind == KIND_WINNERS ? d.listCommitment : d.winnersCommitment;
+        if (d.status != Status.Requested) v.randomValue = request.randomValue;
+        v.tableId = table.tableId;
+        v.sequence = request.sequence;
+        v.totalWeight = d.totalWeight;
+        v.tableVersion = table.version;
+        v.winnersExpected = d.winnersExpected;
+        v.entrantCount = d.entrantCount;
+        v.kind = d.kind;
+        v.status = d.status;
+        v.callbackPositions = d.callbackPositions;
+        v.payoutWallet = d.payoutWallet;
+        v.prizeCount = d.prizeCount;
+        v.settledCount = d.settledCount;
+        v.topPosition = d.topPosition;
+        v.largePrizeThresholdCents = d.largePrizeThresholdCents;
+        v.payoutCents = d.payoutCents;
+        v.heldCents = d.heldCents;
+        v.heldCount = d.heldCount;
+        v.revealedAt = d.revealedAt;
+        v.heldClosed = d.heldClosed;
     }
 
     /// @notice Recomputes the prize of a settled position from stored data, top-prize-once rule included.
@@ -525,10 +580,15 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     {
         Drawing storage d = _drawing(campaignId, number);
         if (position >= d.settledCount) revert PositionNotSettled(campaignId, number, position);
-        PrizeTable storage table = _tables[d.tableId][d.tableVersion];
+        PrizeTable storage table = _tables[d.tableRef];
         uint64[] memory tiers = table.tiers;
         (randomValue, roll) = DrawMath.roll(
-            d.randomValue, campaignId, number, position, table.denominator, DrawMath.rejectionFloor(table.denominator)
+            _requests[d.request].randomValue,
+            campaignId,
+            number,
+            position,
+            table.denominator,
+            DrawMath.rejectionFloor(table.denominator)
         );
         (tier, amountCents) = DrawMath.tierOf(tiers, roll);
         if (tier == 0 && d.topPosition != position + 1) (tier, amountCents) = (1, tiers[1] >> 32);
@@ -558,11 +618,11 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         private
         returns (uint256 settled)
     {
-        PrizeTable storage table = _tables[d.tableId][d.tableVersion];
-        Batch memory b = Batch({
+        PrizeTable storage table = _tables[d.tableRef];
+        Settlement memory b = Settlement({
             campaignId: campaignId,
             number: number,
-            randomValue: d.randomValue,
+            randomValue: _requests[d.request].randomValue,
             denominator: table.denominator,
             floor: DrawMath.rejectionFloor(table.denominator),
             threshold: d.largePrizeThresholdCents,
@@ -594,7 +654,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @dev One position's roll, tier (top-prize-once rule applied) and prize, accumulated into the batch.
     /// Held prizes are not stored: payHeldPrize recomputes them (prizeAt), which keeps the callback cheap.
-    function _settlePosition(Batch memory b, uint256 position) private {
+    function _settlePosition(Settlement memory b, uint256 position) private {
         (bytes32 value, uint256 rolled) = DrawMath.roll(b.randomValue, b.campaignId, b.number, position, b.denominator, b.floor);
         (uint256 tier, uint256 amount) = DrawMath.tierOf(b.tiers, rolled);
         if (tier == 0) {
@@ -612,18 +672,23 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         emit PrizeAwarded(b.campaignId, b.number, position, value, rolled, tier, amount, held);
     }
 
-    /// @dev Commits every drawing of a batch, shares the callback's gas among them and lists them as the batch's
-    /// members; returns the request's user contribution and the callback gas the batch needs.
-    function _commitBatch(Commit[] calldata commits) private returns (bytes32 userRandomNumber, uint32 gasLimit) {
+    /// @dev Commits every drawing of a batch under the next request index, shares the callback's gas among
+    /// them and lists them as the request's members; returns the request's user contribution and the callback
+    /// gas the batch needs.
+    function _commitBatch(Commit[] calldata commits)
+        private
+        returns (uint64 request, bytes32 userRandomNumber, uint32 gasLimit)
+    {
         uint256 size = commits.length;
         uint256 budget = _positionBudget(size);
         gasLimit = callbackGasLimit;
-        uint64 firstWord = _memberWords;
+        request = ++_requestCount;
+        mapping(uint256 => uint256) storage members = _members[request];
         bytes32[] memory contributions = new bytes32[](size);
         uint256 word;
         for (uint256 i; i < size; ++i) {
             Commit calldata c = commits[i];
-            (Drawing storage d, uint256 campaignIndex) = _commit(c);
+            (Drawing storage d, uint256 campaignIndex) = _commit(c, request);
             uint256 positions = budget / POSITION_GAS;
             if (positions > d.prizeCount) positions = d.prizeCount;
             budget -= positions * POSITION_GAS;
@@ -631,24 +696,28 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
             contributions[i] = DrawMath.userRandomNumber(c.campaignId, c.number, c.slot, c.listCommitment);
             word |= (campaignIndex << 32 | c.number) << ((i % 4) * 64);
             if (i % 4 == 3 || i + 1 == size) {
-                _members[firstWord + i / 4] = word;
+                members[i / 4] = word;
                 word = 0;
             }
         }
-        _memberWords = firstWord + uint64((size + 3) / 4);
         userRandomNumber = DrawMath.batchUserRandomNumber(contributions);
         gasLimit -= uint32(budget);
     }
 
-    /// @dev Ties the request to the batch just committed and gives every drawing its sequence number.
-    function _recordRequest(Commit[] calldata commits, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber)
-        private
-    {
+    /// @dev Ties the request to the batch just committed and announces it for every drawing.
+    function _recordRequest(
+        Commit[] calldata commits,
+        uint64 request,
+        address provider,
+        uint64 sequence,
+        uint256 fee,
+        bytes32 userRandomNumber
+    ) private {
         uint256 size = commits.length;
-        _requests[provider][sequence] = Request(_memberWords - uint64((size + 3) / 4), uint16(size));
+        _requests[request] = Request(provider, sequence, uint16(size), REVEAL_PENDING);
+        _requestIndex[provider][sequence] = request;
         for (uint256 i; i < size; ++i) {
             Commit calldata c = commits[i];
-            _drawings[c.campaignId][c.number].sequence = sequence;
             emit EntropyRequested(c.campaignId, c.number, provider, sequence, fee, userRandomNumber, i, size);
         }
     }
@@ -665,7 +734,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @dev Checks a commit and stores the drawing (state Requested); commitAndRequest then requests the value.
     /// Returns the campaign's index, which lists the drawing in its batch.
-    function _commit(Commit calldata c) private returns (Drawing storage d, uint256 campaignIndex) {
+    function _commit(Commit calldata c, uint64 request) private returns (Drawing storage d, uint256 campaignIndex) {
         Campaign storage campaign = _registered(c.campaignId);
         uint64 expected = uint64(campaign.lastNumber) + 1;
         if (c.number != expected || expected > type(uint32).max) revert NumberOutOfSequence(c.campaignId, expected, c.number);
@@ -676,17 +745,16 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         address wallet = campaign.payoutWallet;
         if (wallet == address(0)) revert PayoutWalletRequired(c.campaignId);
         uint32 prizeCount = _checkList(c);
-        if (_tables[c.tableId][c.tableVersion].denominator == 0) revert PrizeTableNotFound(c.tableId, c.tableVersion);
+        uint32 tableRef = _tableRef(c.tableId, c.tableVersion);
 
         campaign.lastNumber = uint32(c.number);
         campaign.lastDrawAt = c.drawAt;
         _slotNumbers[c.campaignId][c.slot] = c.number;
         d = _drawings[c.campaignId][c.number];
         d.listCommitment = c.listCommitment;
-        d.randomValue = REVEAL_PENDING;
-        d.tableId = c.tableId;
+        d.request = request;
+        d.tableRef = tableRef;
         d.totalWeight = c.totalWeight;
-        d.tableVersion = c.tableVersion;
         d.winnersExpected = c.winnersExpected;
         d.entrantCount = c.entrantCount;
         d.kind = c.kind;

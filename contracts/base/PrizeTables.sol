@@ -14,12 +14,18 @@ abstract contract PrizeTables is PrizeDrawRoles {
     uint256 public constant MAX_PRIZE_CENTS = 100_000_000;
 
     /// @dev Tiers are packed four to a slot as amountCents << 32 | threshold (DrawMath.packTier).
+    /// @dev Stored under a 4-byte reference, which is what a drawing records (instead of 36 bytes of id and
+    /// version: a storage slot less per commit).
     struct PrizeTable {
         uint32 denominator;
+        uint32 version;
+        bytes32 tableId;
         uint64[] tiers;
     }
 
-    mapping(bytes32 tableId => mapping(uint32 version => PrizeTable)) internal _tables;
+    mapping(uint32 ref => PrizeTable) internal _tables;
+    mapping(bytes32 tableId => mapping(uint32 version => uint32 ref)) private _tableRefs;
+    uint32 private _tableCount;
 
     event PrizeTablePublished(
         bytes32 indexed tableId,
@@ -56,8 +62,7 @@ abstract contract PrizeTables is PrizeDrawRoles {
         if (count != weights.length) revert TierLengthMismatch(count, weights.length);
         if (count < MIN_TIERS) revert TooFewTiers(count);
         if (count > MAX_TIERS) revert TooManyTiers(count);
-        PrizeTable storage table = _tables[tableId][version];
-        if (table.denominator != 0) revert PrizeTableExists(tableId, version);
+        if (_tableRefs[tableId][version] != 0) revert PrizeTableExists(tableId, version);
 
         uint256[] memory thresholds = new uint256[](count);
         uint256 sum;
@@ -72,6 +77,11 @@ abstract contract PrizeTables is PrizeDrawRoles {
             thresholds[i] = sum;
         }
 
+        uint32 ref = ++_tableCount;
+        _tableRefs[tableId][version] = ref;
+        PrizeTable storage table = _tables[ref];
+        table.tableId = tableId;
+        table.version = version;
         table.denominator = uint32(sum);
         for (uint256 i; i < count; ++i) {
             table.tiers.push(DrawMath.packTier(amountsCents[i], thresholds[i]));
@@ -107,7 +117,11 @@ abstract contract PrizeTables is PrizeDrawRoles {
     }
 
     function _table(bytes32 tableId, uint32 version) internal view returns (PrizeTable storage table) {
-        table = _tables[tableId][version];
-        if (table.denominator == 0) revert PrizeTableNotFound(tableId, version);
+        return _tables[_tableRef(tableId, version)];
+    }
+
+    function _tableRef(bytes32 tableId, uint32 version) internal view returns (uint32 ref) {
+        ref = _tableRefs[tableId][version];
+        if (ref == 0) revert PrizeTableNotFound(tableId, version);
     }
 }

@@ -2512,8 +2512,8 @@ export const PrizeDrawAbi = [
             "type": "uint24"
           }
         ],
-        "internalType": "struct PrizeDraw.Drawing",
-        "name": "d",
+        "internalType": "struct PrizeDraw.DrawingView",
+        "name": "v",
         "type": "tuple"
       }
     ],

@@ -120,10 +120,10 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     const sequence = requested?.eventName === "EntropyRequested" ? requested.args.sequence : 0n;
     await port.revealMock(sequence, keccak256(toHex("budget")));
     const partial = await port.getDrawing(campaignId, 2n);
-    // The callback settles exactly the positions its commit paid gas for: (callbackGasLimit - 60,000) / 8,000 for
+    // The callback settles exactly the positions its commit paid gas for: (callbackGasLimit - 70,000) / 8,000 for
     // a batch of one with more prizes than that.
     const gasLimit = await port.publicClient.readContract({ address: deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
-    expect(partial.callbackPositions).toBe(Math.floor((gasLimit - 60_000) / 8_000));
+    expect(partial.callbackPositions).toBe(Math.floor((gasLimit - 70_000) / 8_000));
     expect(partial.settledCount).toBe(partial.callbackPositions);
     expect(partial.settledCount).toBeGreaterThan(0);
     expect(partial.settledCount).toBeLessThan(count);

@@ -34,13 +34,13 @@ export const GUARANTEE = { None: 0n, Picked: 1n, Paid: 2n } as const;
 export const UNITS_PER_CENT = 10_000n; // 6-decimal test stablecoin
 export const CALLBACK_GAS_LIMIT = 2_000_000;
 /** PrizeDraw.CALLBACK_BASE_GAS and POSITION_GAS: the callback settles (limit - base) / position positions. */
-export const CALLBACK_BASE_GAS = 60_000;
+export const CALLBACK_BASE_GAS = 70_000;
 export const POSITION_GAS = 8_000;
 export function callbackPositionsOf(limit: number): number {
   return Math.floor((limit - CALLBACK_BASE_GAS) / POSITION_GAS);
 }
 /** PrizeDraw.DRAWING_CALLBACK_GAS (each drawing of a batch after the first) and MAX_BATCH. */
-export const DRAWING_CALLBACK_GAS = 40_000;
+export const DRAWING_CALLBACK_GAS = 50_000;
 export const MAX_BATCH = 200;
 /** The largest batch a callback gas limit takes: 1 + (limit - base) / per drawing, at most MAX_BATCH. */
 export function maxBatchOf(limit: number): number {
