@@ -5,8 +5,8 @@
  * callback.fixed is the intercept and callback.perWinner the slope of a least-squares line through the
  * callback's own gas for 1, 10 and 100 winners. The callback's own gas is the reveal transaction's gas minus
  * the same MockEntropy reveal without a callback (a request made by an account, which has no code). With the
- * default callback gas limit (2,000,000) the callback settles up to (2,000,000 - 60,000) / 8,000 = 242
- * positions, so 100 winners settle in it.
+ * default callback gas limit (2,000,000) the callback settles up to (2,000,000 - CALLBACK_BASE_GAS) / POSITION_GAS
+ * = (2,000,000 - 70,000) / 8,000 = 241 positions, so 100 winners settle in it.
  *
  * commitAndRequest is measured paying exactly the quoted fee (no refund), as the service does; the figure with
  * an excess refunded to the operator is printed as commitAndRequest.withRefund.
@@ -15,8 +15,9 @@
  * first drawing and its own wallet, as the single-drawing figures are measured), its callback (measured as above),
  * and one payoutMany of the N; perDrawing = (commit + callback + payoutMany) / N against BASELINE_SINGLE_DRAWING.
  * For 100 drawings the callback gas limit is raised to what 100 drawings of 1 winner need (from the contract's
- * constants). A commit of 100 first drawings (about 18.5M gas) is above Osaka's per-transaction gas cap
- * (EIP-7825, 2^24 = 16,777,216), so this script turns that cap off (below) to measure it;
+ * constants). A large commit can go above Osaka's per-transaction gas cap (EIP-7825, 2^24 = 16,777,216; 100
+ * first drawings took about 18.5M gas before a commit wrote four drawing slots instead of six, about 14.2M
+ * since), so this script turns that cap off (below) to measure any size;
  * gas.batch.maxDrawingsUnderTxCap is the largest such batch one transaction can commit under the cap.
  */
 import hre, { ethers } from "hardhat";
@@ -122,7 +123,8 @@ async function main(): Promise<void> {
   line("gas.callback.fixed", my - slope * mx);
   line("gas.callback.perWinner", slope);
 
-  // settle: a drawing whose callback settled only its share (5 positions at a 100,000 gas limit), finished by
+  // settle: a drawing whose callback settled only its share ((100,000 - CALLBACK_BASE_GAS) / POSITION_GAS positions
+  // at a 100,000 gas limit: gas.callback.positionsAt100k), finished by
   // settle() in batches of 100 and 10.
   await f.draw.connect(f.admin).setCallbackGasLimit(100_000);
   const { num } = await revealedDraw(f, 250);
@@ -180,7 +182,8 @@ async function batchFigures(size: number, mockOnly: number): Promise<number> {
   const [base, perDrawing, perPosition] = (
     await Promise.all([f.draw.CALLBACK_BASE_GAS(), f.draw.DRAWING_CALLBACK_GAS(), f.draw.POSITION_GAS()])
   ).map(Number);
-  // The gas a callback of `size` drawings of 1 winner each needs; the default limit covers up to 49 drawings.
+  // The gas a callback of `size` drawings of 1 winner each needs; the default limit covers up to
+  // 1 + (2,000,000 - CALLBACK_BASE_GAS) / DRAWING_CALLBACK_GAS drawings (39 at 70,000 and 50,000).
   const needed = base + (size - 1) * perDrawing + size * perPosition;
   if (needed > Number(await f.draw.callbackGasLimit())) await (await f.draw.connect(f.admin).setCallbackGasLimit(needed)).wait();
 
