@@ -5,6 +5,7 @@
  */
 import { keccak256, stringToBytes, type Hex } from "viem";
 import {
+  batchUserRandomNumber,
   combineRandomValues,
   computePrizes,
   drawingSlot,
@@ -72,11 +73,30 @@ export type VectorCase = {
 /** One Entropy v2 combination: randomNumber = keccak256(abi.encodePacked(user, provider, bytes32(0))). */
 export type CombineVector = { user: Hex; provider: Hex; randomNumber: Hex };
 
+/** One drawing of a batch vector: what its contribution (DrawMath.userRandomNumber) is computed from. */
+export type BatchMemberVector = {
+  slug: string;
+  campaignId: Hex;
+  number: string;
+  drawingId: string;
+  slot: Hex;
+  listCommitment: Hex;
+  userRandomNumber: Hex;
+};
+
+/**
+ * One randomness request serving a batch of drawings: userRandomNumber = DrawMath.batchUserRandomNumber of the
+ * members' userRandomNumber in batch order. Members are committable in this order on a fresh contract (each
+ * campaign's numbers start at 1).
+ */
+export type BatchVector = { name: string; description: string; members: BatchMemberVector[]; userRandomNumber: Hex };
+
 export type DrawVectors = {
   description: string;
   fields: Record<string, string>;
   cases: VectorCase[];
   combine: CombineVector[];
+  batches: BatchVector[];
 };
 
 const FIELDS: Record<string, string> = {
@@ -106,6 +126,11 @@ const FIELDS: Record<string, string> = {
     "roll = randomValue mod denominator, tier after the top-prize-once rule, amountCents, held = amountCents >= largePrizeThresholdCents",
   "combine":
     "top level, Pyth Entropy v2's random number: randomNumber = keccak256(abi.encodePacked(bytes32 user, bytes32 provider, bytes32(0)))",
+  "batches":
+    "top level, one randomness request serving several drawings (commitAndRequest's batch): members in batch order, each with " +
+    "userRandomNumber = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)); the " +
+    "request's userRandomNumber = members[0].userRandomNumber for a batch of one, else keccak256(abi.encodePacked(bytes32[] of " +
+    "the members' userRandomNumber)) (DrawMath.batchUserRandomNumber). Each campaign's numbers start at 1 in batch order.",
 };
 
 function vectorTable(table: PrizeTable): VectorTable {
@@ -335,7 +360,48 @@ export function buildDrawVectors(): DrawVectors {
     fields: FIELDS,
     cases,
     combine: combineVectors(cases),
+    batches: batchVectors(),
   };
+}
+
+/** Batches of 1, 2 and 5 drawings, across campaigns, committable in order on a fresh contract. */
+function batchVectors(): BatchVector[] {
+  const member = (slug: string, number: bigint, drawingId: string, winners: string[]): BatchMemberVector => {
+    const campaignId = toCampaignId(slug);
+    const slot = drawingSlot(drawingId);
+    const listCommitment = fingerprint(winners);
+    return {
+      slug,
+      campaignId,
+      number: number.toString(),
+      drawingId,
+      slot,
+      listCommitment,
+      userRandomNumber: userRandomNumber({ campaignId, number, slot, listCommitment }),
+    };
+  };
+  const batch = (name: string, description: string, members: BatchMemberVector[]): BatchVector => ({
+    name,
+    description,
+    members,
+    userRandomNumber: batchUserRandomNumber(members.map((m) => m.userRandomNumber)),
+  });
+  return [
+    batch("batch-of-one", "One drawing: the request's contribution is the drawing's own.", [
+      member("summer-daily", 1n, "drw_batch_one", ["w-1", "w-2", "w-3"]),
+    ]),
+    batch("batch-of-two", "Two campaigns' first drawings under one request.", [
+      member("summer-daily", 1n, "drw_batch_two_a", ["a-1", "a-2", "a-3"]),
+      member("batch-other", 1n, "drw_batch_two_b", ["b-1", "b-2", "b-3"]),
+    ]),
+    batch("batch-of-five", "Five drawings of two campaigns, interleaved, the same winner list in two of them.", [
+      member("summer-daily", 1n, "drw_batch_five_1", ["x-1", "x-2", "x-3"]),
+      member("batch-other", 1n, "drw_batch_five_2", ["y-1", "y-2", "y-3"]),
+      member("summer-daily", 2n, "drw_batch_five_3", ["x-1", "x-2", "x-3"]),
+      member("summer-daily", 3n, "drw_batch_five_4", ["z-1", "z-2", "z-3"]),
+      member("batch-other", 2n, "drw_batch_five_5", ["café-☕", "y-2", ""]),
+    ]),
+  ];
 }
 
 /** Entropy v2 combinations: edge words, and made-up provider revelations for two of the cases' requests. */

@@ -26,4 +26,8 @@ contract DrawMathHarness {
     {
         return DrawMath.userRandomNumber(campaignId, number, slot, listCommitment);
     }
+
+    function batchUserRandomNumber(bytes32[] memory contributions) external pure returns (bytes32) {
+        return DrawMath.batchUserRandomNumber(contributions);
+    }
 }

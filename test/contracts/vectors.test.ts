@@ -3,7 +3,7 @@ import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { zeroPadBytes, toUtf8Bytes } from "ethers";
+import { solidityPackedKeccak256, zeroPadBytes, toUtf8Bytes } from "ethers";
 import type { DrawMathHarness, TestEntropyV2 } from "../../typechain-types";
 import {
   KIND_ENTRANTS,
@@ -17,6 +17,7 @@ import {
   expectedRoll,
   findEvents,
   reveal,
+  sendBatch,
   slotOf,
   userRandomNumberOf,
   winnersFingerprint,
@@ -56,10 +57,17 @@ type VectorCase = {
   };
 };
 type CombineCase = { user: string; provider: string; randomNumber: string };
+/** One randomness request serving several drawings; members in batch order, committable in that order. */
+type BatchCase = {
+  name: string;
+  members: { slug: string; campaignId: string; number: string; drawingId: string; slot: string; listCommitment: string; userRandomNumber: string }[];
+  userRandomNumber: string;
+};
 
 const vectors = JSON.parse(readFileSync(join(__dirname, "../vectors/draw-vectors.json"), "utf8")) as {
   cases: VectorCase[];
   combine?: CombineCase[];
+  batches?: BatchCase[];
 };
 
 /** PrizeDraw numbers drawings 1, 2, 3... in 32 bits: larger vector numbers are checked through DrawMathHarness only. */
@@ -196,6 +204,47 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
       });
     }
   }
+
+  describe("batch contributions (one randomness request for several drawings)", () => {
+    const batches = vectors.batches ?? [];
+
+    it("has batches of 1, 2 and 5 drawings", () => {
+      expect(batches.map((b) => b.members.length)).to.include.members([1, 2, 5]);
+    });
+
+    for (const b of batches) {
+      it(`${b.name}: members' user random numbers and the batch's (ethers and DrawMathHarness)`, async () => {
+        const f = await loadFixture(vectorFixture);
+        const contributions = b.members.map((m) => m.userRandomNumber);
+        for (const m of b.members) {
+          expect(campaignIdOf(m.slug)).to.equal(m.campaignId);
+          expect(slotOf(m.drawingId)).to.equal(m.slot);
+          expect(userRandomNumberOf(m.campaignId, BigInt(m.number), m.slot, m.listCommitment)).to.equal(m.userRandomNumber);
+        }
+        const independent =
+          contributions.length === 1 ? contributions[0] : solidityPackedKeccak256(contributions.map(() => "bytes32"), contributions);
+        expect(independent).to.equal(b.userRandomNumber);
+        expect(await f.harness.batchUserRandomNumber(contributions)).to.equal(b.userRandomNumber);
+      });
+
+      it(`${b.name}: commitAndRequest of the batch requests with the vector's user random number`, async () => {
+        const f = await loadFixture(vectorFixture);
+        for (const campaignId of new Set(b.members.map((m) => m.campaignId))) {
+          if (campaignId !== f.campaignId) await f.draw.connect(f.operator).registerCampaign(campaignId, f.wallet.address, 50_000, 0, 0);
+        }
+        const args = b.members.map((m) => commitArgs(m.campaignId, BigInt(m.number), { slot: m.slot, listCommitment: m.listCommitment }));
+        const receipt = await (await sendBatch(f, args)).wait();
+        const requested = findEvents(f, receipt!, "EntropyRequested");
+        expect(requested).to.have.length(b.members.length);
+        requested.forEach((e, i) => {
+          expect([e.args.campaignId, e.args.number]).to.deep.equal([b.members[i]!.campaignId, BigInt(b.members[i]!.number)]);
+          expect(e.args.userRandomNumber).to.equal(b.userRandomNumber);
+          expect([e.args.batchIndex, e.args.batchSize]).to.deep.equal([BigInt(i), BigInt(b.members.length)]);
+          expect(e.args.sequence).to.equal(requested[0]!.args.sequence);
+        });
+      });
+    }
+  });
 
   it("Entropy v2's combination of user and provider values matches the vectors (TS and TestEntropyV2)", async () => {
     const cases = vectors.combine ?? [];

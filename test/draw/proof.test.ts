@@ -1,8 +1,10 @@
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
+  batchUserRandomNumber,
   buildProofV2,
   buildProofV3,
+  buildProofV4,
   combineRandomValues,
   computePrizes,
   drawingSlot,
@@ -14,8 +16,10 @@ import {
   toCampaignId,
   userRandomNumber,
   winnerHash,
+  type ProofBatchMember,
   type ProofInput,
   type ProofInputV3,
+  type ProofInputV4,
 } from "../../api/src/draw/index.js";
 
 const entropy = keccak256(stringToBytes("proof-entropy"));
@@ -291,5 +295,139 @@ describe("buildProofV3", () => {
   it("keeps the version 2 checks", () => {
     const input = v3Input(winnersInput());
     expect(mismatchV3({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
+  });
+});
+
+/** Two other drawings of the request's batch (another campaign's and an earlier one of this campaign). */
+const OTHER_MEMBERS: ProofBatchMember[] = [
+  { campaignId: toCampaignId("weekly-entries"), number: 3n, slot: drawingSlot("drw_other_a"), listCommitment: keccak256(stringToBytes("list a")) },
+  { campaignId, number: 6n, slot: drawingSlot("drw_other_b"), listCommitment: fingerprint(["x", "y"]) },
+];
+
+/**
+ * A v4 input around the winners input: this drawing is member `index` of a batch with OTHER_MEMBERS around it (or
+ * alone), and a real provider's contribution combines with the batch's user contribution into the value.
+ */
+function v4Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {}): ProofInputV4 {
+  const input = winnersInput();
+  const slot = drawingSlot(input.drawing.id);
+  const self: ProofBatchMember = { campaignId, number: 7n, slot, listCommitment: input.commitment };
+  const index = opts.alone ? 0 : (opts.index ?? 1);
+  const members = opts.alone ? [self] : [...OTHER_MEMBERS.slice(0, index), self, ...OTHER_MEMBERS.slice(index)];
+  const contributions = members.map((m) => userRandomNumber(m));
+  const user = batchUserRandomNumber(contributions);
+  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
+  const results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
+    ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
+  );
+  return {
+    ...input,
+    results,
+    drawing: { ...input.drawing, slot },
+    entropy: { ...input.entropy, provider: opts.mock ? "mock" : PROVIDER, value, userContribution: user, providerContribution: opts.mock ? null : providerContribution },
+    chain: { ...input.chain, entropy: ENTROPY_CONTRACT },
+    batch: { index, size: members.length, members: members.map((m, i) => ({ ...m, batchIndex: i })) },
+  };
+}
+
+function mismatchV4(input: ProofInputV4): ProofMismatchError {
+  try {
+    buildProofV4(input);
+  } catch (e) {
+    if (e instanceof ProofMismatchError) return e;
+    throw e;
+  }
+  throw new Error("expected a ProofMismatchError");
+}
+
+describe("batchUserRandomNumber", () => {
+  const c = [keccak256(stringToBytes("a")), keccak256(stringToBytes("b")), keccak256(stringToBytes("c"))];
+
+  it("keeps a batch of one's contribution as is, and hashes a larger batch's packed in order", () => {
+    expect(batchUserRandomNumber([c[0]!])).toBe(c[0]);
+    expect(batchUserRandomNumber(c)).toBe(keccak256(`0x${c.map((x) => x.slice(2)).join("")}`));
+    expect(batchUserRandomNumber([c[1]!, c[0]!, c[2]!])).not.toBe(batchUserRandomNumber(c));
+    expect(batchUserRandomNumber([upper(c[0]!)])).toBe(c[0]);
+  });
+
+  it("refuses an empty batch and a value that is not 32 bytes", () => {
+    expect(() => batchUserRandomNumber([])).toThrow(/at least one/);
+    expect(() => batchUserRandomNumber([c[0]!, "0x12" as Hex])).toThrow(/contributions\[1\]/);
+  });
+});
+
+describe("buildProofV4", () => {
+  it("lays out proof format version 4: version 3 with entropy.batch before the user contribution", () => {
+    const proof = buildProofV4(v4Input());
+    expect(Object.keys(proof)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+    expect(Object.keys(proof.drawing)).toEqual(["id", "number", "drawAt", "slot"]);
+    expect(Object.keys(proof.entropy)).toEqual(["provider", "requestId", "batch", "userContribution", "providerContribution", "value", "revealedAt"]);
+    expect(Object.keys(proof.entropy.batch)).toEqual(["index", "size", "contributions"]);
+    expect(Object.keys(proof.chain)).toEqual(["chainId", "contract", "entropy", "commitTx", "revealTx"]);
+    expect(JSON.stringify(proof).startsWith('{"proofVersion":4,"campaign":{"id":"summer-daily"')).toBe(true);
+  });
+
+  it("lists every member's contribution in batch order, this drawing's at its index, and the request's contribution", () => {
+    const input = v4Input({ index: 1 });
+    const proof = buildProofV4(input);
+    const own = userRandomNumber({ campaignId, number: 7n, slot: proof.drawing.slot, listCommitment: proof.winnerList.commitment });
+    expect(proof.entropy.batch).toEqual({ index: 1, size: 3, contributions: [userRandomNumber(OTHER_MEMBERS[0]!), own, userRandomNumber(OTHER_MEMBERS[1]!)] });
+    expect(proof.entropy.userContribution).toBe(batchUserRandomNumber(proof.entropy.batch.contributions));
+    expect(proof.entropy.userContribution).not.toBe(own);
+    expect(proof.entropy.value).toBe(combineRandomValues(proof.entropy.userContribution, proof.entropy.providerContribution!));
+    // The same drawing at another place of the batch is another request.
+    expect(buildProofV4(v4Input({ index: 0 })).entropy.userContribution).not.toBe(proof.entropy.userContribution);
+  });
+
+  it("a batch of one: size 1, its own contribution, which is the request's (as in version 3)", () => {
+    const input = v4Input({ alone: true });
+    const proof = buildProofV4(input);
+    const v3 = buildProofV3(input);
+    expect(proof.entropy.batch).toEqual({ index: 0, size: 1, contributions: [v3.entropy.userContribution] });
+    expect(proof.entropy.userContribution).toBe(v3.entropy.userContribution);
+    // Apart from the version and the batch, the served shape is version 3's.
+    const { batch: _batch, ...entropy } = proof.entropy;
+    expect({ ...proof, proofVersion: 3, entropy }).toEqual(v3);
+  });
+
+  it("mock provider: the value is not checked against the contributions", () => {
+    const proof = buildProofV4(v4Input({ mock: true }));
+    expect(proof.entropy.provider).toBe("mock");
+    expect(proof.entropy.providerContribution).toBeNull();
+    expect(proof.entropy.batch.size).toBe(3);
+  });
+
+  it("refuses a batch that does not hold this drawing at its index", () => {
+    const input = v4Input({ index: 1 });
+    expect(mismatchV4({ ...input, batch: { ...input.batch, index: 0 } }).kind).toBe("batch");
+    expect(mismatchV4({ ...input, batch: { ...input.batch, index: 3 } }).kind).toBe("batch");
+    const swapped = [...input.batch.members];
+    swapped[1] = { ...swapped[1]!, listCommitment: keccak256(stringToBytes("another list")) };
+    expect(mismatchV4({ ...input, batch: { ...input.batch, members: swapped } }).kind).toBe("batch");
+  });
+
+  it("refuses a batch whose indexed members are not as many as its size, or out of order", () => {
+    const input = v4Input({ index: 1 });
+    expect(mismatchV4({ ...input, batch: { ...input.batch, members: input.batch.members.slice(0, 2) } }).kind).toBe("batch");
+    const reordered = [input.batch.members[1]!, input.batch.members[0]!, input.batch.members[2]!];
+    expect(mismatchV4({ ...input, batch: { ...input.batch, members: reordered } }).kind).toBe("batch");
+  });
+
+  it("refuses an onchain user contribution that is not the batch's, e.g. the drawing's own", () => {
+    const input = v4Input({ index: 1 });
+    const own = userRandomNumber({ campaignId, number: 7n, slot: input.drawing.slot!, listCommitment: input.commitment });
+    expect(mismatchV4({ ...input, entropy: { ...input.entropy, userContribution: own } }).kind).toBe("user_contribution");
+  });
+
+  it("refuses a random value that is not the combination of the batch's and the provider's contributions", () => {
+    const input = v4Input();
+    expect(mismatchV4({ ...input, entropy: { ...input.entropy, providerContribution: keccak256(stringToBytes("other")) } }).kind).toBe("entropy_value");
+  });
+
+  it("keeps the version 3 checks", () => {
+    const input = v4Input();
+    expect(mismatchV4({ ...input, drawing: { ...input.drawing, slot: drawingSlot("drw_2") } }).kind).toBe("slot");
+    expect(mismatchV4({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
   });
 });

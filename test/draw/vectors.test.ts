@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { encodeAbiParameters, encodePacked, hexToBigInt, keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { buildDrawVectors, type DrawVectors } from "../../api/scripts/draw-vectors.js";
-import { combineRandomValues, drawingSlot, userRandomNumber } from "../../api/src/draw/index.js";
+import { batchUserRandomNumber, combineRandomValues, drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 
 const committed = JSON.parse(readFileSync(new URL("../vectors/draw-vectors.json", import.meta.url), "utf8")) as DrawVectors;
 
@@ -89,5 +89,30 @@ describe("draw vectors", () => {
     // Some combine a case's own user contribution.
     const users = new Set(committed.cases.map((c) => c.userRandomNumber));
     expect(committed.combine.some((v) => users.has(v.user))).toBe(true);
+  });
+
+  it("carry batch contributions of 1, 2 and 5 drawings, recomputed through viem", () => {
+    expect(committed.batches.map((b) => b.members.length)).toEqual([1, 2, 5]);
+    for (const b of committed.batches) {
+      const lastNumber = new Map<string, bigint>();
+      for (const m of b.members) {
+        expect(m.campaignId).toBe(toCampaignId(m.slug));
+        expect(m.slot).toBe(keccak256(stringToBytes(m.drawingId)));
+        const expected = keccak256(
+          encodeAbiParameters(
+            [{ type: "bytes32" }, { type: "uint64" }, { type: "bytes32" }, { type: "bytes32" }],
+            [m.campaignId, BigInt(m.number), m.slot, m.listCommitment],
+          ),
+        );
+        expect(m.userRandomNumber).toBe(expected);
+        // Committable in batch order on a fresh contract: each campaign's numbers are 1, 2, 3...
+        expect(BigInt(m.number)).toBe((lastNumber.get(m.campaignId) ?? 0n) + 1n);
+        lastNumber.set(m.campaignId, BigInt(m.number));
+      }
+      const contributions = b.members.map((m) => m.userRandomNumber);
+      const expected = contributions.length === 1 ? contributions[0] : keccak256(encodePacked(contributions.map(() => "bytes32"), contributions));
+      expect(b.userRandomNumber).toBe(expected);
+      expect(batchUserRandomNumber(contributions)).toBe(expected);
+    }
   });
 });

@@ -75,7 +75,9 @@ export type ProofMismatchKind =
   /** v3: the onchain user contribution is not the one derived from the commit. */
   | "user_contribution"
   /** v3: the random value is not the combination of the user and provider contributions. */
-  | "entropy_value";
+  | "entropy_value"
+  /** v4: the indexed batch does not hold this drawing at its index, or not as many members as its size. */
+  | "batch";
 
 /**
  * The store's names or ids do not hash to the onchain commitment, or the indexed results do not line up with

@@ -11,7 +11,7 @@ export {
   type ProofMismatchKind,
 } from "./errors.js";
 export { drawingSlot, fingerprint, toCampaignId, winnerHash } from "./hash.js";
-export { combineRandomValues, userRandomNumber, type UserRandomNumberInput } from "./origin.js";
+export { batchUserRandomNumber, combineRandomValues, userRandomNumber, type UserRandomNumberInput } from "./origin.js";
 export { randomValue, rejectionFloor, rollFor, UINT64_MAX, type Roll } from "./rolls.js";
 export {
   DEFAULT_PRIZE_TABLE,
@@ -40,16 +40,22 @@ export {
 export {
   buildProofV2,
   buildProofV3,
+  buildProofV4,
   PROOF_VERSION,
   PROOF_VERSION_V2,
+  PROOF_VERSION_V3,
   type EntropyProvider,
   type IndexedResult,
   type ProofEntrant,
   type ProofEntrants,
   type ProofInput,
+  type ProofBatch,
+  type ProofBatchMember,
   type ProofInputV3,
+  type ProofInputV4,
   type ProofResult,
   type ProofTier,
   type ProofV2,
   type ProofV3,
+  type ProofV4,
 } from "./proof.js";

@@ -8,9 +8,14 @@
  * the committed list and the provider's revelation; nobody, the operator included, picks it after seeing the
  * list. The provider's part is the `providerContribution` of Entropy's `Revealed` event; v2 requests never mix
  * in a block hash, hence the zero word.
+ *
+ * One request may serve a batch of drawings (commitAndRequest takes several commits): its user contribution is
+ * then batchUserRandomNumber of every drawing's userRandomNumber in batch order (DrawMath.batchUserRandomNumber).
+ * A batch of one keeps its drawing's contribution as is, so a single drawing's request is as before batches.
  */
 import { keccak256, type Hex } from "viem";
 import { assertBytes32, writeBytes32, writeUint256 } from "./abi.js";
+import { DrawInputError } from "./errors.js";
 import { assertUint64 } from "./rolls.js";
 
 export type UserRandomNumberInput = {
@@ -32,6 +37,21 @@ export function userRandomNumber({ campaignId, number, slot, listCommitment }: U
   writeUint256(buf, 32, assertUint64(n as bigint, "number"));
   writeBytes32(buf, 64, assertBytes32(slot, "slot"));
   writeBytes32(buf, 96, assertBytes32(listCommitment, "listCommitment"));
+  return keccak256(buf);
+}
+
+/**
+ * The user contribution of a randomness request serving a batch of drawings, from each drawing's userRandomNumber
+ * in batch order (DrawMath.batchUserRandomNumber): a batch of one uses its drawing's as is, a larger batch
+ * keccak256(abi.encodePacked(c_0, ..., c_{n-1})). An empty batch is refused (the contract refuses it too).
+ */
+export function batchUserRandomNumber(contributions: readonly Hex[]): Hex {
+  if (!Array.isArray(contributions) || contributions.length === 0) {
+    throw new DrawInputError("bad_proof_input", "a batch has at least one drawing's contribution");
+  }
+  if (contributions.length === 1) return assertBytes32(contributions[0] as Hex, "contributions[0]");
+  const buf = new Uint8Array(32 * contributions.length);
+  contributions.forEach((c, i) => writeBytes32(buf, 32 * i, assertBytes32(c, `contributions[${i}]`)));
   return keccak256(buf);
 }
 

@@ -4,21 +4,26 @@
  * commitments, or (version 3) whose slot, user contribution or random value do not follow from the commit: such
  * a proof would fail every verifier.
  *
- * - Version 3 (`buildProofV3`, current): version 2 plus the drawing's slot, the request's user contribution, the
+ * - Version 4 (`buildProofV4`, current): version 3 plus `entropy.batch`, the randomness request's batch of drawings
+ *   (this drawing's index, the batch size and every member's contribution in batch order), so a proof shows which
+ *   request served which drawings and the request's user contribution is recomputed from the batch.
+ * - Version 3 (`buildProofV3`): version 2 plus the drawing's slot, the request's user contribution, the
  *   provider's contribution and the Entropy contract's address, so the origin of the random value is checked too.
- * - Version 2 (`buildProofV2`): kept for the callers that still serve it; verify-draw.mjs checks both.
+ *   Right for a drawing requested alone (before batches, or a batch of one); kept for callers that still build it.
+ * - Version 2 (`buildProofV2`): kept for the callers that still serve it; verify-draw.mjs checks all three.
  */
 import type { Address, Hex } from "viem";
 import { assertBytes32 } from "./abi.js";
 import { entrantsCommitment, ENTRANTS_SELECTION } from "./entrants.js";
 import { DrawInputError, ProofMismatchError } from "./errors.js";
 import { drawingSlot, fingerprint, toCampaignId } from "./hash.js";
-import { combineRandomValues, userRandomNumber } from "./origin.js";
+import { batchUserRandomNumber, combineRandomValues, userRandomNumber } from "./origin.js";
 import type { PrizeTable } from "./prizeTable.js";
 
 /** The proof format version the service publishes now. */
-export const PROOF_VERSION = 3;
-/** The previous version, still built by buildProofV2 and still checked by the verifier. */
+export const PROOF_VERSION = 4;
+/** Earlier versions, still built by buildProofV3 and buildProofV2 and still checked by the verifier. */
+export const PROOF_VERSION_V3 = 3;
 export const PROOF_VERSION_V2 = 2;
 
 export type ProofTier = { amountCents: number; weight: number; threshold: number };
@@ -82,6 +87,29 @@ export type ProofV3 = {
   chain: { chainId: number; contract: Address; entropy: Address; commitTx: Hex; revealTx: Hex };
 };
 
+/**
+ * The randomness request's batch in a version 4 proof: this drawing is member `index` of `size`, and
+ * `contributions` holds every member's userRandomNumber in batch order (`contributions[index]` is this drawing's).
+ */
+export type ProofBatch = { index: number; size: number; contributions: Hex[] };
+
+/**
+ * A version 4 proof: version 3 plus `entropy.batch`; `entropy.userContribution` is the request's, i.e.
+ * batchUserRandomNumber(batch.contributions). Key order is part of the format.
+ */
+export type ProofV4 = Omit<ProofV3, "proofVersion" | "entropy"> & {
+  proofVersion: 4;
+  entropy: {
+    provider: EntropyProvider;
+    requestId: string;
+    batch: ProofBatch;
+    userContribution: Hex;
+    providerContribution: Hex | null;
+    value: Hex;
+    revealedAt: string;
+  };
+};
+
 /** A position's prize as indexed from the PrizeAwarded events. */
 export type IndexedResult = { position: number; randomValue: Hex; roll: number; amountCents: number };
 
@@ -119,6 +147,25 @@ export type ProofInputV3 = Omit<ProofInput, "drawing" | "entropy" | "chain"> & {
   };
   /** `entropy`: the Entropy contract's address (PrizeDraw.entropy()). */
   chain: ProofInput["chain"] & { entropy: Address };
+};
+
+/** One drawing of a randomness request's batch, as indexed (DrawingCommitted of each member). */
+export type ProofBatchMember = {
+  campaignId: Hex;
+  number: bigint | number;
+  slot: Hex;
+  listCommitment: Hex;
+  /** The member's EntropyRequested.batchIndex, when known: it must be its place in `members`. */
+  batchIndex?: number;
+};
+
+/** What buildProofV4 needs besides a version 3 input. */
+export type ProofInputV4 = ProofInputV3 & {
+  /**
+   * The request's batch as indexed: this drawing's batchIndex and batchSize (EntropyRequested) and every member
+   * (the drawings of the same provider and sequence) ordered by batchIndex.
+   */
+  batch: { index: number; size: number; members: readonly ProofBatchMember[] };
 };
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -239,6 +286,69 @@ export function buildProofV2(input: ProofInput): ProofV2 {
  */
 export function buildProofV3(input: ProofInputV3): ProofV3 {
   const p = assemble(input);
+  const own = ownContribution(input, p);
+  const origin = checkedOrigin(input, p, own.userContribution);
+  return v3Shape(input, p, own.slot, own.userContribution, origin);
+}
+
+/**
+ * Assembles a version 4 proof; throws ProofMismatchError when the store and the chain disagree: besides the
+ * version 3 checks, the indexed batch must hold `size` members with this drawing (its campaign, number, slot and
+ * list) at `index`, and the request's user contribution (when given) must be batchUserRandomNumber of the members'
+ * contributions, which also enters the random value's combination.
+ */
+export function buildProofV4(input: ProofInputV4): ProofV4 {
+  const p = assemble(input);
+  const own = ownContribution(input, p);
+  const { index, size, members } = input.batch;
+  if (!Number.isSafeInteger(size) || size < 1 || !Number.isSafeInteger(index) || index < 0 || index >= size) {
+    throw new ProofMismatchError("batch", `The indexed batch position ${String(index)} of ${String(size)} is not a member of the batch`);
+  }
+  if (members.length !== size) {
+    throw new ProofMismatchError("batch", `The request's batch has ${size} drawings, ${members.length} are indexed`);
+  }
+  members.forEach((m, i) => {
+    if (m.batchIndex !== undefined && m.batchIndex !== i) {
+      throw new ProofMismatchError("batch", `The indexed batch lists member ${m.batchIndex} at place ${i}`);
+    }
+  });
+  const contributions = members.map((m, i) =>
+    userRandomNumber({
+      campaignId: assertBytes32(m.campaignId, `batch.members[${i}].campaignId`),
+      number: m.number,
+      slot: assertBytes32(m.slot, `batch.members[${i}].slot`),
+      listCommitment: assertBytes32(m.listCommitment, `batch.members[${i}].listCommitment`),
+    }),
+  );
+  const self = members[index] as ProofBatchMember;
+  if (contributions[index] !== own.userContribution || BigInt(self.number) !== BigInt(input.drawing.number)) {
+    throw new ProofMismatchError(
+      "batch",
+      `Member ${index} of the request's batch is ${self.campaignId} #${String(self.number)} with contribution ${String(contributions[index])}, not this drawing (${own.userContribution})`,
+    );
+  }
+  const requestContribution = batchUserRandomNumber(contributions);
+  const origin = checkedOrigin(input, p, requestContribution);
+  const v3 = v3Shape(input, p, own.slot, requestContribution, origin);
+  return {
+    ...v3,
+    proofVersion: 4,
+    entropy: {
+      provider: v3.entropy.provider,
+      requestId: v3.entropy.requestId,
+      batch: { index, size, contributions },
+      userContribution: requestContribution,
+      providerContribution: v3.entropy.providerContribution,
+      value: v3.entropy.value,
+      revealedAt: v3.entropy.revealedAt,
+    },
+  };
+}
+
+type Assembled = ReturnType<typeof assemble>;
+
+/** The drawing's slot (checked against the onchain one) and its own contribution, derived from the commit. */
+function ownContribution(input: ProofInputV3, p: Assembled): { slot: Hex; userContribution: Hex } {
   const slot = drawingSlot(input.drawing.id);
   if (input.drawing.slot !== undefined && assertBytes32(input.drawing.slot, "drawing.slot") !== slot) {
     throw new ProofMismatchError("slot", `The onchain slot ${input.drawing.slot} is not keccak256 of the drawing id ${JSON.stringify(input.drawing.id)} (${slot})`);
@@ -250,6 +360,15 @@ export function buildProofV3(input: ProofInputV3): ProofV3 {
     slot,
     listCommitment,
   });
+  return { slot, userContribution };
+}
+
+/**
+ * Checks the request's user contribution (derived: the drawing's own for v3, the batch's for v4) against the
+ * onchain one when given, and for a real provider with a known contribution the random value's combination.
+ * Returns the provider contribution the proof carries.
+ */
+function checkedOrigin(input: ProofInputV3, p: Assembled, userContribution: Hex): { providerContribution: Hex | null } {
   const onchainUser = input.entropy.userContribution;
   if (onchainUser !== undefined && assertBytes32(onchainUser, "entropy.userContribution") !== userContribution) {
     throw new ProofMismatchError(
@@ -268,6 +387,10 @@ export function buildProofV3(input: ProofInputV3): ProofV3 {
       );
     }
   }
+  return { providerContribution };
+}
+
+function v3Shape(input: ProofInputV3, p: Assembled, slot: Hex, userContribution: Hex, { providerContribution }: { providerContribution: Hex | null }): ProofV3 {
   return {
     proofVersion: 3,
     campaign: p.campaign,
