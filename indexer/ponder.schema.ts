@@ -69,8 +69,15 @@ export const drawing = onchainTable(
     provider: t.hex(),
     sequence: t.bigint(),
     fee: t.bigint(),
-    /** The request's user contribution, derived from the commit (DrawMath.userRandomNumber). */
+    /**
+     * The request's user contribution: DrawMath.batchUserRandomNumber of every drawing of its batch (a batch of one:
+     * this drawing's own DrawMath.userRandomNumber).
+     */
     userRandomNumber: t.hex(),
+    /** This drawing's place in its request's batch (0-based) and the batch's size; the batch's members are the
+     * drawings with the same provider and sequence. */
+    batchIndex: t.integer(),
+    batchSize: t.integer(),
     commitBlock: t.bigint().notNull(),
     commitTimestamp: t.bigint().notNull(),
     commitTx: t.hex().notNull(),

@@ -2,7 +2,7 @@ import { ponder } from "ponder:registry";
 import { campaign, drawing, entropyReveal, guarantee, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
 
 // One handler per PrizeDraw event. Ponder runs them in log order (block, then log index), so within a
-// transaction DrawingCommitted comes before EntropyRequested, and EntropyRevealed before the PrizeAwarded and
+// transaction every DrawingCommitted of a batch comes before its EntropyRequested events (one per drawing), and EntropyRevealed before the PrizeAwarded and
 // DrawingSettled logs of the same callback. The contract guarantees every id below is new when inserted and
 // every row updated already exists; a failure here means the configuration (address or start block) is wrong.
 
@@ -112,10 +112,16 @@ ponder.on("PrizeDraw:DrawingCommitted", async ({ event, context }) => {
 });
 
 ponder.on("PrizeDraw:EntropyRequested", async ({ event, context }) => {
-  const { campaignId, number, provider, sequence, fee, userRandomNumber } = event.args;
-  await context.db
-    .update(drawing, { id: drawingId(campaignId, number) })
-    .set({ provider: lower(provider), sequence, fee, userRandomNumber: lower(userRandomNumber), status: "requested" });
+  const { campaignId, number, provider, sequence, fee, userRandomNumber, batchIndex, batchSize } = event.args;
+  await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({
+    provider: lower(provider),
+    sequence,
+    fee,
+    userRandomNumber: lower(userRandomNumber),
+    batchIndex: int(batchIndex),
+    batchSize: int(batchSize),
+    status: "requested",
+  });
 });
 
 ponder.on("Entropy:Revealed", async ({ event, context }) => {

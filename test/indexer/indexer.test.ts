@@ -81,6 +81,8 @@ type DrawingJson = {
   sequence: string | null;
   fee: string | null;
   userRandomNumber: Hex | null;
+  batchIndex: number | null;
+  batchSize: number | null;
   commitBlock: string;
   commitTimestamp: string;
   commitTx: Hex;
@@ -159,6 +161,8 @@ type PayoutJson = {
   timestamp: string;
   txHash: Hex;
 };
+/** A drawing of the same randomness request, as /drawings/:campaignId/:number lists it. */
+type BatchMemberJson = { campaignId: Hex; number: string; slot: Hex; listCommitment: Hex; batchIndex: number | null };
 type HeadJson = { chainId: number | null; blockNumber: string | null; blockTimestamp: string | null; ready: boolean };
 
 // ------------------------------------------------------------------ state
@@ -372,7 +376,7 @@ async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entr
     prizeDraw,
     PrizeDrawAbi,
     "commitAndRequest",
-    [{ campaignId: CAMPAIGN, number, slot, drawAt, kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId: TABLE_ID, tableVersion: 1, maxFee: MAX_FEE }],
+    [[{ campaignId: CAMPAIGN, number, slot, drawAt, kind, listCommitment, winnersExpected, entrantCount, totalWeight, tableId: TABLE_ID, tableVersion: 1 }], MAX_FEE],
     undefined,
     fee,
   );
@@ -385,7 +389,10 @@ async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entr
   if (requested?.eventName !== "EntropyRequested") throw new Error("no EntropyRequested");
   expect(requested.args.fee).toBe(fee);
   expect(requested.args.userRandomNumber).toBe(userRandomNumber({ campaignId: CAMPAIGN, number, slot, listCommitment }));
-  const d = await visible<{ drawing: DrawingJson }>(`commit #${number}`, receipt, drawingRoute(number), (b) => b.drawing.sequence !== null);
+  expect([requested.args.batchIndex, requested.args.batchSize]).toEqual([0n, 1n]);
+  const d = await visible<{ drawing: DrawingJson; batchMembers: BatchMemberJson[] }>(`commit #${number}`, receipt, drawingRoute(number), (b) => b.drawing.sequence !== null);
+  // A batch of one: the drawing is its request's only member.
+  expect(d.batchMembers).toEqual([{ campaignId: CAMPAIGN, number: String(number), slot, listCommitment, batchIndex: 0 }]);
   expect(d.drawing).toMatchObject({
     id: `${CAMPAIGN}:${number}`,
     status: "requested",
@@ -399,6 +406,8 @@ async function commit(number: bigint, kind: 0 | 1, winnersExpected: number, entr
     sequence: requested.args.sequence.toString(),
     fee: requested.args.fee.toString(),
     userRandomNumber: requested.args.userRandomNumber.toLowerCase(),
+    batchIndex: 0,
+    batchSize: 1,
     commitBlock: receipt.blockNumber.toString(),
     commitTx: receipt.transactionHash,
     randomValue: null,
@@ -795,6 +804,69 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
       .reduce((sum, p) => sum + BigInt(p.amountCents), 0n);
     const [, owedCents] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "balances" });
     expect(owedCents).toBe(open);
+  });
+
+  it("indexes a batch of two drawings of two campaigns under one randomness request", async () => {
+    const other = bytes32Ascii("batch-other");
+    await op("registerCampaign", [other, payoutWallet1, 50_000n, 0n, 0n]);
+    const members = [
+      { campaignId: CAMPAIGN, number: 4n, slot: drawingSlot("drw_indexer_batch_a"), listCommitment: keccak256(toHex("batch list a")) },
+      { campaignId: other, number: 1n, slot: drawingSlot("drw_indexer_batch_b"), listCommitment: keccak256(toHex("batch list b")) },
+    ];
+    const gasLimit = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
+    const fee = await pub.readContract({ address: entropy, abi: MockEntropyAbi, functionName: "getFeeV2", args: [provider, gasLimit] });
+    const commits = members.map((m) => ({
+      ...m,
+      drawAt: DRAW_TIME_BASE + Number(m.number) * 3600,
+      kind: 0,
+      winnersExpected: 2,
+      entrantCount: 0,
+      totalWeight: 0n,
+      tableId: TABLE_ID,
+      tableVersion: 1,
+    }));
+    const receipt = await send(opWallet, prizeDraw, PrizeDrawAbi, "commitAndRequest", [commits, MAX_FEE], undefined, fee);
+    const logs = prizeDrawLogs(receipt);
+    expect(logs.map((l) => l.eventName)).toEqual(["DrawingCommitted", "DrawingCommitted", "EntropyRequested", "EntropyRequested"]);
+    const requests = logs.flatMap((l) => (l.eventName === "EntropyRequested" ? [l.args] : []));
+    const own = members.map((m) => userRandomNumber(m));
+    const user = keccak256(`0x${own.map((c) => c.slice(2)).join("")}`);
+    expect(requests.map((r) => [r.campaignId, r.number, r.batchIndex, r.batchSize, r.userRandomNumber])).toEqual([
+      [CAMPAIGN, 4n, 0n, 2n, user],
+      [other, 1n, 1n, 2n, user],
+    ]);
+    const sequence = requests[0]!.sequence;
+    expect(requests[1]!.sequence).toBe(sequence);
+
+    const expectedMembers: BatchMemberJson[] = members.map((m, i) => ({ campaignId: m.campaignId, number: String(m.number), slot: m.slot, listCommitment: m.listCommitment, batchIndex: i }));
+    for (const [i, m] of members.entries()) {
+      const d = await visible<{ drawing: DrawingJson; batchMembers: BatchMemberJson[] }>(
+        `batch commit member ${i}`,
+        receipt,
+        `/drawings/${m.campaignId}/${m.number}`,
+        (b) => b.drawing.sequence !== null && b.batchMembers.length === 2,
+      );
+      expect(d.drawing).toMatchObject({ status: "requested", sequence: sequence.toString(), userRandomNumber: user, batchIndex: i, batchSize: 2, commitTx: receipt.transactionHash });
+      expect(d.batchMembers).toEqual(expectedMembers);
+      await expectDrawingMatchesContract(d.drawing);
+    }
+
+    // One reveal serves both: same random value, each settled with its own prizes.
+    const randomValue = keccak256(toHex("random-batch"));
+    const reveal = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, sequence, randomValue], 3_000_000n);
+    expect(prizeDrawLogs(reveal).filter((l) => l.eventName === "EntropyRevealed")).toHaveLength(2);
+    for (const m of members) {
+      const d = await visible<{ drawing: DrawingJson; prizes: PrizeJson[]; batchMembers: BatchMemberJson[] }>(
+        `batch reveal ${m.number}`,
+        reveal,
+        `/drawings/${m.campaignId}/${m.number}`,
+        (b) => b.drawing.status === "settled" && b.prizes.length === b.drawing.settledCount,
+      );
+      expect(d.drawing).toMatchObject({ randomValue, revealTx: reveal.transactionHash, batchSize: 2 });
+      expect(d.prizes).toHaveLength(2);
+      expect(d.batchMembers).toEqual(expectedMembers);
+      await expectDrawingMatchesContract(d.drawing);
+    }
   });
 
   it("reports the receipt-to-route latency", () => {

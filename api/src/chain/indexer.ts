@@ -32,6 +32,9 @@ const drawingSchema = z.object({
   provider: hex.nullable(),
   sequence: uint.nullable(),
   userRandomNumber: hex.nullable(),
+  /** This drawing's place in its request's batch and the batch's size (EntropyRequested); null before the request. */
+  batchIndex: z.number().int().nullable(),
+  batchSize: z.number().int().nullable(),
   commitTimestamp: uint,
   commitTx: hex,
   randomValue: hex.nullable(),
@@ -65,7 +68,22 @@ const entropyRevealSchema = z.object({
   tx: hex,
 });
 
-const drawingResponse = z.object({ drawing: drawingSchema, prizes: z.array(prizeSchema), entropyReveal: entropyRevealSchema.nullable() });
+/** A drawing of the same randomness request (same provider and sequence): what recomputes its contribution. */
+const batchMemberSchema = z.object({
+  campaignId: hex,
+  number: uint,
+  slot: hex,
+  listCommitment: hex,
+  batchIndex: z.number().int().nullable(),
+});
+
+/** `batchMembers`: the request's drawings ordered by batchIndex (this one included); empty before the request. */
+const drawingResponse = z.object({
+  drawing: drawingSchema,
+  prizes: z.array(prizeSchema),
+  entropyReveal: entropyRevealSchema.nullable(),
+  batchMembers: z.array(batchMemberSchema),
+});
 /** Before the first checkpoint every field but `ready` is null. */
 const headResponse = z.object({ chainId: z.number().int().nullable(), blockNumber: uint.nullable(), blockTimestamp: uint.nullable(), ready: z.boolean() });
 
@@ -104,6 +122,7 @@ export type IndexedPayout = z.infer<typeof payoutSchema>;
 export type IndexedDrawing = z.infer<typeof drawingSchema>;
 export type IndexedPrize = z.infer<typeof prizeSchema>;
 export type IndexedEntropyReveal = z.infer<typeof entropyRevealSchema>;
+export type IndexedBatchMember = z.infer<typeof batchMemberSchema>;
 export type IndexedHead = z.infer<typeof headResponse>;
 export type IndexedCampaign = z.infer<typeof campaignSchema>;
 
@@ -160,18 +179,25 @@ export class IndexerClient {
   }
 
   /**
-   * A drawing, its prizes in position order and Entropy's Revealed log for its request (null until revealed), or
-   * null while the indexer has not seen its commit.
-   * The route reads the drawing and its prizes in two queries while Ponder may be flushing a block, so a
-   * drawing whose settled count differs from its prize rows is read again until the two agree.
+   * A drawing, its prizes in position order, Entropy's Revealed log for its request (null until revealed) and the
+   * request's batch members ordered by batchIndex (empty before the request), or null while the indexer has not
+   * seen its commit.
+   * The route reads the drawing, its prizes and its batch in separate queries while Ponder may be flushing a block,
+   * so a drawing whose settled count differs from its prize rows, or whose batch size differs from its member rows,
+   * is read again until they agree.
    */
-  async drawing(campaignId: Hex, number: bigint): Promise<{ drawing: IndexedDrawing; prizes: IndexedPrize[]; entropyReveal: IndexedEntropyReveal | null } | null> {
+  async drawing(
+    campaignId: Hex,
+    number: bigint,
+  ): Promise<{ drawing: IndexedDrawing; prizes: IndexedPrize[]; entropyReveal: IndexedEntropyReveal | null; batchMembers: IndexedBatchMember[] } | null> {
     for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
       const body = await this.get(`/drawings/${campaignId.toLowerCase()}/${number}`);
       if (body === null) return null;
       const parsed = drawingResponse.safeParse(body);
       if (!parsed.success) throw new IndexerUnavailableError(`indexer drawing ${campaignId}:${number} has an unexpected shape`);
-      if (parsed.data.prizes.length === parsed.data.drawing.settledCount) return parsed.data;
+      const { drawing, prizes, batchMembers } = parsed.data;
+      const batchComplete = drawing.batchSize === null || batchMembers.length === drawing.batchSize;
+      if (prizes.length === drawing.settledCount && batchComplete) return parsed.data;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new IndexerUnavailableError(`indexer drawing ${campaignId}:${number} is mid-update; try again`);

@@ -1,7 +1,7 @@
 import { toHex, type Address, type Hex } from "viem";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ProofMismatchError, buildProofV3, toCampaignId, validatePrizeTable, winnerHash, type ProofV3 } from "../draw/index.js";
+import { ProofMismatchError, buildProofV4, toCampaignId, validatePrizeTable, winnerHash, type ProofV4 } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { NotFoundError, ServiceError } from "./errors.js";
@@ -18,12 +18,12 @@ export class ProofNotReadyError extends ServiceError {
 }
 
 /**
- * Proof format version 3 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
- * data (the commit's slot and user contribution, Entropy's Revealed log for the provider's contribution); ids and
- * names come from the store, and they must hash to the onchain commitment, or the proof is refused and the
- * drawing flagged.
+ * Proof format version 4 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
+ * data (the commit's slot, the request's user contribution and batch, Entropy's Revealed log for the provider's
+ * contribution); ids and names come from the store, and they must hash to the onchain commitment, or the proof is
+ * refused and the drawing flagged. The batch's contributions are recomputed from the indexed members' commits.
  */
-export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV3> {
+export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV4> {
   const drawing = store.drawings.byId(campaign.id, drawingId);
   if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
   const campaignId = toCampaignId(campaign.slug);
@@ -31,6 +31,9 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
   if (!indexed || indexed.drawing.randomValue === null || indexed.drawing.revealTimestamp === null || indexed.drawing.revealTx === null || indexed.drawing.sequence === null || indexed.drawing.winnersCommitment === null) {
     throw new ProofNotReadyError();
   }
+  // Every member of a batch is committed in one transaction; a partial read is the indexer catching up.
+  const { batchIndex, batchSize } = indexed.drawing;
+  if (batchIndex === null || batchSize === null || indexed.batchMembers.length !== batchSize) throw new ProofNotReadyError();
   // A real provider's contribution goes into the proof; Entropy logs it right after the callback's own events.
   if (!deployment.mockEntropy && indexed.entropyReveal === null) throw new ProofNotReadyError();
   const onchainTable = await indexer.prizeTable(toHex(drawing.tableId, { size: 32 }), drawing.tableVersion);
@@ -42,7 +45,7 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
   });
   const winners = store.drawings.winners(drawing.id);
   try {
-    return buildProofV3({
+    return buildProofV4({
       campaign: { slug: campaign.slug, name: campaign.name },
       drawing: { id: drawing.id, number: drawing.number, drawAt: drawing.drawAt, slot: indexed.drawing.slot },
       winners: winners.map((w) => ({ winner: w.winnerId, displayName: w.displayName })),
@@ -68,6 +71,17 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
             }
           : null,
       chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, entropy: deployment.entropy, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
+      batch: {
+        index: batchIndex,
+        size: batchSize,
+        members: indexed.batchMembers.map((m) => ({
+          campaignId: m.campaignId,
+          number: m.number,
+          slot: m.slot,
+          listCommitment: m.listCommitment,
+          ...(m.batchIndex === null ? {} : { batchIndex: m.batchIndex }),
+        })),
+      },
     });
   } catch (error) {
     if (!(error instanceof ProofMismatchError)) throw error;

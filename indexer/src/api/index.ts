@@ -54,7 +54,11 @@ app.onError((error, c) => {
 // SQL over HTTP for @ponder/client (read-only, same tables as below).
 app.use("/sql/*", client({ db, schema }));
 
-/** A drawing, its prizes ordered by position, and Entropy's Revealed log for its request (null until revealed). */
+/**
+ * A drawing, its prizes ordered by position, Entropy's Revealed log for its request (null until revealed), and the
+ * request's batch: every drawing with the same provider and sequence, ordered by batchIndex, with what recomputes
+ * each one's contribution (campaignId, number, slot, listCommitment). Empty before the request.
+ */
 app.get("/drawings/:campaignId/:number", async (c) => {
   const campaignId = bytes32("campaignId", c.req.param("campaignId"));
   const number = uint("number", c.req.param("number"), UINT64_MAX);
@@ -69,11 +73,25 @@ app.get("/drawings/:campaignId/:number", async (c) => {
     .from(prize)
     .where(and(eq(prize.campaignId, campaignId), eq(prize.number, number)))
     .orderBy(asc(prize.position));
-  const [reveal] =
-    row.provider === null || row.sequence === null
-      ? []
-      : await db.select().from(entropyReveal).where(eq(entropyReveal.id, `${row.provider}:${row.sequence}`)).limit(1);
-  return c.json(toJson({ drawing: row, prizes, entropyReveal: reveal ?? null }));
+  const { provider, sequence } = row;
+  const requested = provider !== null && sequence !== null;
+  const [reveal] = !requested
+    ? []
+    : await db.select().from(entropyReveal).where(eq(entropyReveal.id, `${provider}:${sequence}`)).limit(1);
+  const batchMembers = !requested
+    ? []
+    : await db
+        .select({
+          campaignId: drawing.campaignId,
+          number: drawing.number,
+          slot: drawing.slot,
+          listCommitment: drawing.listCommitment,
+          batchIndex: drawing.batchIndex,
+        })
+        .from(drawing)
+        .where(and(eq(drawing.provider, provider), eq(drawing.sequence, sequence)))
+        .orderBy(asc(drawing.batchIndex));
+  return c.json(toJson({ drawing: row, prizes, entropyReveal: reveal ?? null, batchMembers }));
 });
 
 app.get("/campaigns/:campaignId", async (c) => {
