@@ -26,6 +26,7 @@ import {
   DEFAULT_TABLE,
   REPO_ROOT,
   VERIFIER,
+  batchUserRandomNumber,
   combine,
   computeResults,
   drawingSlot,
@@ -127,35 +128,33 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
   const drawingId = (number: number) => `drw_${number}`;
   const drawAtOf = (number: number) => new Date((FIRST_DRAW_AT + 3600 * number) * 1000).toISOString();
 
-  /** Commits a list and requests the random value; returns the receipt and the request. */
-  async function commit(prizeDraw: Deployed, opts: DrawSpec) {
+  type Requested = { args: { number: bigint; sequence: bigint; provider: Address; userRandomNumber: Hex; batchIndex: bigint; batchSize: bigint } };
+
+  /** Commits a batch of lists under one randomness request; returns the receipt and the request of each drawing. */
+  async function commitBatch(prizeDraw: Deployed, specs: DrawSpec[]) {
     const t = tableForProof(DEFAULT_TABLE);
-    const receipt = await send(
-      prizeDraw.address,
-      prizeDraw.abi,
-      "commitAndRequest",
-      [
-        {
-          campaignId: idToBytes32(CAMPAIGN),
-          number: BigInt(opts.number),
-          slot: drawingSlot(drawingId(opts.number)),
-          drawAt: FIRST_DRAW_AT + 3600 * opts.number,
-          kind: opts.kind,
-          listCommitment: opts.listCommitment,
-          winnersExpected: opts.winnersExpected,
-          entrantCount: opts.entrantCount,
-          totalWeight: BigInt(opts.totalWeight),
-          tableId: idToBytes32(t.id),
-          tableVersion: t.version,
-          maxFee: 10n ** 18n,
-        },
-      ],
-      { value: 10n ** 15n },
-    );
-    const requested = parseEventLogs({ abi: prizeDraw.abi, logs: receipt.logs, eventName: "EntropyRequested" })[0] as unknown as {
-      args: { sequence: bigint; provider: Address; userRandomNumber: Hex };
-    };
-    return { receipt, ...requested.args };
+    const commits = specs.map((opts) => ({
+      campaignId: idToBytes32(CAMPAIGN),
+      number: BigInt(opts.number),
+      slot: drawingSlot(drawingId(opts.number)),
+      drawAt: FIRST_DRAW_AT + 3600 * opts.number,
+      kind: opts.kind,
+      listCommitment: opts.listCommitment,
+      winnersExpected: opts.winnersExpected,
+      entrantCount: opts.entrantCount,
+      totalWeight: BigInt(opts.totalWeight),
+      tableId: idToBytes32(t.id),
+      tableVersion: t.version,
+    }));
+    const receipt = await send(prizeDraw.address, prizeDraw.abi, "commitAndRequest", [commits, 10n ** 18n], { value: 10n ** 15n });
+    const requested = parseEventLogs({ abi: prizeDraw.abi, logs: receipt.logs, eventName: "EntropyRequested" }) as unknown as Requested[];
+    return { receipt, requested: requested.map((r) => r.args) };
+  }
+
+  /** Commits a list alone (a batch of one) and requests the random value; returns the receipt and the request. */
+  async function commit(prizeDraw: Deployed, opts: DrawSpec) {
+    const { receipt, requested } = await commitBatch(prizeDraw, [opts]);
+    return { receipt, ...requested[0]! };
   }
 
   /** The prizes the contract awarded, from its PrizeAwarded events. */
@@ -178,8 +177,16 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
     prizes: { position: number; randomValue: Hex; roll: number; amountCents: number }[];
   };
 
-  /** A version 3 proof of drawing `number` from the chain data (version 2: `version: 2`). */
-  function proofFrom(number: number, winners: string[], draw: Draw, opts: { provider?: string; version?: 2 | 3 } = {}): Proof {
+  /**
+   * A version 3 proof of drawing `number` from the chain data (version 2: `version: 2`; version 4: `batch`, this
+   * drawing's index and every member's contribution, with the request's user contribution derived from them).
+   */
+  function proofFrom(
+    number: number,
+    winners: string[],
+    draw: Draw,
+    opts: { provider?: string; version?: 2 | 3; batch?: { index: number; contributions: Hex[] } } = {},
+  ): Proof {
     const version = opts.version ?? 3;
     const slot = drawingSlot(drawingId(number));
     const proof: Proof = {
@@ -201,6 +208,20 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
       entrants: null,
       chain: draw.chain,
     };
+    if (opts.batch !== undefined) {
+      const { index, contributions } = opts.batch;
+      const e = proof.entropy;
+      proof.proofVersion = 4;
+      proof.entropy = {
+        provider: e.provider,
+        requestId: e.requestId,
+        batch: { index, size: contributions.length, contributions },
+        userContribution: batchUserRandomNumber(contributions),
+        providerContribution: e.providerContribution,
+        value: e.value,
+        revealedAt: e.revealedAt,
+      };
+    }
     if (version === 2) {
       delete proof.drawing.slot;
       delete proof.entropy.userContribution;
@@ -403,6 +424,57 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
       const online = await runVerifier([file, "--rpc", rpcUrl]);
       expect(online.code, online.output).toBe(1);
       expect(online.stdout).toMatch(/the Revealed provider contribution is 0x[0-9a-f]{64}, entropy\.providerContribution 0x[0-9a-f]{64}/);
+    });
+
+    it("a batch of two drawings under one request: each member's version 4 proof verifies offline and with --rpc", async () => {
+      const lists = [
+        ["batch-a1", "batch-a2"],
+        ["batch-b1", "batch-b2", "batch-b3"],
+      ];
+      const specs: DrawSpec[] = [3, 4].map((number, i) => ({ number, kind: 0, listCommitment: fingerprint(lists[i]!), winnersExpected: lists[i]!.length, entrantCount: 0, totalWeight: 0 }));
+      const { receipt, requested } = await commitBatch(prizeDraw, specs);
+      const contributions = specs.map((d) => userRandomNumber(CAMPAIGN, d.number, drawingSlot(drawingId(d.number)), d.listCommitment));
+      expect(requested.map((r) => [Number(r.number), r.batchIndex, r.batchSize, r.userRandomNumber])).toEqual([
+        [3, 0n, 2n, batchUserRandomNumber(contributions)],
+        [4, 1n, 2n, batchUserRandomNumber(contributions)],
+      ]);
+      const { sequence, provider, userRandomNumber: user } = requested[0]!;
+      expect(requested[1]!.sequence).toBe(sequence);
+      const providerContribution = revelations[Number(sequence)]!;
+      const reveal = await send(entropy.address, entropy.abi, "revealWithCallback", [provider, sequence, user, providerContribution]);
+      const value = combine(user, providerContribution);
+      const chain = {
+        chainId: foundry.id,
+        contract: prizeDraw.address.toLowerCase() as Hex,
+        entropy: entropy.address.toLowerCase() as Hex,
+        commitTx: receipt.transactionHash,
+        revealTx: reveal.transactionHash,
+      };
+      for (const [index, d] of specs.entries()) {
+        const draw: Draw = { value, sequence, providerContribution, chain, prizes: await prizesOf(prizeDraw, d.number, reveal.blockNumber) };
+        expect(draw.prizes).toHaveLength(lists[index]!.length);
+        const proof = proofFrom(d.number, lists[index]!, draw, { provider: PROVIDER.toLowerCase(), batch: { index, contributions } });
+        const file = tmp.write(proof);
+        const offline = await runVerifier([file]);
+        expect(offline.code, offline.output).toBe(0);
+        expect(offline.stdout).toMatch(new RegExp(`^✔ this drawing's contribution .* is member ${index} of the request's batch of 2$`, "m"));
+        const online = await runVerifier([file, "--rpc", rpcUrl]);
+        expect(online.code, online.output).toBe(0);
+        expect(online.stdout).toMatch(new RegExp(`^✔ request ${sequence} served 2 drawings committed in the same transaction; this drawing is member ${index}, and every member's contribution is the proof's$`, "m"));
+        expect(online.stdout).toMatch(/^✔ the random value is keccak256 of the batch's contribution and provider/m);
+
+        // Claiming the other place of the batch fails offline and with --rpc.
+        const moved = proofFrom(d.number, lists[index]!, draw, { provider: PROVIDER.toLowerCase(), batch: { index: 1 - index, contributions } });
+        const movedRun = await runVerifier([tmp.write(moved), "--rpc", rpcUrl]);
+        expect(movedRun.code, movedRun.output).toBe(1);
+        expect(movedRun.stdout).toMatch(new RegExp(`this drawing's contribution is at ${index}\\)$`, "m"));
+        expect(movedRun.stdout).toMatch(new RegExp(`onchain this drawing is member ${index} of its request's batch, entropy\\.batch\\.index is ${1 - index}`));
+      }
+      // A version 3 proof cannot describe a batch member: its own contribution is not the request's.
+      const v3 = proofFrom(3, lists[0]!, { value, sequence, providerContribution, chain, prizes: await prizesOf(prizeDraw, 3, reveal.blockNumber) }, { provider: PROVIDER.toLowerCase() });
+      const v3Run = await runVerifier([tmp.write(v3), "--rpc", rpcUrl]);
+      expect(v3Run.code, v3Run.output).toBe(1);
+      expect(v3Run.stdout).toMatch(/^✘ keccak256\(userContribution, providerContribution, 0\) is 0x[0-9a-f]{64}, entropy\.value is 0x[0-9a-f]{64}$/m);
     });
   });
 });

@@ -13,7 +13,19 @@ import {
   type Hex,
 } from "viem";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ENTROPY_CONTRACT, drawingSlot, idToBytes32, keccakHex, userRandomNumber, type Proof } from "./fixtures.js";
+import {
+  DEFAULT_BATCH_OTHERS,
+  ENTROPY_CONTRACT,
+  batchMembers,
+  batchUserRandomNumber,
+  contributionOf,
+  drawingSlot,
+  idToBytes32,
+  keccakHex,
+  userRandomNumber,
+  type BatchMember,
+  type Proof,
+} from "./fixtures.js";
 
 export const PRIZE_DRAW_ABI = parseAbi([
   "event DrawingCommitted(bytes32 indexed campaignId, uint64 indexed number, bytes32 indexed slot, uint40 drawAt, uint8 kind, bytes32 listCommitment, uint32 winnersExpected, uint32 entrantCount, uint64 totalWeight, bytes32 tableId, uint32 tableVersion, uint64 largePrizeThresholdCents, address payoutWallet)",
@@ -23,6 +35,11 @@ export const PRIZE_DRAW_ABI = parseAbi([
   "event PrizeAwarded(bytes32 indexed campaignId, uint64 indexed number, uint256 position, bytes32 randomValue, uint256 roll, uint256 tier, uint256 amountCents, bool held)",
   "function getPrizeTable(bytes32 tableId, uint32 version) view returns (uint256 denominator, uint256[] amountsCents, uint256[] weights, uint256[] thresholds)",
   "function entropy() view returns (address)",
+]);
+
+/** EntropyRequested as PrizeDraw declares it since batches (the ABI above has it as contracts before batches did). */
+export const BATCH_PRIZE_DRAW_ABI = parseAbi([
+  "event EntropyRequested(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber, uint256 batchIndex, uint256 batchSize)",
 ]);
 
 /** The two events as PrizeDraw contracts before drawing slots declared them. */
@@ -96,6 +113,14 @@ export type ChainKnobs = {
   entropyGetter?: Hex;
   /** Committed and requested, not revealed yet (no reveal, prizes or winners). */
   unrevealed?: boolean;
+  /**
+   * Version 4 proofs (the current contract): the other drawings committed and requested with this one in the commit
+   * transaction (default DEFAULT_BATCH_OTHERS) and this drawing's place among them (default the proof's batch.index).
+   * `batchSizeEvent` overrides the batchSize the events carry.
+   */
+  batchOthers?: BatchMember[];
+  batchIndex?: number;
+  batchSizeEvent?: number;
   /** The block of the commit (default 100). */
   commitBlock?: number;
   /** The chain head (default commit block + 5000). */
@@ -197,8 +222,14 @@ export class FakeChain {
     const revealBlock = k.revealBlock ?? commitBlock + 2;
     const listCommitment = k.listCommitment ?? (isEntries ? p.entrants!.commitment : p.winnerList.commitment);
     const slot = k.slot ?? p.drawing.slot ?? drawingSlot(p.drawing.id);
-    const derivedUser = userRandomNumber(p.campaign.id, p.drawing.number, slot, isEntries ? p.entrants!.commitment : p.winnerList.commitment);
+    const ownUser = userRandomNumber(p.campaign.id, p.drawing.number, slot, isEntries ? p.entrants!.commitment : p.winnerList.commitment);
     const abi = k.legacyEvents ? LEGACY_PRIZE_DRAW_ABI : PRIZE_DRAW_ABI;
+    // Version 4: the current contract's batch. The other members are committed (and requested) in the same transaction.
+    const batched = p.proofVersion === 4;
+    const self: BatchMember = { campaignId: p.campaign.id, number: p.drawing.number, slot, listCommitment: isEntries ? p.entrants!.commitment : p.winnerList.commitment };
+    const batchIndex = k.batchIndex ?? p.entropy.batch?.index ?? 0;
+    const members = batched ? batchMembers(self, batchIndex, k.batchOthers ?? DEFAULT_BATCH_OTHERS) : [self];
+    const derivedUser = batched ? batchUserRandomNumber(members.map(contributionOf)) : ownUser;
     this.tables.set(`${p.prizeTable.id}/${p.prizeTable.version}`, {
       weights: k.tableMissing ? [] : (k.tableWeights ?? p.prizeTable.tiers.map((x) => x.weight)),
       amounts: p.prizeTable.tiers.map((x) => x.amountCents),
@@ -246,16 +277,55 @@ export class FakeChain {
       p.chain.commitTx,
       2,
     );
+    const requestArgs = (m: BatchMember, i: number) => ({
+      campaignId: idToBytes32(m.campaignId),
+      number: BigInt(m.number),
+      provider,
+      sequence,
+      fee: 1000n,
+      userRandomNumber: k.userRandomNumber ?? derivedUser,
+      batchIndex: BigInt(i),
+      batchSize: BigInt(k.batchSizeEvent ?? members.length),
+    });
     const requested = this.make(
-      abi,
+      batched ? BATCH_PRIZE_DRAW_ABI : abi,
       contract,
       "EntropyRequested",
-      { campaignId, number, provider, sequence, fee: 1000n, userRandomNumber: k.userRandomNumber ?? derivedUser },
+      batched ? requestArgs(self, batchIndex) : { campaignId, number, provider, sequence, fee: 1000n, userRandomNumber: k.userRandomNumber ?? derivedUser },
       commitBlock,
       p.chain.commitTx,
       k.requestBeforeCommit ? 1 : 3,
     );
-    const commitLogs = [foreign, committed, ...(k.noEntropyEvents ? [] : [entropyRequested]), requested];
+    // The other members' commits and requests (log indexes 10 and up, after this drawing's).
+    const otherLogs = members.flatMap((m, i) => {
+      if (m === self) return [];
+      const logIndex = 10 + 2 * i;
+      const otherCommitted = this.make(
+        PRIZE_DRAW_ABI,
+        contract,
+        "DrawingCommitted",
+        {
+          campaignId: idToBytes32(m.campaignId),
+          number: BigInt(m.number),
+          slot: m.slot,
+          drawAt: unix(p.drawing.drawAt) - 3600,
+          kind: 0,
+          listCommitment: m.listCommitment,
+          winnersExpected: 3,
+          entrantCount: 0,
+          totalWeight: 0n,
+          tableId: idToBytes32("default"),
+          tableVersion: 1,
+          largePrizeThresholdCents: 50_000n,
+          payoutWallet: PAYOUT_WALLET,
+        },
+        commitBlock,
+        p.chain.commitTx,
+        logIndex,
+      );
+      return [otherCommitted, this.make(BATCH_PRIZE_DRAW_ABI, contract, "EntropyRequested", requestArgs(m, i), commitBlock, p.chain.commitTx, logIndex + 1)];
+    });
+    const commitLogs = [foreign, committed, ...(k.noEntropyEvents ? [] : [entropyRequested]), requested, ...otherLogs];
     this.logs.push(...commitLogs);
     if (!k.commitReceiptMissing) this.receipt(p.chain.commitTx, commitBlock, commitLogs, k.commitReverted ? "0x0" : "0x1");
     if (k.unrevealed) return;

@@ -1,4 +1,4 @@
-// An independent generator of draw proofs (format versions 2 and 3) for the verifier's tests.
+// An independent generator of draw proofs (format versions 2, 3 and 4) for the verifier's tests.
 //
 // It follows the spec's "Draw computation" and DESIGN.md sections 5-7 with @noble/hashes and viem, and shares no
 // code with the verifier (api/public/verify/verify-draw.mjs) nor with the service's draw library: the entrant
@@ -47,7 +47,7 @@ export type ProofResult = {
   roll: number;
   amountCents: number;
 };
-/** A proof of either version; the version 3 fields are optional here (absent in version 2). */
+/** A proof of any version; the version 3 and 4 fields are optional here (absent in version 2). */
 export type Proof = {
   proofVersion: number;
   campaign: { id: string; slug: string; name: string };
@@ -56,6 +56,7 @@ export type Proof = {
   entropy: {
     provider: string;
     requestId: string;
+    batch?: { index: number; size: number; contributions: Hex[] };
     userContribution?: Hex;
     providerContribution?: Hex | null;
     value: Hex;
@@ -119,6 +120,30 @@ export function userRandomNumber(campaignId: string, number: number | bigint, sl
       ),
     ),
   );
+}
+
+/** A randomness request's user contribution for a batch: a batch of one its only contribution, else keccak256(c_0 ‖ … ‖ c_n-1). */
+export function batchUserRandomNumber(contributions: Hex[]): Hex {
+  if (contributions.length === 1) return contributions[0]!;
+  return keccakHex(hexToBytes(encodePacked(contributions.map(() => "bytes32" as const), contributions)));
+}
+
+/** Another drawing of a version 4 proof's batch: what its contribution is computed from (its commit). */
+export type BatchMember = { campaignId: string; number: number; slot: Hex; listCommitment: Hex };
+
+/** The other drawings of a version 4 fixture's batch unless told otherwise: another campaign's and an earlier one. */
+export const DEFAULT_BATCH_OTHERS: BatchMember[] = [
+  { campaignId: "weekly-entries", number: 3, slot: drawingSlot("drw_other_a"), listCommitment: keccakHex("list a") },
+  { campaignId: "summer-daily", number: 6, slot: drawingSlot("drw_other_b"), listCommitment: keccakHex("list b") },
+];
+
+/** The batch's members in order: `others` with this drawing's own at `index`. */
+export function batchMembers(self: BatchMember, index: number, others: BatchMember[]): BatchMember[] {
+  return [...others.slice(0, index), self, ...others.slice(index)];
+}
+
+export function contributionOf(m: BatchMember): Hex {
+  return userRandomNumber(m.campaignId, m.number, m.slot, m.listCommitment);
 }
 
 /** Pyth Entropy v2: keccak256(abi.encodePacked(user, provider, bytes32(0))). */
@@ -230,26 +255,40 @@ type Common = {
   number?: number;
   table?: TableSpec;
   provider?: string;
-  /** Proof format version: 2 (default) or 3. */
-  version?: 2 | 3;
+  /** Proof format version: 2 (default), 3 or 4. */
+  version?: 2 | 3 | 4;
+  /** Version 4: this drawing's index in its request's batch (default 1) and the other members (default DEFAULT_BATCH_OTHERS). */
+  batchIndex?: number;
+  batchOthers?: BatchMember[];
   drawingId?: string;
   drawAt?: string;
 };
 
-type Origin = { value: Hex; userContribution?: Hex; providerContribution?: Hex | null };
+type Origin = { value: Hex; userContribution?: Hex; providerContribution?: Hex | null; batch?: { index: number; size: number; contributions: Hex[] } };
 
 /**
- * The random value: version 2, any value; version 3, the user contribution derived from the commit and, for a
- * real provider, a provider contribution with value = combine(user, provider). Takes one value from `rng`.
+ * The random value: version 2, any value; version 3, the user contribution derived from the commit; version 4,
+ * the batch's (this drawing's contribution among the others'); and for a real provider, a provider contribution
+ * with value = combine(user, provider). Takes one value from `rng`.
  */
 function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
   const first = rng.bytes32();
-  if ((opts.version ?? 2) === 2) return { value: first };
+  const version = opts.version ?? 2;
+  if (version === 2) return { value: first };
   const campaignId = opts.campaignId ?? "summer-daily";
   const number = opts.number ?? 7;
-  const user = userRandomNumber(campaignId, number, drawingSlot(opts.drawingId ?? `drw_test_${number}`), listCommitment);
-  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null };
-  return { value: combine(user, first), userContribution: user, providerContribution: first };
+  const own = userRandomNumber(campaignId, number, drawingSlot(opts.drawingId ?? `drw_test_${number}`), listCommitment);
+  let user = own;
+  let batch: Origin["batch"];
+  if (version === 4) {
+    const others = opts.batchOthers ?? DEFAULT_BATCH_OTHERS;
+    const index = opts.batchIndex ?? Math.min(1, others.length);
+    const contributions = [...others.slice(0, index).map(contributionOf), own, ...others.slice(index).map(contributionOf)];
+    batch = { index, size: contributions.length, contributions };
+    user = batchUserRandomNumber(contributions);
+  }
+  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null, batch };
+  return { value: combine(user, first), userContribution: user, providerContribution: first, batch };
 }
 
 function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
@@ -268,13 +307,14 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
   return {
     proofVersion: version,
     campaign: { id: campaignId, slug: campaignId, name: "Summer Daily" },
-    drawing: version === 3 ? { id: drawingId, number, drawAt, slot: drawingSlot(drawingId) } : { id: drawingId, number, drawAt },
+    drawing: version >= 3 ? { id: drawingId, number, drawAt, slot: drawingSlot(drawingId) } : { id: drawingId, number, drawAt },
     winnerList: { winners, commitment: fingerprint(winners), lockedAt: "2026-11-25T19:30:00.000Z" },
     entropy:
-      version === 3
+      version >= 3
         ? {
             provider,
             requestId: "12",
+            ...(version === 4 ? { batch: origin.batch } : {}),
             userContribution: origin.userContribution,
             providerContribution: origin.providerContribution ?? null,
             value: entropy,
@@ -284,7 +324,7 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
     prizeTable: tableForProof(table),
     results: computeResults(entropy, campaignId, number, table, winners),
     entrants: null,
-    chain: version === 3 ? { chainId: 31337, contract, entropy: ENTROPY_CONTRACT, commitTx, revealTx } : { chainId: 31337, contract, commitTx, revealTx },
+    chain: version >= 3 ? { chainId: 31337, contract, entropy: ENTROPY_CONTRACT, commitTx, revealTx } : { chainId: 31337, contract, commitTx, revealTx },
   } satisfies Proof;
 }
 

@@ -1,12 +1,12 @@
-// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2 and version 3 proofs:
-// the verifier must pass each one, and fail it once a value is changed; its slot, user contribution and Entropy
-// combination must reproduce the vectors' `slot`, `userRandomNumber` and `combine`. This keeps the verifier equal
+// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2, 3 and 4 proofs:
+// the verifier must pass each one, and fail it once a value is changed; its slot, user contribution, batch
+// contribution and Entropy combination must reproduce the vectors' `slot`, `userRandomNumber`, `batches` and `combine`. This keeps the verifier equal
 // to the other two implementations of the draw math (contract and service) without importing either.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT, VERIFIER, combine, fingerprint, keccakHex, userRandomNumber } from "./fixtures.js";
+import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, fingerprint, keccakHex, userRandomNumber } from "./fixtures.js";
 import { TempDir, runVerifier } from "./run.js";
 
 const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
@@ -39,13 +39,21 @@ type VectorCase = {
 };
 
 type CombineVector = { user: string; provider: string; randomNumber: string };
-const vectors = existsSync(VECTORS) ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[] }) : { cases: [], combine: [] };
+type BatchVector = {
+  name: string;
+  members: { slug: string; campaignId: string; number: string; drawingId: string; slot: string; listCommitment: string; userRandomNumber: string }[];
+  userRandomNumber: string;
+};
+const vectors = existsSync(VECTORS)
+  ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[]; batches: BatchVector[] })
+  : { cases: [], combine: [], batches: [] };
 const cases = vectors.cases;
 
 type Derivations = {
   drawingSlot: (id: string) => string;
   userRandomNumber: (x: { campaignId: string; number: bigint; slot: string; listCommitment: string }) => string;
   combineRandomValues: (user: string, provider: string) => string;
+  batchUserRandomNumber: (contributions: string[]) => string;
 };
 let verifier: Derivations;
 beforeAll(async () => {
@@ -99,6 +107,26 @@ function proofV3Of(c: VectorCase) {
   };
 }
 
+/** The same case as member 0 of a version 4 batch with the last batch vector's last member after it (mock provider). */
+function proofV4Of(c: VectorCase) {
+  const p = proofV3Of(c);
+  const other = vectors.batches.at(-1)!.members.at(-1)!.userRandomNumber;
+  const contributions = [c.userRandomNumber, other];
+  return {
+    ...p,
+    proofVersion: 4,
+    entropy: {
+      provider: "mock",
+      requestId: "1",
+      batch: { index: 0, size: 2, contributions },
+      userContribution: verifier.batchUserRandomNumber(contributions),
+      providerContribution: null,
+      value: c.inputs.entropy,
+      revealedAt: "2026-01-01T00:00:00.000Z",
+    },
+  };
+}
+
 describe.skipIf(cases.length === 0)("shared draw vectors", () => {
   it("the vectors agree with this suite's own generator on hashes and fingerprints", () => {
     for (const c of cases) {
@@ -140,6 +168,27 @@ describe.skipIf(cases.length === 0)("shared draw vectors", () => {
       expect(combine(v.user as `0x${string}`, v.provider as `0x${string}`)).toBe(v.randomNumber);
       expect(verifier.combineRandomValues(v.user, v.provider)).toBe(v.randomNumber);
     }
+  });
+
+  it("the vectors' batch contributions (1, 2 and 5 drawings) agree with this suite's generator and with the verifier", () => {
+    expect(vectors.batches.map((b) => b.members.length)).toEqual([1, 2, 5]);
+    for (const b of vectors.batches) {
+      for (const m of b.members) {
+        expect(m.slot).toBe(keccakHex(m.drawingId));
+        expect(userRandomNumber(m.slug, BigInt(m.number), m.slot as `0x${string}`, m.listCommitment as `0x${string}`)).toBe(m.userRandomNumber);
+        expect(verifier.userRandomNumber({ campaignId: m.campaignId, number: BigInt(m.number), slot: m.slot, listCommitment: m.listCommitment })).toBe(m.userRandomNumber);
+      }
+      const contributions = b.members.map((m) => m.userRandomNumber);
+      expect(batchUserRandomNumber(contributions as `0x${string}`[])).toBe(b.userRandomNumber);
+      expect(verifier.batchUserRandomNumber(contributions)).toBe(b.userRandomNumber);
+    }
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 4 proof (member 0 of a batch of two)", async (_name, c) => {
+    const run = await runVerifier([tmp.write(proofV4Of(c))]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ this drawing's contribution .* is member 0 of the request's batch of 2$/m);
+    expect(run.stdout).toMatch(/^✔ entropy\.userContribution is derived from the batch/m);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 3 proof", async (_name, c) => {

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// verify-draw.mjs: checks a prize draw proof (format version 2 or 3) by recomputing it.
+// verify-draw.mjs: checks a prize draw proof (format version 2, 3 or 4) by recomputing it.
 //
 //   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL] [--entrant ID]
 //   node verify-draw.mjs --campaign <draws.json URL> --rpc URL [--json]
 //
 // One file, no packages, Node.js 18 or later. It self-tests its own keccak256, loads the proof, then checks the
 // prize table, the winner list fingerprint, (entries campaigns) the entrant list commitment and the selection of
-// the winners from it, (version 3) the drawing's slot and the origin of the random value, and every random value,
+// the winners from it, (versions 3 and 4) the drawing's slot and the origin of the random value (version 4: through
+// the batch of drawings its randomness request served), and every random value,
 // roll and prize, top-prize-once rule included. With --rpc it also reads the contract's events over plain
-// JSON-RPC: the list commitment, the randomness request and the revealed random value, and (version 3) the
+// JSON-RPC: the list commitment, the randomness request and the revealed random value, and (versions 3 and 4) the
 // Entropy contract's own request and reveal, so the origin of the random value is checked too.
 // --entrant ID says whether ID was in the committed list, the chance it had and whether it won.
 // --campaign reads every commit of a campaign from the chain and accounts for each with the campaign's draws.json:
@@ -31,10 +32,15 @@
 //                  v = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
 //                  discarded while v < 2^256 mod T; u = v mod T; the winner is the first undrawn entrant (position
 //                  order) whose running sum of undrawn weights exceeds u; it is then removed.
-// Origin of the random value (version 3; Pyth Entropy v2):
+// Origin of the random value (versions 3 and 4; Pyth Entropy v2):
 //   slot             = keccak256(utf8 drawing id)
-//   userContribution = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
+//   contribution     = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
 //                      listCommitment = entrantsCommitment (entries campaigns) or the winner fingerprint
+//   userContribution = version 3: the drawing's contribution
+//                      version 4: one request serves a batch of drawings, this one at batch.index of batch.size;
+//                      batch.contributions[batch.index] = contribution, and
+//                      userContribution = contributions[0] for a batch of one,
+//                                         keccak256(contributions[0] ‖ … ‖ contributions[size-1]) otherwise
 //   entropy          = keccak256(userContribution ‖ providerContribution ‖ bytes32(0))   (abi.encodePacked)
 
 // The same file also loads as an ES module in a browser (the campaign page's "check this draw here" button):
@@ -45,8 +51,8 @@
 const IS_NODE = typeof process !== "undefined" && Boolean(process.versions && process.versions.node);
 
 /** The proof format versions this verifier checks; the last is the current one. */
-export const PROOF_VERSIONS = [2, 3];
-export const PROOF_VERSION = 3;
+export const PROOF_VERSIONS = [2, 3, 4];
+export const PROOF_VERSION = 4;
 export const SELECTION_METHOD = "sequential-weighted-v1";
 
 const MAX_DENOMINATOR = 2_147_483_647;
@@ -424,6 +430,11 @@ function optionalString(value, path) {
 
 // ---------------------------------------------------------------------------------------------- proof parsing
 
+/** "2, 3 and 4" */
+function versionList() {
+  return `${PROOF_VERSIONS.slice(0, -1).join(", ")} and ${PROOF_VERSIONS.at(-1)}`;
+}
+
 /**
  * Checks the proof's shape and types (not its values: those are the checks) and returns a normalized copy.
  * Throws InputError naming the first field that is missing, of the wrong type, or not hex.
@@ -431,13 +442,12 @@ function optionalString(value, path) {
 export function parseProof(raw) {
   object(raw, "(top level)");
   const version = raw.proofVersion;
-  if (version === undefined) bad("proofVersion", PROOF_VERSIONS.join(" or "), version);
+  if (version === undefined) bad("proofVersion", `${PROOF_VERSIONS.slice(0, -1).join(", ")} or ${PROOF_VERSIONS.at(-1)}`, version);
   if (!PROOF_VERSIONS.includes(version)) {
-    throw new InputError(
-      `proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format versions ${PROOF_VERSIONS.join(" and ")}`,
-    );
+    throw new InputError(`proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format versions ${versionList()}`);
   }
-  const v3 = version === 3;
+  // Version 4 has every field of version 3.
+  const v3 = version >= 3;
 
   const campaign = object(raw.campaign, "campaign");
   const campaignId = string(campaign.id, "campaign.id");
@@ -470,6 +480,12 @@ export function parseProof(raw) {
   const entropyValue = hex32(entropy.value, "entropy.value");
   let userContribution = null;
   let providerContribution = null;
+  let batch = null;
+  if (version === 4) {
+    const b = object(entropy.batch, "entropy.batch");
+    const contributions = array(b.contributions, "entropy.batch.contributions").map((c, i) => hex32(c, `entropy.batch.contributions[${i}]`));
+    batch = { index: uint(b.index, "entropy.batch.index"), size: uint(b.size, "entropy.batch.size"), contributions };
+  }
   if (v3) {
     userContribution = hex32(entropy.userContribution, "entropy.userContribution");
     if (entropy.providerContribution !== null) {
@@ -545,7 +561,7 @@ export function parseProof(raw) {
     drawing: { id: drawingId, number, drawAt, slot },
     winners,
     winnersCommitment,
-    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution },
+    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution, batch },
     table: { id: tableId, version: tableVersion, denominator, tiers },
     results,
     entrants,
@@ -560,13 +576,13 @@ function chainIdOf(value, path) {
   return uint(chainId, path);
 }
 
-/** The proof's chain object, checked for --rpc. Version 3 also names the Entropy contract. */
+/** The proof's chain object, checked for --rpc. Versions 3 and 4 also name the Entropy contract. */
 function parseChain(chain, version) {
   if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
   return {
     chainId: chainIdOf(chain.chainId, "chain.chainId"),
     contract: address(chain.contract, "chain.contract"),
-    entropy: version === 3 ? address(chain.entropy, "chain.entropy") : null,
+    entropy: version >= 3 ? address(chain.entropy, "chain.entropy") : null,
     commitTx: hex32(chain.commitTx, "chain.commitTx"),
     revealTx: hex32(chain.revealTx, "chain.revealTx"),
   };
@@ -609,6 +625,20 @@ export function userRandomNumber({ campaignId, number, slot, listCommitment }) {
   put(slot, 64, "slot");
   put(listCommitment, 96, "listCommitment");
   return toHex(keccak256(encoded));
+}
+
+/**
+ * The user contribution of a randomness request serving a batch of drawings (hex), from each drawing's
+ * userRandomNumber in batch order: a batch of one uses its drawing's as is, a larger batch
+ * keccak256(abi.encodePacked(c_0, ..., c_{n-1})). `contributions` are 0x hex strings; an empty batch is refused.
+ */
+export function batchUserRandomNumber(contributions) {
+  if (!Array.isArray(contributions) || contributions.length === 0) throw new InputError("a batch has at least one contribution");
+  const packed = new Uint8Array(32 * contributions.length);
+  contributions.forEach((c, i) => {
+    if (!hex32Into(c, packed, 32 * i)) throw new InputError(`contribution ${i} of the batch is not a 32-byte hex string`);
+  });
+  return contributions.length === 1 ? toHex(packed) : toHex(keccak256(packed));
 }
 
 /** Pyth Entropy v2's random number (hex): keccak256(abi.encodePacked(bytes32 user, bytes32 provider, bytes32(0))). */
@@ -944,7 +974,60 @@ function derivedUserContribution(proof) {
   return userRandomNumber({ campaignId: proof.campaign.idBytes, number: proof.drawing.number, slot: proof.drawing.slot, listCommitment: listCommitmentOf(proof) });
 }
 
-/** Version 3: the drawing's slot, the request's user contribution and (real providers) the random value's origin. */
+/**
+ * The user contribution of the proof's randomness request as the proof's own fields derive it: version 3 the
+ * drawing's (its request served it alone), version 4 the batch rule over entropy.batch.contributions.
+ */
+function requestUserContribution(proof) {
+  if (proof.version !== 4) return derivedUserContribution(proof);
+  return proof.entropy.batch.contributions.length === 0 ? "none (the batch has no contributions)" : batchUserRandomNumber(proof.entropy.batch.contributions);
+}
+
+/** What requestUserContribution is called in messages. */
+function requestSource(proof) {
+  return proof.version === 4 ? "the batch derives" : "the commit derives";
+}
+
+/**
+ * Version 4: the request's batch holds this drawing's own contribution at batch.index, batch.size members, and its
+ * contributions give entropy.userContribution by the batch rule.
+ */
+function checkBatch(report, proof, own, listName) {
+  const { index, size, contributions } = proof.entropy.batch;
+  const problems = [];
+  if (size < 1) problems.push(`entropy.batch.size is ${size}: a request serves at least one drawing`);
+  if (contributions.length !== size) problems.push(`entropy.batch.contributions has ${contributions.length} entr${contributions.length === 1 ? "y" : "ies"}, entropy.batch.size is ${size}`);
+  if (index >= contributions.length) {
+    problems.push(`entropy.batch.index ${index} is outside the ${contributions.length} contributions (0 to ${contributions.length - 1})`);
+  } else if (contributions[index] !== own) {
+    const at = contributions.indexOf(own);
+    problems.push(
+      `this drawing's contribution keccak256(campaign id, number, slot, ${listName}) is ${own}, entropy.batch.contributions[${index}] is ${contributions[index]}` +
+        (at >= 0 ? ` (this drawing's contribution is at ${at})` : " (this drawing's contribution is not in the batch)"),
+    );
+  }
+  report.check(
+    "entropy.batch",
+    problems,
+    `this drawing's contribution keccak256(campaign id, number, slot, ${listName}) = ${short(own)} is member ${index} of the request's batch of ${size}`,
+  );
+  if (contributions.length === 0) {
+    report.fail("entropy.userContribution", "entropy.batch.contributions is empty: the request's user contribution cannot be derived");
+    return;
+  }
+  const user = batchUserRandomNumber(contributions);
+  const rule = contributions.length === 1 ? "a batch of one uses its drawing's contribution as is" : `keccak256 of the batch's ${contributions.length} contributions in batch order`;
+  if (user === proof.entropy.userContribution) {
+    report.pass("entropy.userContribution", `entropy.userContribution is derived from the batch (${rule}) = ${short(user)}`);
+  } else {
+    report.fail("entropy.userContribution", `the batch's contributions give ${user} (${rule}), entropy.userContribution is ${proof.entropy.userContribution}`);
+  }
+}
+
+/**
+ * Versions 3 and 4: the drawing's slot, the request's user contribution (version 4: through the batch) and (real
+ * providers) the random value's origin.
+ */
 function checkOrigin(report, proof) {
   const slot = drawingSlot(proof.drawing.id);
   if (slot === proof.drawing.slot) report.pass("drawing.slot", `drawing.slot is keccak256 of the drawing id ${JSON.stringify(proof.drawing.id)} (${short(slot)})`);
@@ -952,7 +1035,9 @@ function checkOrigin(report, proof) {
 
   const user = derivedUserContribution(proof);
   const listName = proof.entrants ? "entrants.commitment" : "winnerList.commitment";
-  if (user === proof.entropy.userContribution) {
+  if (proof.version === 4) {
+    checkBatch(report, proof, user, listName);
+  } else if (user === proof.entropy.userContribution) {
     report.pass("entropy.userContribution", `entropy.userContribution is derived from the commit: keccak256(campaign id, number, slot, ${listName}) = ${short(user)}`);
   } else {
     report.fail("entropy.userContribution", `keccak256(campaign id, number, slot, ${listName}) is ${user}, entropy.userContribution is ${proof.entropy.userContribution}`);
@@ -974,7 +1059,7 @@ export function verifyProof(proof) {
   checkTable(report, proof);
   const winnerHashes = checkFingerprint(report, proof);
   if (proof.entrants) checkEntrants(report, proof, winnerHashes);
-  if (proof.version === 3) checkOrigin(report, proof);
+  if (proof.version >= 3) checkOrigin(report, proof);
   const computed = checkResults(report, proof);
   checkTopPrizeOnce(report, proof, computed);
   return report;
@@ -983,7 +1068,7 @@ export function verifyProof(proof) {
 function originInfo(report, proof) {
   if (proof.entropy.provider === "mock") {
     report.info("entropy.origin", "test randomness (mock provider): cannot be checked independently; never used by real campaigns");
-  } else if (proof.version === 3 && proof.entropy.providerContribution !== null) {
+  } else if (proof.version >= 3 && proof.entropy.providerContribution !== null) {
     report.info("entropy.origin", `random value from provider ${proof.entropy.provider}; run with --rpc to check that the provider revealed this contribution onchain`);
   } else {
     report.info("entropy.origin", `random value from provider ${proof.entropy.provider}; run with --rpc to check it against the chain`);
@@ -995,10 +1080,14 @@ function originInfo(report, proof) {
 /** The PrizeDraw contract's events (contracts/PrizeDraw.sol). */
 const EVENT_SIGNATURES = {
   committed: "DrawingCommitted(bytes32,uint64,bytes32,uint40,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64,address)",
-  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256,bytes32)",
+  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256,bytes32,uint256,uint256)",
   revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
   winnersRecorded: "WinnersRecorded(bytes32,uint64,bytes32,uint256)",
   prizeAwarded: "PrizeAwarded(bytes32,uint64,uint256,bytes32,uint256,uint256,uint256,bool)",
+};
+/** EntropyRequested of PrizeDraw contracts deployed before batches (one drawing per request; version 2 and 3 proofs only). */
+const SINGLE_REQUEST_EVENT_SIGNATURES = {
+  requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256,bytes32)",
 };
 /** The same two events of PrizeDraw contracts deployed before drawing slots (version 2 proofs only). */
 const LEGACY_EVENT_SIGNATURES = {
@@ -1143,16 +1232,19 @@ async function scanForward(rpc, filter, from, onLog, enough) {
 }
 
 /**
- * The --rpc checks of one proof. Version 2 proofs may come from a contract of the previous version (events without
- * slots); version 3 proofs also check the slot, the draw time, the user contribution and the Entropy contract's
- * own request and reveal.
+ * The --rpc checks of one proof. Version 2 proofs may come from a contract before drawing slots (events without
+ * slots), version 2 and 3 proofs from a contract before batches (EntropyRequested without the batch fields);
+ * versions 3 and 4 also check the slot, the draw time, the user contribution and the Entropy contract's own
+ * request and reveal; version 4 also the request's batch against the commit transaction's events.
  */
 async function checkChain(report, proof, rpc) {
   const chain = parseChain(proof.chain, proof.version);
-  const v3 = proof.version === 3;
+  const v3 = proof.version >= 3;
+  const v4 = proof.version === 4;
   const campaignTopic = toHex(proof.campaign.idBytes);
   const numberTopic = wordHex(proof.drawing.number);
   const topic = topicsOf(EVENT_SIGNATURES);
+  const single = topicsOf(SINGLE_REQUEST_EVENT_SIGNATURES);
   const legacy = topicsOf(LEGACY_EVENT_SIGNATURES);
   const isEntries = proof.entrants !== null;
   const where = `contract ${chain.contract}`;
@@ -1232,6 +1324,7 @@ async function checkChain(report, proof, rpc) {
   }
 
   let requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
+  if (!requested && !v4) requested = commitLogs.find((l) => logMatches(l, chain.contract, single.requested, campaignTopic, numberTopic));
   if (!requested && !v3) requested = commitLogs.find((l) => logMatches(l, chain.contract, legacy.requested, campaignTopic, numberTopic));
   let provider = null;
   let sequence = null;
@@ -1248,13 +1341,15 @@ async function checkChain(report, proof, rpc) {
     if (proof.entropy.provider !== "mock" && provider !== proof.entropy.provider) problems.push(`onchain provider ${provider}, entropy.provider ${proof.entropy.provider}`);
     report.check("rpc.request", problems, `random value requested after the list was committed, in the same transaction (request ${sequence} to provider ${provider})`);
     if (v3) {
-      const derived = derivedUserContribution(proof);
+      const derived = requestUserContribution(proof);
+      const from = v4 ? "the batch" : "the commit";
       const user = userWord === undefined ? "missing" : wordHex(userWord);
       const userProblems = [];
-      if (user !== derived) userProblems.push(`onchain user contribution ${user}, derived from the commit ${derived}`);
+      if (user !== derived) userProblems.push(`onchain user contribution ${user}, derived from ${from} ${derived}`);
       if (user !== proof.entropy.userContribution) userProblems.push(`onchain user contribution ${user}, entropy.userContribution ${proof.entropy.userContribution}`);
-      report.check("rpc.request.user", userProblems, `the request's user contribution is the one derived from the commit and entropy.userContribution (${short(derived)})`);
+      report.check("rpc.request.user", userProblems, `the request's user contribution is the one derived from ${from} and entropy.userContribution (${short(derived)})`);
     }
+    if (v4) checkBatchOnchain(report, proof, chain, commitLogs, requested, topic);
   }
 
   // The reveal.
@@ -1367,7 +1462,54 @@ async function checkChain(report, proof, rpc) {
 }
 
 /**
- * Version 3 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
+ * Version 4 with --rpc: the request's batch as the commit transaction recorded it. Every drawing of a batch is
+ * committed and requested in that one transaction, so its EntropyRequested events of (provider, sequence) are the
+ * batch: there must be batch.size of them, this drawing's must say batch.index of batch.size, and member i's
+ * contribution, recomputed from its own DrawingCommitted (campaign id, number, slot, list commitment), must be
+ * entropy.batch.contributions[i].
+ */
+function checkBatchOnchain(report, proof, chain, commitLogs, requested, topic) {
+  const { index, size, contributions } = proof.entropy.batch;
+  const [providerWord, sequenceWord, , , indexWord, sizeWord] = dataWords(requested.data);
+  const problems = [];
+  if (indexWord !== BigInt(index)) problems.push(`onchain this drawing is member ${indexWord ?? "missing"} of its request's batch, entropy.batch.index is ${index}`);
+  if (sizeWord !== BigInt(size)) problems.push(`onchain the request's batch has ${sizeWord ?? "missing"} drawings, entropy.batch.size is ${size}`);
+  const members = commitLogs.filter((l) => {
+    const topics = (l && l.topics) || [];
+    if (typeof l.address !== "string" || l.address.toLowerCase() !== chain.contract || String(topics[0]).toLowerCase() !== topic.requested) return false;
+    const [p, q] = dataWords(l.data);
+    return p === providerWord && q === sequenceWord;
+  });
+  if (members.length !== size) problems.push(`the commit transaction requested randomness for ${members.length} drawing${members.length === 1 ? "" : "s"} under request ${sequenceWord}, entropy.batch.size is ${size}`);
+  const byIndex = new Map();
+  for (const m of members) byIndex.set(dataWords(m.data)[4], m);
+  for (let i = 0; i < members.length; i++) {
+    const m = byIndex.get(BigInt(i));
+    if (!m) {
+      problems.push(`no EntropyRequested event of member ${i} of request ${sequenceWord} in the commit transaction`);
+      continue;
+    }
+    const [, campaignId, numberWord] = m.topics.map((t) => String(t).toLowerCase());
+    const label = `member ${i} (campaign ${short(campaignId)} #${BigInt(numberWord)})`;
+    const committed = commitLogs.find((l) => logMatches(l, chain.contract, topic.committed, campaignId, numberWord));
+    if (!committed) {
+      problems.push(`${label}: no DrawingCommitted event in the commit transaction`);
+      continue;
+    }
+    const listCommitment = dataWords(committed.data)[2];
+    const onchain = userRandomNumber({ campaignId, number: BigInt(numberWord), slot: String(committed.topics[3]).toLowerCase(), listCommitment: wordHex(listCommitment ?? 0n) });
+    if (i >= contributions.length) problems.push(`${label}: its commit gives contribution ${onchain}, the proof's batch has no contribution ${i}`);
+    else if (onchain !== contributions[i]) problems.push(`${label}: its commit gives contribution ${onchain}, entropy.batch.contributions[${i}] is ${contributions[i]}`);
+  }
+  report.check(
+    "rpc.request.batch",
+    problems,
+    `request ${sequenceWord} served ${members.length} drawing${members.length === 1 ? "" : "s"} committed in the same transaction; this drawing is member ${index}, and every member's contribution is the proof's`,
+  );
+}
+
+/**
+ * Versions 3 and 4 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
  * request with the user contribution derived from the commit, and revealed the proof's value; for a real provider
  * the value is keccak256(userContribution, providerContribution, 0) of its Revealed event. A Revealed event with
  * callbackFailed (a callback retried later) may precede the successful one: every one must carry the same value.
@@ -1398,7 +1540,8 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
       filterTopics.every((x, i) => String(topics[i + 1]).toLowerCase() === x)
     );
   };
-  const derived = derivedUserContribution(proof);
+  const derived = requestUserContribution(proof);
+  const source = requestSource(proof);
   const label = `request ${ctx.sequence} of provider ${ctx.provider}`;
 
   // The request, in the commit transaction.
@@ -1409,8 +1552,8 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
     const user = wordHex(dataWords(request.data)[0] ?? 0n);
     report.check(
       "rpc.entropy.request",
-      user === derived ? [] : [`Entropy recorded the user contribution ${user} for ${label}; the commit derives ${derived}`],
-      `Entropy ${short(entropy)} recorded ${label} with the user contribution derived from the commit`,
+      user === derived ? [] : [`Entropy recorded the user contribution ${user} for ${label}; ${source} ${derived}`],
+      `Entropy ${short(entropy)} recorded ${label} with the user contribution derived from the ${proof.version === 4 ? "batch" : "commit"}`,
     );
   }
 
@@ -1453,7 +1596,7 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   if (!reveal || proof.entropy.provider === "mock") return; // the mock reveals no contributions: entropy.origin says so
 
   const originProblems = [];
-  if (reveal.user !== derived) originProblems.push(`the Revealed user contribution is ${reveal.user}, the commit derives ${derived}`);
+  if (reveal.user !== derived) originProblems.push(`the Revealed user contribution is ${reveal.user}, ${source} ${derived}`);
   const combined = combineRandomValues(reveal.user, reveal.provider);
   if (combined !== reveal.randomNumber) originProblems.push(`keccak256(userContribution, providerContribution, 0) of the Revealed event is ${combined}, its random number ${reveal.randomNumber}`);
   if (proof.entropy.providerContribution !== null && proof.entropy.providerContribution !== reveal.provider) {
@@ -1462,7 +1605,7 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   report.check(
     "rpc.entropy.origin",
     originProblems,
-    `the random value is keccak256 of the commit's contribution and provider ${ctx.provider}'s revelation ${short(reveal.provider)}, as Entropy revealed them`,
+    `the random value is keccak256 of the ${proof.version === 4 ? "batch's" : "commit's"} contribution and provider ${ctx.provider}'s revelation ${short(reveal.provider)}, as Entropy revealed them`,
   );
 }
 
@@ -1991,7 +2134,7 @@ export async function main(argv = process.argv.slice(2)) {
   try {
     options = parseArgs(argv);
     if (options.help) {
-      process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format versions ${PROOF_VERSIONS.join(" and ")}), or with --campaign every commit of a campaign. Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
+      process.stdout.write(`${USAGE}\n\nChecks a prize draw proof (format versions ${versionList()}), or with --campaign every commit of a campaign. Exit code 0: every check passed; 1: a check failed; 2: unusable proof or RPC.\n`);
       return 0;
     }
 
