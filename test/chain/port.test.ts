@@ -157,6 +157,61 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     }
   });
 
+  it("keeps several transactions in flight in one block, and none waits forever behind one the node dropped", async () => {
+    const operator = port.operatorAddress;
+    const threshold = async () => (await port.getCampaign(campaignId))[3];
+    const quick = new ChainPort({ rpcUrl, deployment, operatorKey: ANVIL_KEYS.operator, receiptTimeoutMs: 3_000 });
+    const inMempool = (count: number) =>
+      until(`${count} transactions in the mempool`, async () => (Number((await jsonRpc<{ pending: string }>(rpcUrl, "txpool_status")).pending) >= count ? true : undefined), 20_000, 50);
+    // Mining paused: three sends go out without waiting for each other's receipts (nonces n, n+1, n+2).
+    const pause = async () => {
+      await jsonRpc(rpcUrl, "evm_setAutomine", [false]);
+      await jsonRpc(rpcUrl, "evm_setIntervalMining", [0]);
+    };
+    const resume = async () => {
+      await jsonRpc(rpcUrl, "evm_setAutomine", [true]);
+      await jsonRpc(rpcUrl, "evm_setIntervalMining", [1]);
+    };
+    await pause();
+    let receipts: { blockNumber: bigint; status: string }[];
+    try {
+      const sends = [70_001n, 70_002n, 70_003n].map((cents) => quick.setLargePrizeThreshold(campaignId, cents));
+      await inMempool(3);
+      await jsonRpc(rpcUrl, "evm_mine");
+      receipts = await Promise.all(sends);
+    } finally {
+      await resume();
+    }
+    expect(receipts.map((r) => r.status)).toEqual(["success", "success", "success"]);
+    expect(new Set(receipts.map((r) => r.blockNumber)).size).toBe(1);
+    // Independent sends take nonces in the order their simulations finish, not the order of the calls.
+    expect([70_001n, 70_002n, 70_003n]).toContain(await threshold());
+
+    await pause();
+    let outcomes: unknown[] = [];
+    try {
+      const first = Number(await jsonRpc<string>(rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
+      const sends = [70_004n, 70_005n, 70_006n].map((cents) => quick.setLargePrizeThreshold(campaignId, cents).catch((e: unknown) => e));
+      await inMempool(3);
+      const content = await jsonRpc<{ pending: Record<string, Record<string, { hash: string }>> }>(rpcUrl, "txpool_content");
+      const mine = Object.entries(content.pending).find(([from]) => from.toLowerCase() === operator.toLowerCase())?.[1] ?? {};
+      expect(Object.keys(mine).map(Number).sort()).toEqual([first, first + 1, first + 2]);
+      // The node drops the lowest nonce's transaction (anvil drops the two queued behind it with it).
+      await jsonRpc(rpcUrl, "anvil_dropTransaction", [mine[String(first)]!.hash]);
+      await resume();
+      outcomes = await Promise.all(sends);
+    } finally {
+      await resume();
+    }
+    // Every wait ends: the dropped ones give up after their timeout (the keeper sends each step again next
+    // cycle, reading the chain first), and none leaves a gap that later transactions wait behind.
+    expect(outcomes[0]).toMatchObject({ code: "chain_unavailable" });
+    for (const outcome of outcomes) expect(outcome).toSatisfy((o: { code?: string; status?: string }) => o.code === "chain_unavailable" || o.status === "success");
+    await expect(quick.setLargePrizeThreshold(campaignId, 70_007n)).resolves.toMatchObject({ status: "success" });
+    expect(await threshold()).toBe(70_007n);
+    await expect(port.setLargePrizeThreshold(campaignId, 70_008n)).resolves.toMatchObject({ status: "success" });
+  });
+
   it("after anvil restarts from its state file, the chain and the indexer still agree", async () => {
     const before = await port.getDrawing(campaignId, 1n);
     const blockBefore = await port.blockNumber();

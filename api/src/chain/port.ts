@@ -179,17 +179,27 @@ export class ChainPort {
     try {
       const write = await prepare();
       const { hash, nonce } = await this.broadcast(write);
-      let receipt: TransactionReceipt;
-      try {
-        receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
-      } catch (error) {
-        await this.fillGap(nonce).catch(() => undefined);
-        throw error;
-      }
+      const receipt = await this.receipt(hash, nonce);
       if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
       return receipt;
     } catch (error) {
       throw toChainError(functionName, error);
+    }
+  }
+
+  /**
+   * Waits for a sent transaction's receipt. Past the timeout, one the node still holds (queued behind a lower
+   * nonce, say) is waited for once more; one the node no longer has was dropped or replaced: its nonce gap is
+   * filled and the wait gives up.
+   */
+  private async receipt(hash: Hex, nonce: number): Promise<TransactionReceipt> {
+    try {
+      return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+    } catch (error) {
+      const held = await this.publicClient.getTransaction({ hash }).catch(() => null);
+      if (held !== null) return this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+      await this.fillGap(nonce).catch(() => undefined);
+      throw error;
     }
   }
 
@@ -220,20 +230,17 @@ export class ChainPort {
   }
 
   /**
-   * A transaction whose receipt never came: if the node no longer has it and its nonce is unused, an empty
-   * transfer to the operator itself takes the nonce, so the transactions sent after it are mined. The counter
-   * then starts again from the node's pending count.
+   * A transaction whose receipt never came and that the node no longer has: if its nonce is still unused and
+   * this port sent transactions after it, an empty transfer to the operator itself takes the nonce, so those are
+   * not stuck behind the gap (a node that keeps them queued mines them then; anvil drops them with it, and their
+   * own waits end the same way). The counter starts again from the node's pending count.
    */
   private async fillGap(nonce: number): Promise<void> {
     const address = this.wallet.account.address;
+    const sentAfter = this.nextNonce !== null && this.nextNonce > nonce + 1;
+    this.nextNonce = null;
     const mined = await this.publicClient.getTransactionCount({ address, blockTag: "latest" });
-    if (mined > nonce) return;
-    const pending = await this.pendingNonce();
-    if (pending <= nonce) {
-      // Nothing after it was sent either: the next send takes this nonce itself.
-      this.nextNonce = null;
-      return;
-    }
+    if (mined > nonce || !sentAfter) return;
     await this.broadcast(async () => this.wallet.sendTransaction({ to: address, value: 0n, nonce }));
     this.nextNonce = null;
   }

@@ -44,3 +44,11 @@ export function maxCommitBatch(budget: { limit: bigint; base: bigint; perDrawing
 
 /** Share of the block gas limit one batch may use, so batches of other senders and our own still fit. */
 export const BLOCK_GAS_SHARE = 2n;
+
+/** The most gas one transaction may use since the Osaka upgrade (EIP-7825: 2^24), whatever the block's limit. */
+export const TX_GAS_CAP = 16_777_216n;
+
+/** Whether a transaction of `gas` fits: at most its share of the block and the per-transaction cap. */
+export function fitsBlock(gas: bigint, blockGasLimit: bigint): boolean {
+  return gas * BLOCK_GAS_SHARE <= blockGasLimit && gas <= TX_GAS_CAP;
+}

@@ -9,7 +9,7 @@ import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
-import { BLOCK_GAS_SHARE, batchGroups, inParallel, maxCommitBatch } from "./batches.js";
+import { batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
 import { PullTimer, type PullDeps } from "./pull.js";
 
@@ -41,8 +41,12 @@ export type KeeperDeps = {
   pullFetch?: PullDeps["fetchList"];
 };
 
-/** Campaigns prepared, settled or finished side by side (their chain sends are pipelined by the port). */
-const CAMPAIGN_CONCURRENCY = 16;
+/**
+ * Campaigns prepared, settled or finished side by side. Their chain sends are pipelined by the port, so this
+ * bounds the reads in flight (store, node, indexer) rather than the transactions: a registration waits a block
+ * for its receipt, and a thousand campaigns due at once must not wait in rows of a few.
+ */
+const CAMPAIGN_CONCURRENCY = 128;
 /** Payouts tried in one transaction at most; a larger set goes out as several, all in flight at once. */
 const MAX_PAYOUT_BATCH = 200;
 
@@ -386,7 +390,7 @@ export class Keeper {
   private async fitsBlock(estimate: () => Promise<bigint>): Promise<boolean | null> {
     try {
       const [gas, block] = await Promise.all([estimate(), this.deps.chain.blockGasLimit()]);
-      return gas * BLOCK_GAS_SHARE <= block;
+      return fitsBlock(gas, block);
     } catch {
       return null;
     }
