@@ -302,14 +302,14 @@ describe("the public campaign page on a phone", () => {
     const [proofResponse] = await Promise.all([page.waitForResponse((r) => r.url() === proofUrl), link.click()]);
     expect(proofResponse.status()).toBe(200);
     await page.waitForURL(proofUrl);
-    expect(await page.locator("body").innerText()).toContain('"proofVersion":3');
+    expect(await page.locator("body").innerText()).toContain('"proofVersion":4');
     const proof = (await proofResponse.json()) as {
       proofVersion: number;
       campaign: { slug: string };
       drawing: { id: string; number: number };
       results: { position: number; displayName: string | null; amountCents: number }[];
     };
-    expect(proof.proofVersion).toBe(3);
+    expect(proof.proofVersion).toBe(4);
     expect(proof.campaign.slug).toBe(SLUG);
     expect(proof.drawing).toMatchObject({ id: paid.id, number: 1 });
     expect(proof.results.map((r) => r.amountCents)).toEqual(paid.winners.map((w) => w.amountCents));

@@ -192,7 +192,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(3);
+    expect(proof.proofVersion).toBe(4);
     expect(proof).toMatchObject({ drawing: { slot: drawingSlot(open.id) }, entropy: { userContribution: derivedUser }, chain: { entropy: stack.deployment.entropy.toLowerCase() } });
     expect(proof.entropy.providerContribution).toBe(registered.revelation(sequence)); // from Entropy's Revealed log
     expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
@@ -203,7 +203,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
   it("a proof with a tampered origin (user contribution, provider contribution, value) fails with --rpc", async () => {
     expect(honest).toBeDefined();
     const { proof } = honest;
-    expect(proof.proofVersion).toBe(3);
+    expect(proof.proofVersion).toBe(4);
     const untouched = await verifyFile("honest.json", proof);
     expect(untouched.code).toBe(0);
     expect(untouched.result.checks.find((c) => c.id === "rpc.entropy.origin")?.status).toBe("pass");
@@ -300,7 +300,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(3);
+    expect(proof.proofVersion).toBe(4);
     expect(out).toContain("(after 1 failed callback with the same value)");
     expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
   });
