@@ -140,29 +140,20 @@ export class ChainPort {
   send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
     const { value, gas } = options;
     return this.submit(functionName, async () => {
-      const { request } = await this.publicClient.simulateContract({
-        address: this.deployment.prizeDraw,
-        abi: PrizeDrawAbi,
-        functionName,
-        args,
-        account: this.wallet.account,
-        ...(value === undefined ? {} : { value }),
-      } as Parameters<PublicClient["simulateContract"]>[0]);
+      const { request } = await this.publicClient.simulateContract(this.operatorCall(functionName, args, value) as Parameters<PublicClient["simulateContract"]>[0]);
       return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
     });
+  }
+
+  /** A PrizeDraw call as the operator would send it (simulated or estimated). */
+  private operatorCall<N extends WriteName>(functionName: N, args: WriteArgs<N>, value: bigint | undefined) {
+    return { address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName, args, account: this.wallet.account, ...(value === undefined ? {} : { value }) };
   }
 
   /** Estimated gas of a PrizeDraw call as the operator (a revert surfaces as ChainRevertError). */
   async estimate<N extends WriteName>(functionName: N, args: WriteArgs<N>, value?: bigint): Promise<bigint> {
     try {
-      return await this.publicClient.estimateContractGas({
-        address: this.deployment.prizeDraw,
-        abi: PrizeDrawAbi,
-        functionName,
-        args,
-        account: this.wallet.account,
-        ...(value === undefined ? {} : { value }),
-      } as Parameters<PublicClient["estimateContractGas"]>[0]);
+      return await this.publicClient.estimateContractGas(this.operatorCall(functionName, args, value) as Parameters<PublicClient["estimateContractGas"]>[0]);
     } catch (error) {
       throw toChainError(functionName, error);
     }
@@ -386,16 +377,6 @@ export class ChainPort {
         // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
         gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
       });
-    });
-  }
-
-  async entropyFee(): Promise<bigint> {
-    const limit = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
-    return this.publicClient.readContract({
-      address: this.deployment.entropy,
-      abi: MockEntropyAbi,
-      functionName: "getFeeV2",
-      args: [this.deployment.entropyProvider, limit],
     });
   }
 
