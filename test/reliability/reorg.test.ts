@@ -159,14 +159,14 @@ function serially<T>(work: () => Promise<T>): Promise<T> {
 const CASE_TIMEOUT_MS = 200_000;
 
 describe("reorgs during a drawing", () => {
-  // FAILS TODAY. Observed: after `anvil_reorg [2, []]` from the commit's block the chain has no drawing 1 (the
-  // campaign's last number is 0) and Ponder drops the drawing row, but the service keeps the drawing at
-  // entropy_requested with number 1 and request id 1, a request that no longer exists. It never commits again
-  // (commitLocked takes only status "locked", keeper.ts:271; the commit's receipt was taken as final, keeper.ts:372-386),
-  // and every cycle settle() reads getDrawing, which reverts DrawingNotFound (keeper.ts:473); that error is not a
-  // ChainRevertError, so the drawing is not even flagged (keeper.ts:172): a "drawing step failed" warning each
-  // second, nothing in needsAttention. No proof is served (the drawing is not drawn). Still so after the two service
-  // restarts of the later cases: the store is what the keeper trusts. Never paid.
+  // FAILS TODAY. Observed: after `anvil_reorg [depth, []]` from the commit's block (depth 1 to 3 in runs) the chain has
+  // no drawing 1 (the campaign's last number is 0) and Ponder drops the drawing row, but the service keeps the drawing
+  // at entropy_requested with number 1 and request id 1, a request that no longer exists. It never commits again
+  // (commitLocked takes only status "locked"; commitBatch took the commit's receipt as final), and every cycle settle()
+  // reads getDrawing, which reverts DrawingNotFound; that read error is not a ChainRevertError, so the drawing is not
+  // even flagged (flagChainFault): a "drawing step failed" warning each second, nothing in needsAttention. No proof is
+  // served (the drawing is not drawn). Still so after the two service restarts of the later cases: the store is what
+  // the keeper trusts. Never paid.
   it.concurrent.fails("after the commit (entropy_requested): the commit is dropped", async ({ expect }) => {
     const slug = "reorg-commit";
     const { id, campaignId, servedAfter } = await serially(async () => {
@@ -191,16 +191,16 @@ describe("reorgs during a drawing", () => {
   }, CASE_TIMEOUT_MS);
 
   // FAILS TODAY. Observed: the drawing is settled with value V1 (the payout refused: empty pool) and proof.json,
-  // fetched once as a visitor would, passes --rpc. After `anvil_reorg [3, []]` from the reveal's block the chain is
+  // fetched once as a visitor would, passes --rpc. After `anvil_reorg [depth, []]` from the reveal's block the chain is
   // back at Requested (same request, sequence 1) and Ponder reverts its row to requested with no random value; the
   // partner API still shows settled with V1 and V1's prizes, and proof.json still serves V1, which fails --rpc (its
-  // reveal transaction is not on the chain): the proof is built once and kept in memory (http/routes/public.ts:43-63,
-  // Cache-Control max-age=86400). The provider answers the open request again with V2; with one winner the callback
-  // settles it, paySettled sees Settled onchain (keeper.ts:529) and pays: Paid onchain, one DrawingPaid, status
-  // paid. So "paid exactly once" holds, because the callback settled, but the mirror is never corrected: settle()
-  // copied the random value and prizes once (keeper.ts:491-508) and mirrorPaid only sets the status (keeper.ts:576),
-  // so the API shows V1 (and V1's prizes) for a drawing the chain settled and paid with V2, and proof.json keeps
-  // serving V1, failing --rpc, until the process restarts (a fresh process builds it from the indexer: V2, passes).
+  // reveal transaction is not on the chain): the proof is built once and kept in memory (http/routes/public.ts,
+  // `proofs`, Cache-Control max-age=86400). The provider answers the open request again with V2; with one winner the
+  // callback settles it, paySettled sees Settled onchain and pays: Paid onchain, one DrawingPaid, status paid. So "paid
+  // exactly once" holds, because the callback settled, but the mirror is never corrected: settle() copied the random
+  // value and prizes once (only for status entropy_requested) and mirrorPaid only sets the status, so the API shows V1
+  // (and V1's prizes) for a drawing the chain settled and paid with V2, and proof.json keeps serving V1, failing --rpc,
+  // until the process restarts (a fresh process builds it from the indexer: V2, passes).
   it.concurrent.fails("after the reveal and settle (settled): both are dropped", async ({ expect }) => {
     const slug = "reorg-settle";
     // The whole case holds the chain: the next case's reorg drops an operator transaction, which (today) stalls
@@ -237,11 +237,11 @@ describe("reorgs during a drawing", () => {
     expect(servedEnd.verdict).toBe("passes");
   }, CASE_TIMEOUT_MS);
 
-  // FAILS TODAY. Observed: paid, proof passes --rpc. After `anvil_reorg [2, []]` from the payout's block the chain is
-  // back at Settled with no DrawingPaid and Ponder removes the payout row (its drawing row back to settled), while
+  // FAILS TODAY. Observed: paid, proof passes --rpc. After `anvil_reorg [depth, []]` from the payout's block the chain
+  // is back at Settled with no DrawingPaid and Ponder removes the payout row (its drawing row back to settled), while
   // the service keeps the drawing paid. paid is final to the keeper (store.drawings.unfinished excludes it; paySettled
-  // and mirrorPaid look at status "settled" only, keeper.ts:522 and 573), so the payout is never sent again: the
-  // winner is not paid, and the API says paid. The proof still passes --rpc (it holds no payout).
+  // and mirrorPaid look at status "settled" only), so the payout is never sent again: the winner is not paid, and the
+  // API says paid. The proof still passes --rpc (it holds no payout).
   it.concurrent.fails("after the payout (paid): the payout is dropped", async ({ expect }) => {
     const slug = "reorg-payout";
     const { id, campaignId, servedAfter } = await serially(async () => {
