@@ -29,6 +29,8 @@
  *            waiting for their random value, 12 settled and unpaid; the run took 22.7 min (setup 2.4 s)
  *   N = 1000 (the default): not run; at this rate it would take about 3 hours, so it ends at the 20-minute limit
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { startStack, type Stack } from "../../test/support/stack.js";
 import { run as runCli } from "../src/cli/prizedraw.js";
 import { submitWinners } from "../src/domain/drawings.js";
@@ -209,8 +211,22 @@ async function main(): Promise<void> {
     log(`${transactions} transactions in blocks ${fromBlock} to ${toBlock} (${blocks} blocks); the run took ${((performance.now() - runStarted) / 60_000).toFixed(1)} min`);
   } finally {
     store?.db.close();
+    logWarnings(stack.dataDir);
     await stack.stop();
   }
+}
+
+/** The service's warnings during the run, counted by message (a stall has a cause worth reading). */
+function logWarnings(dataDir: string): void {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(path.join(dataDir, "service.log"), "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+    if ((entry.level ?? 0) < 40) continue;
+    const key = `${entry.msg}: ${entry.err?.message?.slice(0, 160) ?? ""}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const [message, count] of counts) log(`service warning x${count}: ${message}`);
 }
 
 main().then(

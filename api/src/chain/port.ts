@@ -188,9 +188,19 @@ export class ChainPort {
       return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
     } catch (error) {
       const held = await this.publicClient.getTransaction({ hash }).catch(() => null);
-      if (held !== null) return this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
-      await this.fillGap(nonce).catch(() => undefined);
-      throw error;
+      if (held === null) {
+        await this.fillGap(nonce).catch(() => undefined);
+        throw error;
+      }
+      try {
+        return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+      } catch (again) {
+        // Still held after two timeouts: queued behind a lower nonce the node lost (a reorg dropped it, say).
+        const mined = await this.publicClient.getTransactionCount({ address: this.wallet.account.address, blockTag: "latest" }).catch(() => nonce);
+        if (mined < nonce) await this.fillGap(mined).catch(() => undefined);
+        this.nextNonce = null;
+        throw again;
+      }
     }
   }
 

@@ -52,3 +52,25 @@ export const TX_GAS_CAP = 16_777_216n;
 export function fitsBlock(gas: bigint, blockGasLimit: bigint): boolean {
   return gas * BLOCK_GAS_SHARE <= blockGasLimit && gas <= TX_GAS_CAP;
 }
+
+/**
+ * Runs at most `limit` calls at a time, the rest in order as they finish: the indexer answers from one
+ * single-threaded database, and a thousand questions at once time out instead of finishing sooner.
+ */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active += 1;
+    try {
+      return await call();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}

@@ -9,7 +9,7 @@ import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
-import { batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
+import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
 import { PullTimer, type PullDeps } from "./pull.js";
 
@@ -46,7 +46,9 @@ export type KeeperDeps = {
  * bounds the reads in flight (store, node, indexer) rather than the transactions: a registration waits a block
  * for its receipt, and a thousand campaigns due at once must not wait in rows of a few.
  */
-const CAMPAIGN_CONCURRENCY = 128;
+const CAMPAIGN_CONCURRENCY = 512;
+/** Questions to the indexer in flight at once (see Limiter). */
+const INDEXER_CONCURRENCY = 8;
 /** Payouts tried in one transaction at most; a larger set goes out as several, all in flight at once. */
 const MAX_PAYOUT_BATCH = 200;
 
@@ -70,6 +72,9 @@ export class Keeper {
   private again = false;
   /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
   private readonly pulls: PullTimer;
+  private readonly indexerCalls = new Limiter(INDEXER_CONCURRENCY);
+  /** Tables published onchain (or being published) by this process, by id and version. */
+  private readonly tablesOnchain = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: KeeperDeps) {
     const { store, logger, config, pullFetch } = deps;
@@ -152,11 +157,20 @@ export class Keeper {
     const campaign = store.campaigns.byId(campaignId);
     if (!campaign || campaign.status === "draft") return;
     store.tx(() => planDrawings(store, campaign));
-    for (const drawing of store.drawings.unfinished(campaign.id)) {
+    const unfinished = store.drawings.unfinished(campaign.id);
+    for (const drawing of unfinished) {
       if (drawing.status !== "open") continue;
       await this.pulls.pull(campaign, drawing);
       const fresh = store.drawings.byId(campaign.id, drawing.id);
       if (fresh?.status === "open") this.lock(store.campaigns.byId(campaignId)!, fresh);
+    }
+    // A new campaign is registered and its table published ahead of its first commit, so its draw time does not
+    // wait two blocks for them (each commit still checks the chain first).
+    if (campaign.status === "active" && campaign.onchainWallet === null) {
+      await this.ensureCampaignOnchain(campaign, toCampaignId(campaign.slug));
+      const next = unfinished.find((d) => d.status === "open");
+      const table = next ? store.prizeTables.get(next.tableId, next.tableVersion) : null;
+      if (table) await this.ensureTableOnchain(table);
     }
   }
 
@@ -264,13 +278,12 @@ export class Keeper {
   private async commitLocked(campaignIds: readonly string[]): Promise<void> {
     const { store } = this.deps;
     const groups: Committable[][] = [];
-    const tables = new Map<string, Promise<void>>();
     await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
       this.guard(id, async () => {
         const campaign = store.campaigns.byId(id);
         const locked = store.drawings.unfinished(id).filter((d) => d.status === "locked");
         if (!campaign || locked.length === 0) return;
-        const group = await this.readyToCommit(campaign, locked, tables);
+        const group = await this.readyToCommit(campaign, locked);
         if (group.length > 0) groups.push(group);
       }),
     );
@@ -284,7 +297,7 @@ export class Keeper {
    * interrupted run is moved on here instead; one that cannot go stops the drawings after it (the contract takes
    * numbers and draw times in order).
    */
-  private async readyToCommit(campaign: Campaign, locked: readonly Drawing[], tables: Map<string, Promise<void>>): Promise<Committable[]> {
+  private async readyToCommit(campaign: Campaign, locked: readonly Drawing[]): Promise<Committable[]> {
     const { store, chain } = this.deps;
     const campaignId = toCampaignId(campaign.slug);
     await this.ensureCampaignOnchain(campaign, campaignId);
@@ -293,9 +306,7 @@ export class Keeper {
       const outcome = await this.attempt(campaign, start, async () => {
         const table = store.prizeTables.get(start.tableId, start.tableVersion);
         if (!table) throw new Error(`prize table ${start.tableId} v${start.tableVersion} missing`);
-        const key = `${table.id}:${table.version}`;
-        if (!tables.has(key)) tables.set(key, this.ensureTableOnchain(table));
-        await tables.get(key);
+        await this.ensureTableOnchain(table);
         const drawing = await this.numbered(campaign, campaignId, start);
         const entrants = campaign.mode === "entries";
         const listCommitment = (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex;
@@ -396,9 +407,14 @@ export class Keeper {
     }
   }
 
+  /** A drawing as the indexer has it (null: not indexed yet), one of at most INDEXER_CONCURRENCY questions. */
+  private indexed(campaignId: Hex, number: bigint) {
+    return this.indexerCalls.run(() => this.deps.indexer.drawing(campaignId, number));
+  }
+
   /** The provider a drawing's randomness was requested from (EntropyRequested, as indexed); null until indexed. */
   private async requestProvider(campaignId: Hex, number: bigint): Promise<string | null> {
-    const indexed = await this.deps.indexer.drawing(campaignId, number);
+    const indexed = await this.indexed(campaignId, number);
     return indexed?.drawing.provider ?? null;
   }
 
@@ -459,7 +475,7 @@ export class Keeper {
 
   /** Finishes settlement onchain once revealed, and copies the prizes from the indexer. */
   private async settle(campaign: Campaign, requestedDrawing: Drawing): Promise<void> {
-    const { store, chain, indexer } = this.deps;
+    const { store, chain } = this.deps;
     const campaignId = toCampaignId(campaign.slug);
     const number = BigInt(requestedDrawing.number!);
     let drawing = requestedDrawing;
@@ -473,8 +489,11 @@ export class Keeper {
     let onchain = await chain.getDrawing(campaignId, number);
     if (onchain.status === ONCHAIN.Requested) {
       // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested:
-      // asking for another random value would let whoever asks choose among outcomes.
-      const committed = await indexer.drawing(campaignId, number);
+      // asking for another random value would let whoever asks choose among outcomes. The commit came after the
+      // lock, so the indexer (which knows the commit's time) is asked only once the lock is that old.
+      const sinceLock = (campaignNow(campaign).getTime() - Date.parse(drawing.lockedAt ?? drawing.cutoffAt)) / 1000;
+      if (sinceLock <= this.deps.config.entropyTimeoutSeconds) return;
+      const committed = await this.indexed(campaignId, number);
       const waited = committed ? Date.now() / 1000 - Number(committed.drawing.commitTimestamp) : 0;
       if (waited > this.deps.config.entropyTimeoutSeconds && drawing.needsAttention !== ENTROPY_LATE) {
         store.drawings.update({ ...drawing, needsAttention: ENTROPY_LATE });
@@ -488,7 +507,7 @@ export class Keeper {
     }
     let current = drawing;
     if (campaign.mode === "entries") current = await this.selectAndRecord(campaign, drawing, campaignId, number, onchain.randomValue, onchain.winnersCommitment);
-    const indexed = await indexer.drawing(campaignId, number);
+    const indexed = await this.indexed(campaignId, number);
     if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return;
     const entropyRevealedAt = onCampaignClock(campaign, indexed.drawing.revealTimestamp, current.lockedAt);
     const next: Drawing = {
@@ -564,14 +583,16 @@ export class Keeper {
     await this.attempt(first.campaign, first.drawing, () => chain.payoutMany(batch.map((b) => b.ref)));
   }
 
-  /** Marks paid the settled drawings the indexer shows paid. */
+  /** Marks paid the settled drawings the indexer shows paid (the chain, cheaper to ask, first). */
   private async mirrorPaid(campaignId: string): Promise<void> {
-    const { store, indexer } = this.deps;
+    const { store, chain } = this.deps;
     const campaign = store.campaigns.byId(campaignId);
     if (!campaign) return;
     for (const drawing of store.drawings.unfinished(campaignId)) {
       if (drawing.status !== "settled") continue;
-      const indexed = await indexer.drawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
+      const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
+      if (onchain.status !== ONCHAIN.Paid) continue;
+      const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
       if (!indexed || indexed.drawing.status !== "paid") continue;
       this.moved({ ...drawing, status: "paid", paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt) });
     }
@@ -596,7 +617,21 @@ export class Keeper {
     });
   }
 
-  private async ensureTableOnchain(table: PrizeTable): Promise<void> {
+  /** Publishes a table onchain once per process (concurrent callers share the one publish). */
+  private ensureTableOnchain(table: PrizeTable): Promise<void> {
+    const key = `${table.id}:${table.version}`;
+    let publishing = this.tablesOnchain.get(key);
+    if (!publishing) {
+      publishing = this.publishTable(table).catch((error: unknown) => {
+        this.tablesOnchain.delete(key);
+        throw error;
+      });
+      this.tablesOnchain.set(key, publishing);
+    }
+    return publishing;
+  }
+
+  private async publishTable(table: PrizeTable): Promise<void> {
     const { chain } = this.deps;
     const tableId = toHex(table.id, { size: 32 });
     try {
@@ -612,11 +647,11 @@ export class Keeper {
    * indexed HeldPrizePaid / HeldPrizeRefused events, so the partner API shows what the chain says.
    */
   private async mirrorHeldPrizes(campaignId: string): Promise<void> {
-    const { store, indexer } = this.deps;
+    const { store } = this.deps;
     const campaign = store.campaigns.byId(campaignId);
     if (!campaign) return;
     for (const open of store.drawings.openHeldPrizes(campaignId)) {
-      const indexed = await indexer.drawing(toCampaignId(campaign.slug), BigInt(open.number));
+      const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(open.number));
       if (!indexed) continue;
       for (const prize of indexed.prizes) {
         if (prize.position !== open.position || prize.heldStatus === null || prize.heldStatus === "open") continue;
