@@ -195,7 +195,8 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(proof.proofVersion).toBe(4);
     expect(proof).toMatchObject({ drawing: { slot: drawingSlot(open.id) }, entropy: { userContribution: derivedUser }, chain: { entropy: stack.deployment.entropy.toLowerCase() } });
     expect(proof.entropy.providerContribution).toBe(registered.revelation(sequence)); // from Entropy's Revealed log
-    expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
+    expect(out).toContain(`revealed entropy.value for request ${sequence} of provider ${registered.address.toLowerCase()}`);
+    expect(out).toContain("✔ entropy.value = keccak256(userContribution, providerContribution, 0)");
     expect(out).not.toContain("✘");
     honest = { slug, id: open.id, proof };
   });
@@ -301,8 +302,8 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
     expect(proof.proofVersion).toBe(4);
-    expect(out).toContain("(after 1 failed callback with the same value)");
-    expect(out).toContain(`✔ the random value is keccak256 of the commit's contribution and provider ${registered.address.toLowerCase()}'s revelation`);
+    expect(out).toContain(`of provider ${registered.address.toLowerCase()} (after 1 failed callback with the same value)`);
+    expect(out).toContain("✔ entropy.value = keccak256(userContribution, providerContribution, 0)");
   });
 
   it("the test provider met no errors it could not recover from", () => {
