@@ -6,19 +6,16 @@
 //   2. the drawing ends paid exactly once: status paid in the partner API, Paid onchain, one DrawingPaid event of it
 //      on the canonical chain;
 //   3. its final proof passes `verify-draw.mjs --rpc`.
-// Cases the service does not meet today are `it.fails`, with what was observed; when one starts to pass, vitest
-// reports it and the marker comes off. Every wait is a liveness bound (60 s after the reorg), not a timing claim.
+// The keeper follows the chain (keeper.ts followChain/stepBack): a drawing whose step the chain no longer shows goes
+// back to the status before it. Every wait is a liveness bound (60 s after the reorg), not a timing claim.
 //
 // The randomness provider is played by the test (PRIZEDRAW_HOLD_MOCK_REVEAL; TestProvider in support/reorg.ts): it
 // answers every request of a watched drawing that is open on the canonical chain, again after a reorg dropped the
 // reveal, as a provider does. Each case has its own campaign, and starts with a fresh service process (same store
 // and chain), so what an earlier case left in the service's memory (its transaction counter, its cached proofs)
-// does not decide the next case's setup. Observed without that restart (today): after the reorg that drops the
-// commit, the port's own nonce counter stays one past the dropped transaction, so the service's next operator
-// transaction (the next campaign's registerCampaign) waits in anvil's queue behind the gap and never mines:
-// "registerCampaign: Timed out while waiting for transaction" every cycle, and no campaign moves on (chain/port.ts:
-// receipt() waits once more for a transaction the node still holds, then throws without counting again from the
-// node; fillGap runs only for a transaction the node no longer has).
+// does not decide the next case's setup. (Observed before the port counted again from the node after a second
+// timeout: the reorg that drops the commit left the port's nonce counter one past the dropped transaction, and the
+// next operator transaction waited in anvil's queue behind the gap.)
 // The cases run concurrently, but only their 60 s waits overlap: the part that drives the chain (setup, reorg, the
 // checks right after it; for the second case all of it) runs one case at a time, in order (`serially`), so the
 // first case's wait spans the later cases' restarts and reorgs.
@@ -159,15 +156,9 @@ function serially<T>(work: () => Promise<T>): Promise<T> {
 const CASE_TIMEOUT_MS = 200_000;
 
 describe("reorgs during a drawing", () => {
-  // FAILS TODAY. Observed: after `anvil_reorg [depth, []]` from the commit's block (depth 1 to 3 in runs) the chain has
-  // no drawing 1 (the campaign's last number is 0) and Ponder drops the drawing row, but the service keeps the drawing
-  // at entropy_requested with number 1 and request id 1, a request that no longer exists. It never commits again
-  // (commitLocked takes only status "locked"; commitBatch took the commit's receipt as final), and every cycle settle()
-  // reads getDrawing, which reverts DrawingNotFound; that read error is not a ChainRevertError, so the drawing is not
-  // even flagged (flagChainFault): a "drawing step failed" warning each second, nothing in needsAttention. No proof is
-  // served (the drawing is not drawn). Still so after the two service restarts of the later cases: the store is what
-  // the keeper trusts. Never paid.
-  it.concurrent.fails("after the commit (entropy_requested): the commit is dropped", async ({ expect }) => {
+  // The commit dropped: the chain has no drawing 1 and Ponder drops its row; the keeper finds no drawing onchain
+  // and takes it back to locked with the same number, commits it again (a new request) and pays it.
+  it.concurrent("after the commit (entropy_requested): the commit is dropped", async ({ expect }) => {
     const slug = "reorg-commit";
     const { id, campaignId, servedAfter } = await serially(async () => {
       provider.enabled = false; // the request stays open until the reorg
@@ -190,18 +181,10 @@ describe("reorgs during a drawing", () => {
     expect(servedEnd.verdict).toBe("passes");
   }, CASE_TIMEOUT_MS);
 
-  // FAILS TODAY. Observed: the drawing is settled with value V1 (the payout refused: empty pool) and proof.json,
-  // fetched once as a visitor would, passes --rpc. After `anvil_reorg [depth, []]` from the reveal's block the chain is
-  // back at Requested (same request, sequence 1) and Ponder reverts its row to requested with no random value; the
-  // partner API still shows settled with V1 and V1's prizes, and proof.json still serves V1, which fails --rpc (its
-  // reveal transaction is not on the chain): the proof is built once and kept in memory (http/routes/public.ts,
-  // `proofs`, Cache-Control max-age=86400). The provider answers the open request again with V2; with one winner the
-  // callback settles it, paySettled sees Settled onchain and pays: Paid onchain, one DrawingPaid, status paid. So "paid
-  // exactly once" holds, because the callback settled, but the mirror is never corrected: settle() copied the random
-  // value and prizes once (only for status entropy_requested) and mirrorPaid only sets the status, so the API shows V1
-  // (and V1's prizes) for a drawing the chain settled and paid with V2, and proof.json keeps serving V1, failing --rpc,
-  // until the process restarts (a fresh process builds it from the indexer: V2, passes).
-  it.concurrent.fails("after the reveal and settle (settled): both are dropped", async ({ expect }) => {
+  // The reveal and settle dropped while the payout waited (empty pool): the chain is back at Requested; the keeper
+  // takes the drawing back to entropy_requested (value, prizes and reveal cleared, so proof.json is not served from
+  // the old value), the provider answers again with another value, and the drawing is settled and paid with it.
+  it.concurrent("after the reveal and settle (settled): both are dropped", async ({ expect }) => {
     const slug = "reorg-settle";
     // The whole case holds the chain: the next case's reorg drops an operator transaction, which (today) stalls
     // this case's payout behind the port's nonce gap (see the top of the file) and would make its outcome depend
@@ -237,12 +220,9 @@ describe("reorgs during a drawing", () => {
     expect(servedEnd.verdict).toBe("passes");
   }, CASE_TIMEOUT_MS);
 
-  // FAILS TODAY. Observed: paid, proof passes --rpc. After `anvil_reorg [depth, []]` from the payout's block the chain
-  // is back at Settled with no DrawingPaid and Ponder removes the payout row (its drawing row back to settled), while
-  // the service keeps the drawing paid. paid is final to the keeper (store.drawings.unfinished excludes it; paySettled
-  // and mirrorPaid look at status "settled" only), so the payout is never sent again: the winner is not paid, and the
-  // API says paid. The proof still passes --rpc (it holds no payout).
-  it.concurrent.fails("after the payout (paid): the payout is dropped", async ({ expect }) => {
+  // The payout dropped: the chain is back at Settled; the keeper, which checks paid drawings within the reorg
+  // window, takes the drawing back to settled and pays it again, once.
+  it.concurrent("after the payout (paid): the payout is dropped", async ({ expect }) => {
     const slug = "reorg-payout";
     const { id, campaignId, servedAfter } = await serially(async () => {
       await stack.restartService();

@@ -23,6 +23,11 @@ export const CHAIN_FAULT_PREFIX = "chain: ";
 export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback)`;
 const SECONDS_PER_DAY = 86_400n;
 /**
+ * How long after its payout a drawing is still checked against the chain: a reorg may drop a commit, reveal or
+ * payout until its block is final (Base: about 15 to 20 minutes, the time until L1 finalizes its batch).
+ */
+export const REORG_WINDOW_SECONDS = 1_200;
+/**
  * The chain's last number is ahead of every number this service gave out: someone committed with the operator key
  * outside the service (or the store was restored from an older copy). Kept on the drawing (not a chain fault, so
  * never cleared automatically); the campaign audit (verify-draw.mjs --campaign) names the numbers.
@@ -176,6 +181,7 @@ export class Keeper {
 
   /** Held prizes, guarantees and the campaign's end, after the drawings moved. */
   private async finish(campaignId: string): Promise<void> {
+    await this.recheckPaid(campaignId);
     await this.mirrorHeldPrizes(campaignId);
     await runGuarantees(this.deps, campaignId);
     endIfFinished(this.deps.store, campaignId);
@@ -486,7 +492,14 @@ export class Keeper {
         store.drawings.update(drawing);
       }
     }
-    let onchain = await chain.getDrawing(campaignId, number);
+    let onchain = await chain.getDrawing(campaignId, number).catch((error: unknown) => {
+      if (isDrawingNotFound(error)) return null;
+      throw error;
+    });
+    if (onchain === null) {
+      this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
+      return;
+    }
     if (onchain.status === ONCHAIN.Requested) {
       // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested:
       // asking for another random value would let whoever asks choose among outcomes. The commit came after the
@@ -544,8 +557,8 @@ export class Keeper {
         let walletChecked = false;
         for (const drawing of settled) {
           await this.attempt(campaign, drawing, async () => {
-            const onchain = await chain.getDrawing(campaignId, BigInt(drawing.number!));
-            if (onchain.status !== ONCHAIN.Settled) return;
+            const onchain = await this.followChain(campaign, drawing);
+            if (onchain?.status !== ONCHAIN.Settled) return;
             // The drawing pays the wallet its commit recorded; a wallet change still reaches the chain first,
             // for the commits that follow.
             if (!walletChecked) await this.ensureCampaignOnchain(campaign, campaignId);
@@ -581,6 +594,59 @@ export class Keeper {
     }
     const first = batch[0]!;
     await this.attempt(first.campaign, first.drawing, () => chain.payoutMany(batch.map((b) => b.ref)));
+  }
+
+  /**
+   * The chain's view of a settled or paid drawing, after stepping the drawing back where a reorg took the chain
+   * back: no drawing (the commit dropped: locked again, same number), not yet settled or another random value (the
+   * reveal dropped: requested again, its mirrored value and prizes cleared), settled while the store says paid
+   * (the payout dropped: settled again, paid once more). Null when the drawing was stepped back to before settled.
+   */
+  private async followChain(campaign: Campaign, drawing: Drawing) {
+    const onchain = await this.deps.chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!)).catch((error: unknown) => {
+      if (isDrawingNotFound(error)) return null;
+      throw error;
+    });
+    if (onchain === null) {
+      this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
+      return null;
+    }
+    if (onchain.status < ONCHAIN.Settled || onchain.randomValue.toLowerCase() !== drawing.entropyValue?.toLowerCase()) {
+      this.stepBack(campaign, drawing, "entropy_requested", "the reveal is no longer on the chain, or another one is");
+      return null;
+    }
+    if (drawing.status === "paid" && onchain.status === ONCHAIN.Settled) this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
+    return onchain;
+  }
+
+  /** Paid drawings still within the reorg window, checked against the chain (followChain). */
+  private async recheckPaid(campaignId: string): Promise<void> {
+    const { store } = this.deps;
+    const campaign = store.campaigns.byId(campaignId);
+    if (!campaign) return;
+    const since = new Date(campaignNow(campaign).getTime() - REORG_WINDOW_SECONDS * 1_000).toISOString();
+    for (const drawing of store.drawings.paidSince(campaignId, since)) await this.attempt(campaign, drawing, () => this.followChain(campaign, drawing));
+  }
+
+  /**
+   * Moves a drawing back to an earlier status because the chain no longer shows a step the store recorded. What
+   * that step mirrored is cleared (an entries drawing's selected winners with its random value), so the keeper
+   * takes the step again from the canonical chain; the number stays, and the contract still refuses a second
+   * number or payout.
+   */
+  private stepBack(campaign: Campaign, drawing: Drawing, to: "locked" | "entropy_requested" | "settled", reason: string): void {
+    const { store, logger } = this.deps;
+    logger.warn({ alert: "reorg", campaign: campaign.slug, drawingId: drawing.id, number: drawing.number, from: drawing.status, to }, `${reason}: the drawing goes back to ${to}`);
+    const next: Drawing = { ...drawing, status: to, paidAt: null };
+    if (to !== "settled") {
+      Object.assign(next, { entropyValue: null, entropyRevealedAt: null, settledAt: null, revealTx: null });
+      if (campaign.mode === "entries") next.winnersCommitment = null;
+    }
+    if (to === "locked") Object.assign(next, { entropyProvider: null, entropyRequestId: null, commitTx: null });
+    store.tx(() => {
+      if (to !== "settled") store.drawings.clearPrizes(drawing.id);
+      store.drawings.update(next);
+    });
   }
 
   /** Marks paid the settled drawings the indexer shows paid (the chain, cheaper to ask, first). */

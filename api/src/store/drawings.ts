@@ -213,6 +213,11 @@ export class DrawingStore {
     return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status != 'paid' ORDER BY draw_at").all(campaignId) as Record_[]).map(fromRecord);
   }
 
+  /** Drawings paid at or after `since` (an ISO time): a reorg may still drop their payout. */
+  paidSince(campaignId: string, since: string): Drawing[] {
+    return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'paid' AND paid_at >= ? ORDER BY draw_at").all(campaignId, since) as Record_[]).map(fromRecord);
+  }
+
   /** The open drawing whose cutoff is next after `now` (the one taking lists or entries). */
   nextOpen(campaignId: string, now: string): Drawing | null {
     const r = this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ? ORDER BY cutoff_at LIMIT 1").get(campaignId, now) as Record_ | undefined;
@@ -312,6 +317,11 @@ export class DrawingStore {
       "UPDATE winners SET random_value = ?, roll = ?, amount_cents = ?, held = ?, held_status = COALESCE(held_status, ?) WHERE drawing_id = ? AND position = ?",
     );
     for (const p of prizes) update.run(p.randomValue, p.roll, p.amountCents, p.held ? 1 : 0, p.held ? "open" : null, drawingId, p.position);
+  }
+
+  /** Forgets a drawing's mirrored prizes (its reveal was dropped by a reorg; the next reveal's come instead). */
+  clearPrizes(drawingId: string): void {
+    this.db.prepare("UPDATE winners SET random_value = NULL, roll = NULL, amount_cents = NULL, held = NULL, held_status = NULL WHERE drawing_id = ?").run(drawingId);
   }
 
   /** Held prizes of a campaign still open (neither paid nor refused), oldest drawing first. */

@@ -34,7 +34,7 @@ const VERIFY_FILES: Record<string, { path: URL; type: string }> = {
   "SKILL.md": { path: new URL("../../../public/verify/SKILL.md", import.meta.url), type: "text/markdown; charset=utf-8" },
 };
 
-/** A drawn proof's body and strong ETag, rebuilt only when the winners' public labels change. */
+/** A drawn proof's body and strong ETag, rebuilt only when the winners' public labels or the reveal change. */
 type CachedProof = { labels: string; body: string; etag: string };
 
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
@@ -54,8 +54,10 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: Publ
   app.get("/campaigns/:slug/draws/:id/proof.json", async (c) => {
     const campaign = publicCampaign(store, c.req.param("slug"));
     const id = c.req.param("id");
-    // Names are public labels the partner may change after the draw; everything else in a proof is final.
-    const labels = JSON.stringify(store.drawings.winners(id).map((w) => w.displayName));
+    // Names are public labels the partner may change after the draw; the rest changes only if a reorg took the
+    // reveal back (the keeper then clears the drawing's random value and reveal transaction).
+    const drawn = store.drawings.byId(campaign.id, id);
+    const labels = JSON.stringify([drawn?.entropyValue ?? null, drawn?.revealTx ?? null, store.drawings.winners(id).map((w) => w.displayName)]);
     let cached = proofs.get(id);
     if (!cached || cached.labels !== labels) {
       const body = JSON.stringify(await drawProof(store, indexer, deployment, campaign, id));
