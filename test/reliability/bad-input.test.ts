@@ -812,10 +812,12 @@ describe("the bad-input matrix", () => {
     // The same drawings (no drawing created, removed, locked or numbered by any request); only list and totals moved.
     const stable = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(({ list_submitted_at: _l, entrant_count: _c, total_weight: _w, updated_at: _u, ...rest }) => rest);
     expect(stable(now.drawings!)).toEqual(stable(before.drawings!));
-    // The audit log: one row more, the clock move; campaigns unchanged but the clock campaign's offset.
+    // The audit log: one row more, the clock move; campaigns unchanged but the clock campaign's offset (and what the
+    // keeper mirrors from the chain: it registers an active campaign onchain ahead of its first commit).
     expect(now.audit_log).toHaveLength(before.audit_log!.length + model.clockMoves);
     expect((now.audit_log!.slice(before.audit_log!.length) as { action: string; subject: string }[]).map((r) => [r.action, r.subject])).toEqual([["clock.advance", CLOCK]]);
-    const campaigns = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(({ clock_offset_ms: _o, updated_at: _u, ...rest }) => rest);
+    const campaigns = (rows: unknown[]) =>
+      (rows as Record<string, unknown>[]).map(({ clock_offset_ms: _o, updated_at: _u, onchain_wallet: _w, onchain_threshold_cents: _t, ...rest }) => rest);
     expect(campaigns(now.campaigns!)).toEqual(campaigns(before.campaigns!));
     for (const t of ["accounts", "members", "api_keys", "prize_tables", "guarantees", "campaign_pauses", "pull_fetches", "staff_alerts"]) expect([t, now[t]]).toEqual([t, before[t]]);
   });
