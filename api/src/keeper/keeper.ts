@@ -316,10 +316,7 @@ export class Keeper {
         const drawing = await this.numbered(campaign, campaignId, start);
         const entrants = campaign.mode === "entries";
         const listCommitment = (entrants ? drawing.entrantsCommitment : drawing.winnersCommitment) as Hex;
-        const onchain = await chain.getDrawing(campaignId, BigInt(drawing.number)).catch((error: unknown) => {
-          if (isDrawingNotFound(error)) return null;
-          throw error;
-        });
+        const onchain = await this.drawingOnchain(campaignId, BigInt(drawing.number));
         if (onchain !== null) {
           if (onchain.listCommitment.toLowerCase() !== listCommitment.toLowerCase()) {
             throw new Error(`drawing ${drawing.id}: number ${drawing.number} is committed onchain with another list`);
@@ -413,6 +410,14 @@ export class Keeper {
     }
   }
 
+  /** A drawing as the chain has it; null when the chain has no such drawing (never committed, or a reorg dropped it). */
+  private drawingOnchain(campaignId: Hex, number: bigint) {
+    return this.deps.chain.getDrawing(campaignId, number).catch((error: unknown) => {
+      if (isDrawingNotFound(error)) return null;
+      throw error;
+    });
+  }
+
   /** A drawing as the indexer has it (null: not indexed yet), one of at most INDEXER_CONCURRENCY questions. */
   private indexed(campaignId: Hex, number: bigint) {
     return this.indexerCalls.run(() => this.deps.indexer.drawing(campaignId, number));
@@ -492,10 +497,7 @@ export class Keeper {
         store.drawings.update(drawing);
       }
     }
-    let onchain = await chain.getDrawing(campaignId, number).catch((error: unknown) => {
-      if (isDrawingNotFound(error)) return null;
-      throw error;
-    });
+    let onchain = await this.drawingOnchain(campaignId, number);
     if (onchain === null) {
       this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return;
@@ -546,7 +548,7 @@ export class Keeper {
    * transactions as the block gas allows, all in flight at once), then marks paid what the indexer shows paid.
    */
   private async paySettled(campaignIds: readonly string[]): Promise<void> {
-    const { store, chain } = this.deps;
+    const { store } = this.deps;
     const payable: Payable[] = [];
     await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
       this.guard(id, async () => {
@@ -603,10 +605,7 @@ export class Keeper {
    * (the payout dropped: settled again, paid once more). Null when the drawing was stepped back to before settled.
    */
   private async followChain(campaign: Campaign, drawing: Drawing) {
-    const onchain = await this.deps.chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!)).catch((error: unknown) => {
-      if (isDrawingNotFound(error)) return null;
-      throw error;
-    });
+    const onchain = await this.drawingOnchain(toCampaignId(campaign.slug), BigInt(drawing.number!));
     if (onchain === null) {
       this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return null;
