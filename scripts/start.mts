@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type pg from "pg";
-import { ConfigError, loadConfig, type Config } from "../api/src/config.js";
+import { ConfigError, LOCAL_CHAIN_FINALITY_ARGS, loadConfig, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
@@ -241,6 +241,7 @@ async function startChain(config: Config, blockTime: number | undefined): Promis
     "--port", String(config.chainPort),
     "--state", join(config.dataDir, "anvil-state.json"),
     "--state-interval", "5",
+    ...LOCAL_CHAIN_FINALITY_ARGS,
     // Interval mining alone (no --mixed-mining): a transaction is mined only with the next block, as on Base.
     ...(blockTime === undefined ? ["--block-time", "1", "--mixed-mining"] : ["--block-time", String(blockTime)]),
     "--silent",

@@ -31,13 +31,28 @@ export type Config = {
   holdMockReveal: boolean;
   /** The operator's key; in the test environment anvil's well-known account 1 by default. */
   operatorPrivateKey: Hex | undefined;
+  /**
+   * The block tag that says a step can no longer be reorganised away: `finalized` (the default; on Base the L2
+   * block whose batch is in a finalized L1 block) or `safe` (its batch is on L1, not yet finalized).
+   */
+  chainFinality: ChainFinality;
 };
+
+/** The node's block tags a result can be final at (see README, "Reorgs and finality"). */
+export type ChainFinality = "finalized" | "safe";
 
 /** A configuration the service refuses to start with; `message` says what to fix. */
 export class ConfigError extends Error {
   readonly code = "config_invalid";
   override name = "ConfigError";
 }
+
+/**
+ * The local chain's finality: anvil reports `finalized` as 2 epochs and `safe` as 1 epoch behind the head, so 15
+ * slots per epoch put the finalized block 30 blocks back (30 s at one block a second), the depth Ponder treats as
+ * final on chains it does not know (31337 among them), so the indexer and the service agree on what can still move.
+ */
+export const LOCAL_CHAIN_FINALITY_ARGS = ["--slots-in-an-epoch", "15"] as const;
 
 /** Anvil's well-known development keys: public knowledge, valid only on a local test chain. */
 export const ANVIL_KEYS = {
@@ -84,6 +99,7 @@ const schema = z.object({
   PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: z.coerce.number().positive().default(600),
   PRIZEDRAW_TX_TIMEOUT_SECONDS: z.coerce.number().positive().default(180),
   PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
+  CHAIN_FINALITY: z.enum(["finalized", "safe"]).default("finalized"),
   OPERATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
@@ -125,5 +141,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     txTimeoutSeconds: v.PRIZEDRAW_TX_TIMEOUT_SECONDS,
     holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,
     operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
+    chainFinality: v.CHAIN_FINALITY,
   };
 }

@@ -8,7 +8,7 @@ import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { newId } from "../../api/src/domain/ids.js";
 import { drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
-import { until } from "../support/processes.js";
+import { jsonRpc, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -45,7 +45,7 @@ describe("proof.json", () => {
     expect(item.proof).toBe(`${stack.baseUrl}/campaigns/public-daily/draws/${drawnId}/proof.json`);
     const proof = await api(stack, "GET", `/campaigns/public-daily/draws/${drawnId}/proof.json`);
     expect(proof.status).toBe(200);
-    expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+    expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain", "finality"]);
     expect(proof.body).toMatchObject({
       proofVersion: 4,
       campaign: { id: "public-daily", slug: "public-daily", name: "Public Daily" },
@@ -76,13 +76,36 @@ describe("proof.json", () => {
     for (const id of ["rpc.commit.slot", "rpc.request.user"]) expect(report.checks.find((c) => c.id === id)?.status, id).toBe("pass");
   });
 
-  it("has a strong ETag and cache headers, and answers 304 to a matching If-None-Match", async () => {
+  it("marks a result provisional until its blocks are final, then serves it final with a strong ETag, long caching and 304s", async () => {
     const url = `${stack.baseUrl}/campaigns/public-daily/draws/${drawnId}/proof.json`;
-    const first = await fetch(url);
-    const etag = first.headers.get("etag");
+    const read = async () => {
+      const response = await fetch(url);
+      const body = (await response.json()) as { finality: string; chain: { revealTx: Hex } };
+      const drawing = (await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${drawnId}`, { key })).body.drawing as { verification: { final: boolean } };
+      const item = ((await api(stack, "GET", "/campaigns/public-daily/draws.json")).body.draws as { id: string; final: boolean }[]).find((d) => d.id === drawnId)!;
+      return { response, body, apiFinal: drawing.verification.final, listFinal: item.final };
+    };
+    // The local chain's finalized block is 30 blocks behind the head (LOCAL_CHAIN_FINALITY_ARGS). Whether the draw
+    // is still within them depends on how long the tests before took, so the provisional view is checked against
+    // the chain's own finalized block at the moment it is read.
+    const before = await read();
+    const revealBlock = BigInt((await jsonRpc<{ blockNumber: string }>(stack.rpcUrl, "eth_getTransactionReceipt", [before.body.chain.revealTx])).blockNumber);
+    const finalizedNow = BigInt((await jsonRpc<{ number: string }>(stack.rpcUrl, "eth_getBlockByNumber", ["finalized", false])).number);
+    if (revealBlock > finalizedNow) {
+      expect(before.body.finality).toBe("provisional");
+      expect(before.response.headers.get("cache-control")).toBe("public, no-cache");
+      expect([before.apiFinal, before.listFinal]).toEqual([false, false]);
+    }
+    await jsonRpc(stack.rpcUrl, "anvil_mine", ["0x28"]); // 40 blocks: the reveal and payout are now final
+    const after = await until("the draw final", async () => {
+      const seen = await read();
+      return seen.body.finality === "final" ? seen : undefined;
+    }, 30_000, 250);
+    expect([after.apiFinal, after.listFinal]).toEqual([true, true]);
+    const etag = after.response.headers.get("etag");
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
-    expect(first.headers.get("cache-control")).toMatch(/max-age=86400/);
-    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+    expect(after.response.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(after.response.headers.get("access-control-allow-origin")).toBe("*");
     const again = await fetch(url, { headers: { "if-none-match": etag! } });
     expect(again.status).toBe(304);
   });
@@ -143,7 +166,7 @@ describe("draws.json", () => {
             id: newId("drw"), campaignId: campaign.id, drawAt: drawAt.toISOString(), cutoffAt: new Date(drawAt.getTime() - 300_000).toISOString(),
             status: statuses[i % 5]!, winnersExpected: 1, number: i % 5 === 0 ? null : i + 1, partnerRound: null, tableId: "default", tableVersion: 1,
             needsAttention: null, listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null,
-            entropyValue: null, entropyRevealedAt: null, settledAt: null, paidAt: null, commitTx: null, revealTx: null, createdAt: new Date().toISOString(),
+            entropyValue: null, entropyRevealedAt: null, settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(),
             entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
           });
         }

@@ -87,7 +87,7 @@ describe("checking periods and picking", () => {
       id: newId("drw"), campaignId: campaign.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - HOUR).toISOString(), status,
       winnersExpected: winners.length, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
       listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
-      settledAt: null, paidAt: null, commitTx: null, revealTx: null, createdAt: START, entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
+      settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: START, entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
     };
     store.drawings.insertIfAbsent(d);
     store.drawings.replaceWinners(d.id, winners.map(([winnerId]) => ({ winnerId, displayName: null, avatarUrl: null })));

@@ -50,7 +50,7 @@ function pastDrawing(c: Campaign, drawAt: number, fields: Partial<Drawing>, winn
     id: newId("drw"), campaignId: c.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - 5 * MINUTE).toISOString(), status: "open",
     winnersExpected: 1, number: null, partnerRound: null, tableId: c.tableId, tableVersion: c.tableVersion, needsAttention: null, listSubmittedAt: null,
     lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null, settledAt: null,
-    paidAt: null, commitTx: null, revealTx: null, createdAt: NOW.toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null, ...fields,
+    paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: NOW.toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null, ...fields,
   };
   expect(store.drawings.insertIfAbsent(d)).toBe(true);
   if (winners.length > 0) store.drawings.replaceWinners(d.id, winners.map((winnerId) => ({ winnerId, displayName: null, avatarUrl: null })));

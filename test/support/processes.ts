@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LOCAL_CHAIN_FINALITY_ARGS } from "../../api/src/config.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ANVIL_BIN = path.join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
@@ -85,7 +86,7 @@ export function startAnvil(port: number, stateFile: string, log: string, extraAr
   return spawnProcess(
     "anvil",
     ANVIL_BIN,
-    ["--host", "127.0.0.1", "--port", String(port), "--block-time", "1", "--mixed-mining", "--silent", "--state", stateFile, "--state-interval", "1", ...extraArgs],
+    ["--host", "127.0.0.1", "--port", String(port), "--block-time", "1", "--mixed-mining", "--silent", "--state", stateFile, "--state-interval", "1", ...LOCAL_CHAIN_FINALITY_ARGS, ...extraArgs],
     { env: process.env, cwd: REPO_ROOT, log },
   );
 }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { deployLocal, type DeployLocalOptions } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
+import { LOCAL_CHAIN_FINALITY_ARGS } from "../../api/src/config.js";
 import { ANVIL_BIN, REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
 
 export type Stack = {
@@ -64,7 +65,7 @@ export async function startStack(
     return spawnProcess(
       "anvil",
       ANVIL_BIN,
-      ["--host", "127.0.0.1", "--port", String(chainPort), "--block-time", String(blockTimeSeconds), "--silent", "--state", state, "--state-interval", "1"],
+      ["--host", "127.0.0.1", "--port", String(chainPort), "--block-time", String(blockTimeSeconds), "--silent", "--state", state, "--state-interval", "1", ...LOCAL_CHAIN_FINALITY_ARGS],
       { env: process.env, cwd: REPO_ROOT, log },
     );
   };

@@ -35,15 +35,18 @@ const drawingSchema = z.object({
   /** This drawing's place in its request's batch and the batch's size (EntropyRequested); null before the request. */
   batchIndex: z.number().int().nullable(),
   batchSize: z.number().int().nullable(),
+  commitBlock: uint,
   commitTimestamp: uint,
   commitTx: hex,
   randomValue: hex.nullable(),
+  revealBlock: uint.nullable(),
   revealTimestamp: uint.nullable(),
   revealTx: hex.nullable(),
   status: z.enum(["requested", "revealed", "settled", "paid"]),
   settledCount: z.number().int(),
   settleTimestamp: uint.nullable(),
   payoutCents: uint.nullable(),
+  paidBlock: uint.nullable(),
   paidTimestamp: uint.nullable(),
   payoutTx: hex.nullable(),
 });

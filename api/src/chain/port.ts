@@ -20,6 +20,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
+import type { ChainFinality } from "../config.js";
 
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
@@ -312,6 +313,15 @@ export class ChainPort {
   }
 
   /** The block gas limit of the latest block. */
+  /** The number of the block the node calls `tag` (finalized or safe): steps at or below it are final. */
+  async finalizedBlock(tag: ChainFinality): Promise<bigint> {
+    try {
+      return (await this.publicClient.getBlock({ blockTag: tag })).number;
+    } catch (error) {
+      throw toChainError(`eth_getBlockByNumber(${tag})`, error);
+    }
+  }
+
   async blockGasLimit(): Promise<bigint> {
     return (await this.publicClient.getBlock({ blockTag: "latest" })).gasLimit;
   }
@@ -361,6 +371,7 @@ export class ChainPort {
     });
   }
 
+  /** PrizeDraw.HeldState of one position: 0 open, 1 paid, 2 refused. */
   heldPrizeState(campaignId: Hex, number: bigint, position: bigint) {
     return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, number, position] });
   }

@@ -287,7 +287,7 @@ export function planDrawings(store: Store, campaign: Campaign, realNow: Date = n
       settledAt: null,
       paidAt: null,
       commitTx: null,
-      revealTx: null,
+      revealTx: null, revealBlock: null, paidBlock: null,
       createdAt: realNow.toISOString(),
       entrantCount: 0,
       totalWeight: 0,

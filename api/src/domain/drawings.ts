@@ -3,6 +3,7 @@ import type { Drawing, DrawingStatus, Winner } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { prizeTableView, campaignNow } from "./campaigns.js";
 import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
+import { drawingFinality } from "./finality.js";
 import { requestedNumber } from "./publicDraws.js";
 
 /** Drawings returned by GET drawings (spec: at most 50, no paging). */
@@ -136,6 +137,9 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
       entropy: drawing.entropyValue,
       entropyRevealedAt: drawing.entropyRevealedAt,
       prizeTableId: drawing.lockedAt ? drawing.tableId : null,
+      // Beyond the spec: true once the random value (and, once paid, the payout) is in a finalized block; until
+      // then a chain reorganisation can still change the result (domain/finality.ts).
+      final: drawingFinality(drawing, store.finality.get()) === "final",
     },
     prizeTable: table ? prizeTableView(table, drawing.winnersExpected) : null,
   };

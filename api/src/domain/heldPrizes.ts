@@ -46,16 +46,15 @@ export async function decideHeldPrize(store: Store, chain: ChainPort, slug: stri
   if (!held) throw new NotFoundError(`no held prize at drawing ${number}, position ${position} of ${slug}`);
   if (held.status !== "open") throw new ConflictError("rejected", `this held prize is already ${held.status}`);
   const campaignId = toCampaignId(slug);
-  if (decision.pay) {
-    await chain.payHeldPrize(campaignId, BigInt(number), BigInt(position));
-  } else {
-    const reason = decision.reason.trim();
-    if (reason.length === 0 || reason.length > 200) throw new BadRequestError("a refusal needs a reason of 1 to 200 characters");
-    await chain.refuseHeldPrize(campaignId, BigInt(number), BigInt(position), reason);
-  }
-  const status: HeldStatus = decision.pay ? "paid" : "refused";
   const reason = decision.pay ? null : decision.reason.trim();
-  store.drawings.setHeldStatus(held.drawingId, position, status, reason);
+  if (reason !== null && (reason.length === 0 || reason.length > 200)) throw new BadRequestError("a refusal needs a reason of 1 to 200 characters");
+  const receipt =
+    reason === null
+      ? await chain.payHeldPrize(campaignId, BigInt(number), BigInt(position))
+      : await chain.refuseHeldPrize(campaignId, BigInt(number), BigInt(position), reason);
+  const status: HeldStatus = decision.pay ? "paid" : "refused";
+  // The block lets the keeper check the decision against the chain until it is final (keeper/heldPrizes.ts).
+  store.drawings.setHeldStatus(held.drawingId, position, status, reason, Number(receipt.blockNumber));
   return { ...held, status, reason };
 }
 

@@ -6,6 +6,7 @@ import type { Drawing, DrawingStatus } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { campaignNow } from "./campaigns.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
+import { drawingFinality } from "./finality.js";
 
 /** Public `stage` for each API `status` (spec, "Drawing status and public stage"). */
 export const STAGE: Record<DrawingStatus, "open" | "locked" | "drawing" | "drawn" | "paid"> = {
@@ -97,6 +98,7 @@ export function drawsPage(
   realNow: Date = new Date(),
 ) {
   const { rows: page, more } = publicDrawings(store, campaign, query, realNow);
+  const finalized = store.finality.get();
   return {
     campaign: {
       slug: campaign.slug,
@@ -127,6 +129,8 @@ export function drawsPage(
       lockedAt: d.lockedAt,
       settledAt: d.settledAt,
       paidAt: d.paidAt,
+      // Beyond the spec: false while a chain reorganisation can still change the result (domain/finality.ts).
+      final: drawingFinality(d, finalized) === "final",
       proof: isDrawn(d) ? proofUrl(baseUrl, campaign, d) : null,
     })),
     nextBefore: more ? (page[page.length - 1]?.drawAt ?? null) : null,

@@ -34,6 +34,7 @@ export async function runGuarantees(deps: GuaranteeKeeperDeps, campaignId: strin
     for (const checked of checkDuePeriods(store, campaign.id)) {
       logger.info({ campaign: campaign.slug, guaranteeId: checked.id, period: checked.period, status: checked.status }, "guarantee period checked");
     }
+    await recheckPaid(deps, campaign);
     const picked = store.guarantees.withStatus(campaign.id, "picked");
     if (picked.length > 0) await payPicked(deps, campaign, picked);
   } catch (error) {
@@ -64,7 +65,36 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
   for (const guarantee of picked) {
     const period = onchainPeriod(guarantee);
     const seen = payouts.find((p) => p.kind === "guarantee" && p.period === period);
-    if (seen) store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash);
+    // The indexer may still show a payment a reorg dropped: the chain must show it paid too.
+    if (!seen || (await chain.getGuarantee(campaignId, period))[0] !== ONCHAIN_GUARANTEE.Paid) continue;
+    store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
+  }
+}
+
+/**
+ * Paid periods whose payment is not yet final are checked against the chain each cycle: one the chain no longer
+ * shows paid (a reorg dropped the payment, or the pick and the payment) goes back to `picked`, and payPicked sends
+ * what is missing again, once (the contract refuses a second pick or payment of a period). A period paid before
+ * blocks were recorded gets its block from the indexer.
+ */
+async function recheckPaid(deps: GuaranteeKeeperDeps, campaign: Campaign): Promise<void> {
+  const { store, chain, indexer, logger } = deps;
+  const finalized = store.finality.get();
+  if (!finalized) return;
+  const unfinal = store.guarantees.paidNotFinal(campaign.id, finalized.block);
+  if (unfinal.length === 0) return;
+  const campaignId = toCampaignId(campaign.slug);
+  let payouts: Awaited<ReturnType<IndexerClient["payouts"]>> | null = null;
+  for (const guarantee of unfinal) {
+    const [status] = await chain.getGuarantee(campaignId, onchainPeriod(guarantee));
+    if (status !== ONCHAIN_GUARANTEE.Paid) {
+      logger.warn({ alert: "reorg", campaign: campaign.slug, guaranteeId: guarantee.id, period: guarantee.period }, "the guarantee payment is no longer on the chain: the period goes back to picked");
+      store.guarantees.unpay(guarantee.id);
+      continue;
+    }
+    payouts ??= await indexer.payouts(campaignId);
+    const seen = payouts.find((p) => p.kind === "guarantee" && p.period === onchainPeriod(guarantee));
+    if (seen && seen.txHash.toLowerCase() === guarantee.pickTx?.toLowerCase()) store.guarantees.setPaidBlock(guarantee.id, Number(seen.blockNumber));
   }
 }
 

@@ -11,6 +11,7 @@ import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
+import { recheckHeldDecisions } from "./heldPrizes.js";
 import { PullTimer, type PullDeps } from "./pull.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
@@ -22,11 +23,6 @@ export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff
 export const CHAIN_FAULT_PREFIX = "chain: ";
 export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback)`;
 const SECONDS_PER_DAY = 86_400n;
-/**
- * How long after its payout a drawing is still checked against the chain: a reorg may drop a commit, reveal or
- * payout until its block is final (Base: about 15 to 20 minutes, the time until L1 finalizes its batch).
- */
-export const REORG_WINDOW_SECONDS = 1_200;
 /**
  * The chain's last number is ahead of every number this service gave out: someone committed with the operator key
  * outside the service (or the store was restored from an older copy). Kept on the drawing (not a chain fault, so
@@ -40,7 +36,7 @@ export type KeeperDeps = {
   store: Store;
   chain: ChainPort;
   indexer: IndexerClient;
-  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal">;
+  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal" | "chainFinality">;
   logger: Logger;
   /** Tests: fetches a pull URL instead of the real fetcher. */
   pullFetch?: PullDeps["fetchList"];
@@ -124,6 +120,7 @@ export class Keeper {
 
   private async cycle(): Promise<void> {
     const campaigns = this.deps.store.campaigns.drawable().map((c) => c.id);
+    await this.readFinality();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
     await this.commitLocked(campaigns);
     await this.revealRequests(campaigns);
@@ -183,8 +180,24 @@ export class Keeper {
   private async finish(campaignId: string): Promise<void> {
     await this.recheckPaid(campaignId);
     await this.mirrorHeldPrizes(campaignId);
+    await recheckHeldDecisions(this.deps, campaignId);
     await runGuarantees(this.deps, campaignId);
     endIfFinished(this.deps.store, campaignId);
+  }
+
+  /**
+   * Reads the chain's finalized (or safe) block once a cycle: what is at or below it is final, and what is above
+   * it is checked against the chain each cycle. A failed read keeps the last one (finality never moves ahead of
+   * what the node said).
+   */
+  private async readFinality(): Promise<void> {
+    const { store, chain, config, logger } = this.deps;
+    try {
+      const block = await chain.finalizedBlock(config.chainFinality);
+      store.finality.set(Number(block), new Date().toISOString());
+    } catch (error) {
+      logger.warn({ err: describe(error), tag: config.chainFinality }, "could not read the chain's finalized block; keeping the last one");
+    }
   }
 
   /** A contract refusal (e.g. the prize pool cannot cover a payout) shows on the drawing until the step succeeds. */
@@ -524,6 +537,9 @@ export class Keeper {
     if (campaign.mode === "entries") current = await this.selectAndRecord(campaign, drawing, campaignId, number, onchain.randomValue, onchain.winnersCommitment);
     const indexed = await this.indexed(campaignId, number);
     if (!indexed || indexed.prizes.length !== indexed.drawing.prizeCount || indexed.drawing.randomValue === null || indexed.drawing.winnersCommitment === null) return;
+    // The indexer may still show a reveal a reorg dropped (Ponder reverts it on its next poll): mirror only what
+    // the chain says now.
+    if (indexed.drawing.randomValue.toLowerCase() !== onchain.randomValue.toLowerCase()) return;
     const entropyRevealedAt = onCampaignClock(campaign, indexed.drawing.revealTimestamp, current.lockedAt);
     const next: Drawing = {
       ...current,
@@ -533,6 +549,7 @@ export class Keeper {
       entropyRevealedAt,
       settledAt: onCampaignClock(campaign, indexed.drawing.settleTimestamp, entropyRevealedAt ?? current.lockedAt),
       revealTx: indexed.drawing.revealTx,
+      revealBlock: indexed.drawing.revealBlock === null ? null : Number(indexed.drawing.revealBlock),
     };
     store.tx(() => {
       store.drawings.setPrizes(
@@ -614,17 +631,35 @@ export class Keeper {
       this.stepBack(campaign, drawing, "entropy_requested", "the reveal is no longer on the chain, or another one is");
       return null;
     }
-    if (drawing.status === "paid" && onchain.status === ONCHAIN.Settled) this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
+    if (drawing.status === "paid" && onchain.status === ONCHAIN.Settled) {
+      this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
+      return onchain;
+    }
+    if (drawing.status === "paid" && (drawing.revealBlock === null || drawing.paidBlock === null)) await this.recordBlocks(campaign, drawing);
     return onchain;
   }
 
-  /** Paid drawings still within the reorg window, checked against the chain (followChain). */
+  /**
+   * Paid drawings not yet final (their reveal or payout above the chain's finalized block), checked against the
+   * chain every cycle (followChain) until they are. Before the first finality read nothing is checked.
+   */
   private async recheckPaid(campaignId: string): Promise<void> {
     const { store } = this.deps;
     const campaign = store.campaigns.byId(campaignId);
-    if (!campaign) return;
-    const since = new Date(campaignNow(campaign).getTime() - REORG_WINDOW_SECONDS * 1_000).toISOString();
-    for (const drawing of store.drawings.paidSince(campaignId, since)) await this.attempt(campaign, drawing, () => this.followChain(campaign, drawing));
+    const finalized = store.finality.get();
+    if (!campaign || !finalized) return;
+    for (const drawing of store.drawings.paidNotFinal(campaignId, finalized.block)) await this.attempt(campaign, drawing, () => this.followChain(campaign, drawing));
+  }
+
+  /** A paid drawing without its blocks (paid before they were recorded): the indexer has them. */
+  private async recordBlocks(campaign: Campaign, drawing: Drawing): Promise<void> {
+    const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
+    if (indexed?.drawing.status !== "paid" || indexed.drawing.randomValue?.toLowerCase() !== drawing.entropyValue?.toLowerCase()) return;
+    const { revealBlock, paidBlock } = indexed.drawing;
+    this.deps.store.tx(() => {
+      const fresh = this.deps.store.drawings.byId(campaign.id, drawing.id);
+      if (fresh?.status === "paid") this.deps.store.drawings.update({ ...fresh, revealBlock: revealBlock === null ? null : Number(revealBlock), paidBlock: paidBlock === null ? null : Number(paidBlock) });
+    });
   }
 
   /**
@@ -636,9 +671,9 @@ export class Keeper {
   private stepBack(campaign: Campaign, drawing: Drawing, to: "locked" | "entropy_requested" | "settled", reason: string): void {
     const { store, logger } = this.deps;
     logger.warn({ alert: "reorg", campaign: campaign.slug, drawingId: drawing.id, number: drawing.number, from: drawing.status, to }, `${reason}: the drawing goes back to ${to}`);
-    const next: Drawing = { ...drawing, status: to, paidAt: null };
+    const next: Drawing = { ...drawing, status: to, paidAt: null, paidBlock: null };
     if (to !== "settled") {
-      Object.assign(next, { entropyValue: null, entropyRevealedAt: null, settledAt: null, revealTx: null });
+      Object.assign(next, { entropyValue: null, entropyRevealedAt: null, settledAt: null, revealTx: null, revealBlock: null });
       if (campaign.mode === "entries") next.winnersCommitment = null;
     }
     if (to === "locked") Object.assign(next, { entropyProvider: null, entropyRequestId: null, commitTx: null });
@@ -659,7 +694,12 @@ export class Keeper {
       if (onchain.status !== ONCHAIN.Paid) continue;
       const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
       if (!indexed || indexed.drawing.status !== "paid") continue;
-      this.moved({ ...drawing, status: "paid", paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt) });
+      this.moved({
+        ...drawing,
+        status: "paid",
+        paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt),
+        paidBlock: indexed.drawing.paidBlock === null ? null : Number(indexed.drawing.paidBlock),
+      });
     }
   }
 

@@ -208,6 +208,21 @@ ALTER TABLE winners ADD COLUMN held_reason TEXT;
 UPDATE winners SET held_status = 'open' WHERE held = 1;
 `,
   },
+  {
+    version: 7,
+    name: "finality: the blocks of each onchain step, and the chain's finalized block",
+    sql: `
+-- The block of the reveal and of the payout (drawings), of the guarantee's payment, and of an operator's held-prize
+-- decision: a step is final once its block is at or below the chain's finalized block; until then a reorg can drop
+-- it and the keeper checks it against the chain (see keeper.ts, recheckUnfinal).
+ALTER TABLE drawings ADD COLUMN reveal_block INTEGER;
+ALTER TABLE drawings ADD COLUMN paid_block INTEGER;
+ALTER TABLE guarantees ADD COLUMN paid_block INTEGER;
+ALTER TABLE winners ADD COLUMN held_block INTEGER;
+-- One row: the latest finalized block number the keeper read from the chain.
+CREATE TABLE chain_finality (id INTEGER PRIMARY KEY CHECK (id = 1), finalized_block INTEGER NOT NULL, read_at TEXT NOT NULL) STRICT;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

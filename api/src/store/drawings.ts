@@ -26,6 +26,9 @@ export type Drawing = {
   paidAt: string | null;
   commitTx: string | null;
   revealTx: string | null;
+  /** Blocks of the reveal and the payout as the indexer saw them (finality, see ChainFinality). */
+  revealBlock: number | null;
+  paidBlock: number | null;
   createdAt: string;
   /** Entries campaigns: running totals, and the entrant list's commitment once locked. */
   entrantCount: number;
@@ -75,6 +78,8 @@ type Record_ = {
   paid_at: string | null;
   commit_tx: string | null;
   reveal_tx: string | null;
+  reveal_block: number | null;
+  paid_block: number | null;
   created_at: string;
   entrant_count: number;
   total_weight: number;
@@ -84,7 +89,7 @@ type Record_ = {
 const COLUMNS: readonly (keyof Record_)[] = [
   "id", "campaign_id", "draw_at", "cutoff_at", "status", "winners_expected", "number", "partner_round", "table_id",
   "table_version", "needs_attention", "list_submitted_at", "locked_at", "winners_commitment", "entropy_provider",
-  "entropy_request_id", "entropy_value", "entropy_revealed_at", "settled_at", "paid_at", "commit_tx", "reveal_tx", "created_at",
+  "entropy_request_id", "entropy_value", "entropy_revealed_at", "settled_at", "paid_at", "commit_tx", "reveal_tx", "reveal_block", "paid_block", "created_at",
   "entrant_count", "total_weight", "entrants_commitment",
 ];
 
@@ -112,6 +117,8 @@ function fromRecord(r: Record_): Drawing {
     paidAt: r.paid_at,
     commitTx: r.commit_tx,
     revealTx: r.reveal_tx,
+    revealBlock: r.reveal_block,
+    paidBlock: r.paid_block,
     createdAt: r.created_at,
     entrantCount: r.entrant_count,
     totalWeight: r.total_weight,
@@ -143,6 +150,8 @@ function toRecord(d: Drawing): Record_ {
     paid_at: d.paidAt,
     commit_tx: d.commitTx,
     reveal_tx: d.revealTx,
+    reveal_block: d.revealBlock,
+    paid_block: d.paidBlock,
     created_at: d.createdAt,
     entrant_count: d.entrantCount,
     total_weight: d.totalWeight,
@@ -213,9 +222,19 @@ export class DrawingStore {
     return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status != 'paid' ORDER BY draw_at").all(campaignId) as Record_[]).map(fromRecord);
   }
 
-  /** Drawings paid at or after `since` (an ISO time): a reorg may still drop their payout. */
-  paidSince(campaignId: string, since: string): Drawing[] {
-    return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'paid' AND paid_at >= ? ORDER BY draw_at").all(campaignId, since) as Record_[]).map(fromRecord);
+  /**
+   * Paid drawings whose reveal or payout is not known to be final (block unknown, or above `finalizedBlock`): a
+   * reorg may still drop them.
+   */
+  paidNotFinal(campaignId: string, finalizedBlock: number): Drawing[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM drawings WHERE campaign_id = @campaignId AND status = 'paid'
+           AND (reveal_block IS NULL OR paid_block IS NULL OR reveal_block > @finalizedBlock OR paid_block > @finalizedBlock) ORDER BY draw_at`,
+        )
+        .all({ campaignId, finalizedBlock }) as Record_[]
+    ).map(fromRecord);
   }
 
   /** The open drawing whose cutoff is next after `now` (the one taking lists or entries). */
@@ -321,7 +340,7 @@ export class DrawingStore {
 
   /** Forgets a drawing's mirrored prizes (its reveal was dropped by a reorg; the next reveal's come instead). */
   clearPrizes(drawingId: string): void {
-    this.db.prepare("UPDATE winners SET random_value = NULL, roll = NULL, amount_cents = NULL, held = NULL, held_status = NULL WHERE drawing_id = ?").run(drawingId);
+    this.db.prepare("UPDATE winners SET random_value = NULL, roll = NULL, amount_cents = NULL, held = NULL, held_status = NULL, held_reason = NULL, held_block = NULL WHERE drawing_id = ?").run(drawingId);
   }
 
   /** Held prizes of a campaign still open (neither paid nor refused), oldest drawing first. */
@@ -345,7 +364,24 @@ export class DrawingStore {
     return rows.map((r) => ({ ...winner(r), drawingId: r.drawing_id_, number: r.number_ }));
   }
 
-  setHeldStatus(drawingId: string, position: number, status: HeldStatus, reason: string | null): void {
-    this.db.prepare("UPDATE winners SET held_status = ?, held_reason = ? WHERE drawing_id = ? AND position = ?").run(status, reason, drawingId, position);
+  /**
+   * Records a held prize's state. `block` is the block of the decision this service sent (null when mirrored from
+   * the indexer, or when a reorg reopened it): a decision with a block is checked against the chain until final.
+   */
+  setHeldStatus(drawingId: string, position: number, status: HeldStatus, reason: string | null, block: number | null = null): void {
+    this.db
+      .prepare("UPDATE winners SET held_status = ?, held_reason = ?, held_block = ? WHERE drawing_id = ? AND position = ?")
+      .run(status, reason, block, drawingId, position);
+  }
+
+  /** Held prizes this service paid or refused in a block above `finalizedBlock`: a reorg may still drop the decision. */
+  heldDecisionsNotFinal(campaignId: string, finalizedBlock: number): (OpenHeldPrize & { status: Exclude<HeldStatus, "open">; reason: string | null })[] {
+    return this.db
+      .prepare(
+        `SELECT d.id AS drawingId, d.number AS number, w.position AS position, w.held_status AS status, w.held_reason AS reason
+         FROM winners w JOIN drawings d ON d.id = w.drawing_id
+         WHERE d.campaign_id = ? AND w.held_status IN ('paid', 'refused') AND w.held_block > ? ORDER BY d.number, w.position`,
+      )
+      .all(campaignId, finalizedBlock) as (OpenHeldPrize & { status: Exclude<HeldStatus, "open">; reason: string | null })[];
   }
 }

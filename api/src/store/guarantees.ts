@@ -131,9 +131,32 @@ export class GuaranteeStore {
     this.db.prepare("UPDATE guarantees SET pick_tx = ? WHERE id = ?").run(tx, id);
   }
 
-  /** picked -> paid once the indexed transfer is seen. */
-  markPaid(id: string, paidAt: string, tx: string): boolean {
-    return this.db.prepare("UPDATE guarantees SET status = 'paid', paid_at = ?, pick_tx = COALESCE(pick_tx, ?) WHERE id = ? AND status = 'picked'").run(paidAt, tx, id).changes === 1;
+  /** picked -> paid once the indexed transfer is seen, in block `block`. */
+  markPaid(id: string, paidAt: string, tx: string, block: number): boolean {
+    return (
+      this.db
+        .prepare("UPDATE guarantees SET status = 'paid', paid_at = ?, pick_tx = COALESCE(pick_tx, ?), paid_block = ? WHERE id = ? AND status = 'picked'")
+        .run(paidAt, tx, block, id).changes === 1
+    );
+  }
+
+  /** Paid periods whose payment block is unknown or above `finalizedBlock`: a reorg may still drop the payment. */
+  paidNotFinal(campaignId: string, finalizedBlock: number): GuaranteePeriod[] {
+    return (
+      this.db
+        .prepare("SELECT * FROM guarantees WHERE campaign_id = ? AND status = 'paid' AND (paid_block IS NULL OR paid_block > ?) ORDER BY period")
+        .all(campaignId, finalizedBlock) as Record_[]
+    ).map(fromRecord);
+  }
+
+  /** Records the payment's block (a period paid before blocks were recorded, once the indexer shows it). */
+  setPaidBlock(id: string, block: number): void {
+    this.db.prepare("UPDATE guarantees SET paid_block = ? WHERE id = ?").run(block, id);
+  }
+
+  /** paid -> picked: a reorg dropped the payment, so the keeper pays the same pick again. */
+  unpay(id: string): void {
+    this.db.prepare("UPDATE guarantees SET status = 'picked', paid_at = NULL, paid_block = NULL, pick_tx = NULL WHERE id = ? AND status = 'paid'").run(id);
   }
 
   /** Statuses of the campaign's drawings with start <= drawAt < end. */

@@ -5,6 +5,7 @@ import { CampaignStore } from "./campaigns.js";
 import { openDb, type Db } from "./db.js";
 import { DrawingStore } from "./drawings.js";
 import { EntryStore } from "./entries.js";
+import { FinalityStore } from "./finality.js";
 import { GuaranteeStore } from "./guarantees.js";
 import { PauseStore } from "./pauses.js";
 import { PrizeTableStore } from "./prizeTables.js";
@@ -22,6 +23,7 @@ export type Store = {
   pauses: PauseStore;
   pull: PullStore;
   audit: AuditStore;
+  finality: FinalityStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
@@ -38,6 +40,7 @@ export function createStore(db: Db): Store {
     pauses: new PauseStore(db),
     pull: new PullStore(db),
     audit: new AuditStore(db),
+    finality: new FinalityStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
+import type { Finality } from "../../domain/finality.js";
 import { requestedNumber, type STAGE } from "../../domain/publicDraws.js";
 import type { CampaignMode } from "../../store/campaigns.js";
 import type { Drawing, Winner } from "../../store/drawings.js";
@@ -16,6 +17,8 @@ export type DrawView = {
   /** Winners of a drawn draw not listed on the page (see the proof). */
   moreWinners: number;
   proofUrl: string | null;
+  /** Null before the draw has a result (domain/finality.ts). */
+  finality: Finality | null;
 };
 
 /** The in-browser check: the JSON-RPC endpoint the visitor's browser uses for the chain check (null: offline checks only). */
@@ -181,6 +184,11 @@ function Draw(props: { view: DrawView; timezone: string; mode: CampaignMode; now
         <h3>{number === null ? "Draw (number given at the draw)" : `Draw #${number}`}</h3>
         <Time iso={d.drawAt} timezone={timezone} />
         <span class="status">{stageWords(view, mode, d.cutoffAt <= now)}</span>
+        {view.finality === "provisional" ? (
+          <span class="provisional" title="The blocks carrying this result are not final yet: a chain reorganisation could still change it. The service follows the chain and updates this draw if it does.">
+            provisional: not yet final onchain
+          </span>
+        ) : null}
       </header>
       <DrawFacts drawing={d} mode={mode} timezone={timezone} />
       {view.proofUrl ? (

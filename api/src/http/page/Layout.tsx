@@ -50,6 +50,7 @@ tfoot td { font-weight: 600; border-bottom: 0; }
 .check-summary { font-weight: 600; }
 .held { color: var(--note); font-size: 0.875rem; }
 td .held { display: block; white-space: normal; }
+.provisional { margin-left: 0.5rem; padding: 0 0.375rem; border: 1px solid var(--note); border-radius: 0.25rem; color: var(--note); font-size: 0.8125rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 0.25rem; font-size: 0.8125rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 footer { margin: 2rem auto; padding-top: 1rem; border-top: 1px solid var(--line); font-size: 0.875rem; }

@@ -7,6 +7,7 @@ import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
 import { campaignNow } from "../../domain/campaigns.js";
 import { NotFoundError } from "../../domain/errors.js";
+import { drawingFinality } from "../../domain/finality.js";
 import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings } from "../../domain/publicDraws.js";
 import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
@@ -103,6 +104,7 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
   // The same list as draws.json's first page (publicDrawings), less the next drawing the schedule section shows.
   const { rows, more } = publicDrawings(store, campaign, { before: null, limit: PAGE_DRAWS + 1 });
   const listed = rows.filter((d) => d.id !== open?.id);
+  const finalized = store.finality.get();
   const draws: DrawView[] = listed.slice(0, PAGE_DRAWS).map((drawing) => {
     const drawn = isDrawn(drawing);
     const winners = drawn ? store.drawings.winners(drawing.id) : [];
@@ -112,6 +114,7 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
       winners: winners.slice(0, PAGE_WINNERS_PER_DRAW),
       moreWinners: Math.max(0, winners.length - PAGE_WINNERS_PER_DRAW),
       proofUrl: drawn ? proofUrl(publicBaseUrl, campaign, drawing) : null,
+      finality: drawingFinality(drawing, finalized),
     };
   });
 

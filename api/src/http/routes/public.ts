@@ -5,6 +5,7 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
+import { drawingFinality } from "../../domain/finality.js";
 import { drawProof } from "../../domain/proofs.js";
 import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign } from "../../domain/publicDraws.js";
 import type { Store } from "../../store/index.js";
@@ -35,7 +36,9 @@ const VERIFY_FILES: Record<string, { path: URL; type: string }> = {
 };
 
 /** A drawn proof's body and strong ETag, rebuilt only when the winners' public labels or the reveal change. */
-type CachedProof = { labels: string; body: string; etag: string };
+type CachedProof = { labels: string; body: string; etag: string; builtAt: number };
+/** How long a provisional proof is served from memory before it is built again from the indexer. */
+const PROVISIONAL_PROOF_MS = 2_000;
 
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
 export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: PublicRoutesDeps) {
@@ -57,15 +60,19 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: Publ
     // Names are public labels the partner may change after the draw; the rest changes only if a reorg took the
     // reveal back (the keeper then clears the drawing's random value and reveal transaction).
     const drawn = store.drawings.byId(campaign.id, id);
-    const labels = JSON.stringify([drawn?.entropyValue ?? null, drawn?.revealTx ?? null, store.drawings.winners(id).map((w) => w.displayName)]);
+    const finality = drawn ? drawingFinality(drawn, store.finality.get()) : null;
+    const labels = JSON.stringify([drawn?.entropyValue ?? null, drawn?.revealTx ?? null, finality, store.drawings.winners(id).map((w) => w.displayName)]);
     let cached = proofs.get(id);
-    if (!cached || cached.labels !== labels) {
-      const body = JSON.stringify(await drawProof(store, indexer, deployment, campaign, id));
-      cached = { labels, body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
+    // A provisional proof is built again from the indexer (which reverts a reorg's rows within its poll) every
+    // PROVISIONAL_PROOF_MS, so a reorg that drops its reveal stops it within seconds, before the keeper's next cycle.
+    if (!cached || cached.labels !== labels || (finality !== "final" && Date.now() - cached.builtAt > PROVISIONAL_PROOF_MS)) {
+      const proof = await drawProof(store, indexer, deployment, campaign, id);
+      const body = JSON.stringify({ ...proof, finality: finality ?? "provisional" });
+      cached = { labels, body, etag: `"${createHash("sha256").update(body).digest("base64url")}"`, builtAt: Date.now() };
       proofs.set(id, cached);
     }
     c.header("ETag", cached.etag);
-    c.header("Cache-Control", "public, max-age=86400");
+    c.header("Cache-Control", finality === "final" ? "public, max-age=86400" : "public, no-cache");
     if (c.req.header("if-none-match") === cached.etag) return c.body(null, 304);
     return c.body(cached.body, 200, { "Content-Type": "application/json; charset=utf-8" });
   });
