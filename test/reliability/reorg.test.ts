@@ -8,6 +8,12 @@
 //   3. its final proof passes `verify-draw.mjs --rpc`.
 // The keeper follows the chain (keeper.ts followChain/stepBack): a drawing whose step the chain no longer shows goes
 // back to the status before it. Every wait is a liveness bound (60 s after the reorg), not a timing claim.
+// A reorg deep enough to drop a paid drawing's commit is a case of its own, and so are the two payments outside a
+// drawing's own steps: a guarantee (payGuarantee) and a held prize (payHeldPrize, sent by `prizedraw held pay`).
+// For those, the end state is the same rule: the partner API, the contract's state and the canonical chain's
+// events agree, with exactly one payment event. The deep case ends with finality: the partner API, draws.json and
+// proof.json say the result is provisional while its blocks are near the head, and final once blocks are mined
+// past them (that part waits until every other case is over: see caseEnds).
 //
 // The randomness provider is played by the test (PRIZEDRAW_HOLD_MOCK_REVEAL; TestProvider in support/reorg.ts): it
 // answers every request of a watched drawing that is open on the canonical chain, again after a reorg dropped the
@@ -20,16 +26,16 @@
 // checks right after it; for the second case all of it) runs one case at a time, in order (`serially`), so the
 // first case's wait spans the later cases' restarts and reorgs.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWalletClient, http, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { createWalletClient, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
-import { until } from "../support/processes.js";
-import { TestProvider, chainDrawing, publicClientFor, reorgFrom, type ChainDrawing } from "../support/reorg.js";
+import { jsonRpc, until } from "../support/processes.js";
+import { TestProvider, chainDrawing, chainGuarantee, chainHeldPrize, publicClientFor, reorgFrom, type ChainDrawing } from "../support/reorg.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -43,7 +49,7 @@ type DrawingBody = {
   status: string;
   cutoffAt: string;
   needsAttention: string | null;
-  verification: { entropyRequestId: string | null; entropy: string | null };
+  verification: { entropyRequestId: string | null; entropy: string | null; final?: boolean };
 };
 
 const LIVENESS_MS = 60_000;
@@ -51,6 +57,11 @@ const LIVENESS_MS = 60_000;
 const drawing = async (slug: string, id: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
 const openDrawings = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
 const proofUrl = (slug: string, id: string) => `${stack.baseUrl}/campaigns/${slug}/draws/${id}/proof.json`;
+/**
+ * One read of the service, tried again while it cannot be reached: a case's reads outside `serially` can fall
+ * into another case's service restart (connection refused), which says nothing about either case.
+ */
+const whileUp = <T>(label: string, read: () => Promise<T>) => until(label, read, 30_000, 250);
 const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = LIVENESS_MS) =>
   until(label, async () => {
     const v = await read();
@@ -69,15 +80,25 @@ async function drawFirst(slug: string): Promise<{ id: string; campaignId: Hex }>
   return { id: first!.id, campaignId };
 }
 
-type Proof = { status: number; verdict: "passes" | "fails" | "not served"; out: string };
+type Proof = { status: number; verdict: "passes" | "fails" | "not served"; out: string; finality: string | null };
 
-/** proof.json as a visitor gets it, and the served verifier's verdict on it with --rpc against the chain now. */
+/**
+ * proof.json as a visitor gets it, and the served verifier's verdict with --rpc against the chain now on exactly
+ * the body served (kept in a file: the verifier fetching the URL again could get another answer, e.g. a 404 once the
+ * keeper has stepped the drawing back, and score that as a failure of the proof).
+ */
+let proofFiles = 0;
 async function proof(slug: string, id: string): Promise<Proof> {
-  const response = await fetch(proofUrl(slug, id));
-  await response.arrayBuffer();
-  if (response.status !== 200) return { status: response.status, verdict: "not served", out: "" };
-  const { code, out } = await runServedVerifier(stack, [proofUrl(slug, id), "--rpc", stack.rpcUrl]);
-  return { status: 200, verdict: code === 0 ? "passes" : "fails", out };
+  return whileUp(`proof.json of ${slug}`, async () => {
+    const response = await fetch(proofUrl(slug, id));
+    const body = await response.text();
+    if (response.status !== 200) return { status: response.status, verdict: "not served", out: "", finality: null };
+    const file = path.join(stack.dataDir, `proof-${slug}-${++proofFiles}.json`);
+    writeFileSync(file, body);
+    const { code, out } = await runServedVerifier(stack, [file, "--rpc", stack.rpcUrl]);
+    const finality = (JSON.parse(body) as { finality?: string }).finality ?? null;
+    return { status: 200, verdict: code === 0 ? "passes" : "fails", out, finality };
+  });
 }
 
 type Indexed = { drawing: { status: string; randomValue: string | null } | null; payouts: number };
@@ -153,12 +174,78 @@ function serially<T>(work: () => Promise<T>): Promise<T> {
   return run;
 }
 
+/**
+ * Each case's end, passed or failed. The finality part mines blocks, which makes every earlier block final: it
+ * waits until every other case is over, so it never ends the reorg window of a step the keeper has yet to take
+ * again (the keeper checks only what is not final yet).
+ */
+const caseEnds = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+function caseEnd(slug: string) {
+  let end = caseEnds.get(slug);
+  if (!end) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    end = { promise, resolve };
+    caseEnds.set(slug, end);
+  }
+  return end;
+}
+/** A case body that marks its end (caseEnd) however it ends. */
+function tracked(slug: string, body: (context: TestContext) => Promise<void>): (context: TestContext) => Promise<void> {
+  return async (context) => {
+    try {
+      await body(context);
+    } finally {
+      caseEnd(slug).resolve();
+    }
+  };
+}
+
 const CASE_TIMEOUT_MS = 200_000;
+/** The later cases wait for the earlier cases' chain-driving parts before their own starts. */
+const LATE_CASE_TIMEOUT_MS = 400_000;
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Each money case pays its own wallet, so its balance shows that campaign's transfers only. */
+const GUARANTEE_WALLET = "0x00000000000000000000000000000000000d20a1" as Address;
+const HELD_WALLET = "0x00000000000000000000000000000000000d20a2" as Address;
+
+type Guarantee = { id: string; period: number; status: string; amountCents: number };
+type Winner = { position: number; winner: string; amountCents?: number; heldForManualPayout?: boolean; heldPayout?: { status: string; reason: string | null } };
+type HeldView = { campaign: string; number: number; position: number; status: string };
+
+const guarantees = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/guarantees`, { key })).body.guarantees as Guarantee[];
+const winners = async (slug: string, id: string) => ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as { winners: Winner[] }).winners;
+const balance = (wallet: Address) => publicClientFor(stack.rpcUrl).readContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [wallet] });
+const clockTo = async (slug: string, ms: number) =>
+  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(ms).toISOString() } })).status).toBe(200);
+
+/** Payouts of one kind of a campaign as the indexer has them. */
+async function indexedPayouts(campaignId: Hex, kind: "guarantee" | "held"): Promise<{ period: number | null; position: number | null; txHash: string }[]> {
+  const body = (await (await fetch(`${stack.indexerUrl}/payouts?campaignId=${campaignId}`)).json()) as { payouts: { kind: string; period: number | string | null; position: number | string | null; txHash: string }[] };
+  return body.payouts
+    .filter((p) => p.kind === kind)
+    .map((p) => ({ period: p.period === null ? null : Number(p.period), position: p.position === null ? null : Number(p.position), txHash: p.txHash }));
+}
+
+/** A push campaign paying `wallet` with its own prize table, activated; its first drawing's winners posted. */
+async function moneyCampaign(slug: string, wallet: Address, winnerIds: string[], tiers: { amountCents: number; weight: number }[], extra: string[]) {
+  const table = path.join(stack.dataDir, `${slug}-table.json`);
+  writeFileSync(table, JSON.stringify(tiers));
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winnerIds.length), "--payout-wallet", wallet, "--prize-table", table, ...extra);
+  await stack.cli("campaign", "activate", slug);
+  const [first] = await openDrawings(slug);
+  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${first!.id}/winners`, { key, body: { winners: winnerIds } })).status).toBe(201);
+  const campaignId = toCampaignId(slug);
+  provider.watch(campaignId, 1);
+  return { first: first!, campaignId };
+}
 
 describe("reorgs during a drawing", () => {
   // The commit dropped: the chain has no drawing 1 and Ponder drops its row; the keeper finds no drawing onchain
   // and takes it back to locked with the same number, commits it again (a new request) and pays it.
-  it.concurrent("after the commit (entropy_requested): the commit is dropped", async ({ expect }) => {
+  it.concurrent("after the commit (entropy_requested): the commit is dropped", tracked("reorg-commit", async ({ expect }) => {
     const slug = "reorg-commit";
     const { id, campaignId, servedAfter } = await serially(async () => {
       provider.enabled = false; // the request stays open until the reorg
@@ -179,12 +266,12 @@ describe("reorgs during a drawing", () => {
     const servedEnd = await proof(slug, id);
     console.log(`[reorg] commit: proof at the end: ${servedEnd.verdict}`);
     expect(servedEnd.verdict).toBe("passes");
-  }, CASE_TIMEOUT_MS);
+  }), CASE_TIMEOUT_MS);
 
   // The reveal and settle dropped while the payout waited (empty pool): the chain is back at Requested; the keeper
   // takes the drawing back to entropy_requested (value, prizes and reveal cleared, so proof.json is not served from
   // the old value), the provider answers again with another value, and the drawing is settled and paid with it.
-  it.concurrent("after the reveal and settle (settled): both are dropped", async ({ expect }) => {
+  it.concurrent("after the reveal and settle (settled): both are dropped", tracked("reorg-settle", async ({ expect }) => {
     const slug = "reorg-settle";
     // The whole case holds the chain: the next case's reorg drops an operator transaction, which (today) stalls
     // this case's payout behind the port's nonce gap (see the top of the file) and would make its outcome depend
@@ -218,11 +305,11 @@ describe("reorgs during a drawing", () => {
     expect(servedAfter.verdict).not.toBe("fails");
     expect(end.service.verification.entropy).toBe(end.chain.randomValue);
     expect(servedEnd.verdict).toBe("passes");
-  }, CASE_TIMEOUT_MS);
+  }), CASE_TIMEOUT_MS);
 
   // The payout dropped: the chain is back at Settled; the keeper, which checks paid drawings within the reorg
   // window, takes the drawing back to settled and pays it again, once.
-  it.concurrent("after the payout (paid): the payout is dropped", async ({ expect }) => {
+  it.concurrent("after the payout (paid): the payout is dropped", tracked("reorg-payout", async ({ expect }) => {
     const slug = "reorg-payout";
     const { id, campaignId, servedAfter } = await serially(async () => {
       await stack.restartService();
@@ -244,5 +331,161 @@ describe("reorgs during a drawing", () => {
     const servedEnd = await proof(slug, id);
     console.log(`[reorg] payout: proof at the end: ${servedEnd.verdict}`);
     expect(servedEnd.verdict).toBe("passes");
-  }, CASE_TIMEOUT_MS);
+  }), CASE_TIMEOUT_MS);
+
+  // A reorg past the commit of a paid drawing: commit, reveal, settle and payout are all dropped, and the chain has
+  // no drawing 1 again. The keeper's check of recently paid drawings finds no drawing onchain and takes it back to
+  // locked with its number; it is committed, revealed, settled and paid again, once.
+  it.concurrent("after the payout, reorganised past the commit: the whole drawing is dropped", tracked("reorg-deep", async ({ expect }) => {
+    const slug = "reorg-deep";
+    const { id, campaignId, servedAfter } = await serially(async () => {
+      await stack.restartService();
+      provider.enabled = true;
+      const { id, campaignId } = await drawFirst(slug);
+      await waitFor("paid", () => drawing(slug, id), (d) => d.status === "paid");
+      expect((await proof(slug, id)).verdict).toBe("passes");
+      const before = await waitFor("indexed as paid", () => observe("deep: before", slug, id, campaignId), (o) => o.index.payouts === 1);
+      expect(before.chain.paidIn.length).toBe(1);
+      expect(before.chain.committedIn[0]!).toBeLessThan(before.chain.paidIn[0]!); // the reorg spans every step
+      const reorg = await reorgFrom(stack.rpcUrl, before.chain.committedIn[0]!);
+      console.log(`[reorg] deep: anvil_reorg [${reorg.depth}, []] from the commit's block ${before.chain.committedIn[0]} past the payout's ${before.chain.paidIn[0]} (head ${reorg.head})`);
+      const after = await waitFor("the indexer reverted the drawing", () => observe("deep: after", slug, id, campaignId), (o) => o.index.drawing === null);
+      expect(after.chain.lastNumber).toBe(0);
+      expect(after.index.payouts).toBe(0);
+      const servedAfter = await proof(slug, id);
+      await observe("deep: after the proof", slug, id, campaignId);
+      return { id, campaignId, servedAfter };
+    });
+    console.log(`[reorg] deep: proof right after the reorg: ${servedAfter.verdict} (finality ${servedAfter.finality})${servedAfter.verdict === "fails" ? `\n${servedAfter.out}` : ""}`);
+    // Soft: the rest of the case still runs and shows how the drawing ends.
+    expect.soft(servedAfter.verdict).not.toBe("fails");
+    const end = await paidExactlyOnce(slug, id, campaignId).finally(() => whileUp("the end", () => observe("deep: end", slug, id, campaignId)));
+    const servedEnd = await proof(slug, id);
+    console.log(`[reorg] deep: proof at the end: ${servedEnd.verdict} (finality ${servedEnd.finality})`);
+    expect(servedEnd.verdict).toBe("passes");
+
+    // Finality: not final while the drawing's blocks are within 30 blocks of the head (the finalized block is at
+    // most head - 30 on the test chain), final once blocks are mined past them. The API is read before the head,
+    // so the finalized block the service used is at most that head's.
+    const newest = end.chain.paidIn[0]! > end.chain.revealedIn[0]! ? end.chain.paidIn[0]! : end.chain.revealedIn[0]!;
+    const listed = async () => ((await (await fetch(`${stack.baseUrl}/campaigns/${slug}/draws.json`)).json()) as { draws: { id: string; final: boolean }[] }).draws.find((d) => d.id === id);
+    const [provisional, provisionalItem] = [await whileUp("the drawing", () => drawing(slug, id)), await whileUp("draws.json", listed)];
+    const head = await publicClientFor(stack.rpcUrl).getBlockNumber();
+    console.log(`[reorg] deep: reveal in ${end.chain.revealedIn[0]}, payout in ${end.chain.paidIn[0]}, head ${head}: verification.final ${provisional.verification.final}, draws.json final ${provisionalItem?.final}, proof ${servedEnd.finality}`);
+    if (head - newest < 30n) {
+      expect(provisional.verification.final).toBe(false);
+      expect(provisionalItem?.final).toBe(false);
+      expect(servedEnd.finality).toBe("provisional");
+    } else {
+      console.log(`[reorg] deep: the payout is ${head - newest} blocks deep already; the not-final check is skipped`);
+    }
+    await Promise.all(["reorg-commit", "reorg-settle", "reorg-payout", "reorg-guarantee", "reorg-held"].filter((s) => s !== slug).map((s) => caseEnd(s).promise));
+    await serially(() => jsonRpc(stack.rpcUrl, "anvil_mine", ["0x28"]));
+    const final = await waitFor("final after 40 more blocks", () => drawing(slug, id), (d) => d.verification.final === true);
+    const [servedFinal, finalItem] = [await proof(slug, id), await whileUp("draws.json", listed)];
+    console.log(`[reorg] deep: after anvil_mine 40 (head ${await publicClientFor(stack.rpcUrl).getBlockNumber()}): verification.final ${final.verification.final}, draws.json final ${finalItem?.final}, proof ${servedFinal.verdict} (finality ${servedFinal.finality})`);
+    expect(finalItem?.final).toBe(true);
+    expect(servedFinal.finality).toBe("final");
+    expect(servedFinal.verdict).toBe("passes");
+  }), LATE_CASE_TIMEOUT_MS);
+
+  // A guarantee paid, then its payGuarantee dropped (the pick, in an earlier block, stays): the chain is back at
+  // Picked and owes the payment again. The end: paid in the partner API and onchain, one GuaranteePaid of the period
+  // on the canonical chain, and the wallet up by the guarantee once.
+  it.concurrent("after a guarantee payment: the payGuarantee transfer is dropped", tracked("reorg-guarantee", async ({ expect }) => {
+    const slug = "reorg-guarantee";
+    const PERIOD = 1; // the service's first period; onchain period 0
+    const onchain = (campaignId: Hex) => chainGuarantee(publicClientFor(stack.rpcUrl), stack.deployment, campaignId, PERIOD - 1);
+    const look = async (label: string, campaignId: Hex) => {
+      const [service, chain, indexer] = [(await guarantees(slug)).find((g) => g.period === PERIOD), await onchain(campaignId), await indexedPayouts(campaignId, "guarantee")];
+      const seen = { service: service?.status ?? null, chain: { status: chain.status, pickedIn: chain.pickedIn.map(String), paidIn: chain.paidIn.map(String) }, indexer: indexer.length, balance: String(await balance(GUARANTEE_WALLET)) };
+      console.log(`[reorg] ${label}: ${JSON.stringify(seen)}`);
+      return { service, chain, indexer };
+    };
+    const { campaignId, before } = await serially(async () => {
+      await stack.restartService();
+      provider.enabled = true;
+      // Periods of one day from the next full hour S (ahead of the real clock); the first draw at S+12h. Every
+      // prize is 1 dollar, below the guarantee's 5-dollar threshold, so the first period needs its 20 dollars.
+      const start = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
+      const { first, campaignId } = await moneyCampaign(slug, GUARANTEE_WALLET, ["g-1"], [{ amountCents: 100, weight: 1 }, { amountCents: 100, weight: 1 }], [
+        "--hour", String((new Date(start).getUTCHours() + 12) % 24), "--timezone", "UTC", "--starts-at", new Date(start).toISOString(), "--guarantee", "2000,500,1",
+      ]);
+      await clockTo(slug, new Date(first.cutoffAt).getTime() + 1_000);
+      await waitFor("the first drawing paid", () => drawing(slug, first.id), (d) => d.status === "paid");
+      await clockTo(slug, start + DAY + 60_000);
+      const period = (await waitFor("the first period checked", () => guarantees(slug), (l) => l.some((g) => g.period === PERIOD))).find((g) => g.period === PERIOD)!;
+      expect(period.status).toBe("awaiting_pick");
+      const before = await balance(GUARANTEE_WALLET); // the drawing's prize only
+      const picked = await api(stack, "POST", `/api/v1/campaigns/${slug}/guarantees/${period.id}/pick`, { key, body: { winner: "g-1", drawingId: first.id } });
+      expect(picked.status, JSON.stringify(picked.body)).toBe(201);
+      const paid = await waitFor("the guarantee paid", () => look("guarantee: before", campaignId), (o) => o.service?.status === "paid" && o.chain.status === "paid" && o.indexer.length === 1);
+      expect(paid.chain.paidIn).toHaveLength(1);
+      expect(paid.chain.pickedIn[0]!).toBeLessThan(paid.chain.paidIn[0]!); // the reorg drops the payment only
+      expect(await balance(GUARANTEE_WALLET)).toBe(before + paid.chain.paidTokens[0]!);
+      const reorg = await reorgFrom(stack.rpcUrl, paid.chain.paidIn[0]!);
+      console.log(`[reorg] guarantee: anvil_reorg [${reorg.depth}, []] from the GuaranteePaid block ${paid.chain.paidIn[0]} (head ${reorg.head})`);
+      const after = await waitFor("the indexer reverted the payment", () => look("guarantee: after", campaignId), (o) => o.indexer.length === 0);
+      expect(after.chain.status).toBe("picked");
+      expect(after.chain.paidIn).toHaveLength(0);
+      expect(await balance(GUARANTEE_WALLET)).toBe(before);
+      return { campaignId, before: { balance: before, tokens: paid.chain.paidTokens[0]! } };
+    });
+    const end = await waitFor(
+      "the guarantee paid exactly once on the canonical chain",
+      () => look("guarantee: waiting", campaignId),
+      (o) => o.service?.status === "paid" && o.chain.status === "paid" && o.chain.paidIn.length === 1 && o.indexer.length === 1,
+    ).finally(() => whileUp("the end", () => look("guarantee: end", campaignId)));
+    expect(end.chain.paidIn).toHaveLength(1);
+    expect(await balance(GUARANTEE_WALLET)).toBe(before.balance + before.tokens);
+  }), LATE_CASE_TIMEOUT_MS);
+
+  // A held prize paid with `prizedraw held pay`, then its payHeldPrize dropped: the chain shows it open again. The
+  // end: paid onchain, one HeldPrizePaid of the position on the canonical chain, paid in the partner API and in
+  // `held list`, and the wallet up by the prize once.
+  it.concurrent("after a held prize is paid: the payHeldPrize transfer is dropped", tracked("reorg-held", async ({ expect }) => {
+    const slug = "reorg-held";
+    const look = async (label: string, campaignId: Hex, id: string, position: number) => {
+      const [service, chain, indexer] = [(await winners(slug, id)).find((w) => w.position === position), await chainHeldPrize(publicClientFor(stack.rpcUrl), stack.deployment, campaignId, 1, position), await indexedPayouts(campaignId, "held")];
+      const seen = { service: service?.heldPayout ?? null, chain: { state: chain.state, paidIn: chain.paidIn.map(String) }, indexer: indexer.length, balance: String(await balance(HELD_WALLET)) };
+      console.log(`[reorg] ${label}: ${JSON.stringify(seen)}`);
+      return { service, chain, indexer };
+    };
+    const { campaignId, id, position, before } = await serially(async () => {
+      await stack.restartService();
+      provider.enabled = true;
+      // The first top-tier roll pays 600 dollars, held (at or above the 500-dollar threshold); the other position
+      // pays 5 dollars: the drawing holds exactly one prize.
+      const { first, campaignId } = await moneyCampaign(slug, HELD_WALLET, ["h-1", "h-2"], [{ amountCents: 60_000, weight: 2_000_000_000 }, { amountCents: 500, weight: 1 }], ["--large-prize-threshold", "50000"]);
+      await clockTo(slug, new Date(first.cutoffAt).getTime() + 1_000);
+      const paidDrawing = await waitFor("the drawing paid", () => drawing(slug, first.id), (d) => d.status === "paid");
+      const held = (await winners(slug, first.id)).filter((w) => w.heldForManualPayout === true);
+      expect(held).toHaveLength(1);
+      expect(held[0]).toMatchObject({ amountCents: 60_000, heldPayout: { status: "open", reason: null } });
+      const position = held[0]!.position;
+      expect(paidDrawing.number).toBe(1);
+      const before = await balance(HELD_WALLET); // the 5-dollar prize only
+      const paid = await stack.cli("held", "pay", slug, "1", String(position));
+      expect(paid.heldPrize).toMatchObject({ status: "paid" });
+      const seen = await waitFor("the held payment indexed", () => look("held: before", campaignId, first.id, position), (o) => o.chain.state === "paid" && o.indexer.length === 1);
+      expect(seen.chain.paidIn).toHaveLength(1);
+      const tokens = (await balance(HELD_WALLET)) - before;
+      expect(tokens).toBeGreaterThan(0n);
+      const reorg = await reorgFrom(stack.rpcUrl, seen.chain.paidIn[0]!);
+      console.log(`[reorg] held: anvil_reorg [${reorg.depth}, []] from the HeldPrizePaid block ${seen.chain.paidIn[0]} (head ${reorg.head})`);
+      const after = await waitFor("the indexer reverted the payment", () => look("held: after", campaignId, first.id, position), (o) => o.indexer.length === 0);
+      expect(after.chain.state).toBe("open");
+      expect(await balance(HELD_WALLET)).toBe(before);
+      return { campaignId, id: first.id, position, before: { balance: before, tokens } };
+    });
+    const end = await waitFor(
+      "the held prize paid exactly once on the canonical chain",
+      () => look("held: waiting", campaignId, id, position),
+      (o) => o.service?.heldPayout?.status === "paid" && o.chain.state === "paid" && o.chain.paidIn.length === 1 && o.indexer.length === 1,
+    ).finally(() => whileUp("the end", () => look("held: end", campaignId, id, position)));
+    expect(end.chain.paidIn).toHaveLength(1);
+    expect(await balance(HELD_WALLET)).toBe(before.balance + before.tokens);
+    const listed = ((await stack.cli("held", "list", slug)).heldPrizes as HeldView[]).find((h) => h.number === 1 && h.position === position);
+    expect(listed?.status).toBe("paid");
+  }), LATE_CASE_TIMEOUT_MS);
 });

@@ -145,3 +145,61 @@ export class TestProvider {
     }
   }
 }
+
+/** PrizeDraw.GuaranteeStatus / PrizeDraw.HeldState. */
+export const ONCHAIN_GUARANTEE = ["none", "picked", "paid"] as const;
+export const ONCHAIN_HELD = ["open", "paid", "refused"] as const;
+
+export type ChainGuarantee = {
+  /** getGuarantee's status. */
+  status: (typeof ONCHAIN_GUARANTEE)[number];
+  wallet: Hex;
+  amountCents: bigint;
+  /** Blocks of this period's events on the canonical chain. */
+  pickedIn: bigint[];
+  paidIn: bigint[];
+  /** GuaranteePaid's tokenAmount, one per event, in the order of paidIn. */
+  paidTokens: bigint[];
+};
+
+/** What the canonical chain says about one guarantee period (the contract counts periods from 0, the service from 1). */
+export async function chainGuarantee(client: PublicClient, deployment: DeploymentRecord, campaignId: Hex, onchainPeriod: number): Promise<ChainGuarantee> {
+  const address = deployment.prizeDraw;
+  const [status, wallet, amountCents] = await client.readContract({ address, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, onchainPeriod] });
+  const range = { fromBlock: BigInt(deployment.deployBlock), toBlock: "latest" as const };
+  const args = { campaignId, period: onchainPeriod };
+  const [picked, paid] = await Promise.all([
+    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "GuaranteePicked", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "GuaranteePaid", args, ...range }),
+  ]);
+  return {
+    status: ONCHAIN_GUARANTEE[Number(status)]!,
+    wallet,
+    amountCents,
+    pickedIn: picked.map((e) => e.blockNumber),
+    paidIn: paid.map((e) => e.blockNumber),
+    paidTokens: paid.map((e) => e.args.tokenAmount!),
+  };
+}
+
+export type ChainHeldPrize = {
+  /** heldPrizeState. */
+  state: (typeof ONCHAIN_HELD)[number];
+  /** Blocks of this position's HeldPrizePaid / HeldPrizeRefused events on the canonical chain. */
+  paidIn: bigint[];
+  refusedIn: bigint[];
+};
+
+/** What the canonical chain says about one held prize of a drawing. */
+export async function chainHeldPrize(client: PublicClient, deployment: DeploymentRecord, campaignId: Hex, number: number, position: number): Promise<ChainHeldPrize> {
+  const address = deployment.prizeDraw;
+  const state = await client.readContract({ address, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, BigInt(number), BigInt(position)] });
+  const range = { fromBlock: BigInt(deployment.deployBlock), toBlock: "latest" as const };
+  const args = { campaignId, number: BigInt(number) };
+  const [paid, refused] = await Promise.all([
+    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "HeldPrizePaid", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "HeldPrizeRefused", args, ...range }),
+  ]);
+  const at = (events: { args: { position?: bigint }; blockNumber: bigint }[]) => events.filter((e) => e.args.position === BigInt(position)).map((e) => e.blockNumber);
+  return { state: ONCHAIN_HELD[Number(state)]!, paidIn: at(paid), refusedIn: at(refused) };
+}
