@@ -125,6 +125,8 @@ export type ChainKnobs = {
   commitBlock?: number;
   /** The chain head (default commit block + 5000). */
   latestBlock?: number;
+  /** The block eth_getBlockByNumber("finalized") answers (default 10 below the latest); null: the node refuses the tag. */
+  finalizedBlock?: number | null;
 };
 
 /** A bare commit, for commits that no proof describes. */
@@ -411,6 +413,11 @@ export class FakeChain {
         return { result: hex(this.chainId) };
       case "eth_blockNumber":
         return { result: hex(this.latestBlock) };
+      case "eth_getBlockByNumber": {
+        if (params[0] !== "finalized") return { error: { code: -32602, message: "only the finalized tag is served" } };
+        const finalized = this.chainKnobs.finalizedBlock === undefined ? this.latestBlock - 10 : this.chainKnobs.finalizedBlock;
+        return finalized === null ? { error: { code: -32602, message: "unknown block tag finalized" } } : { result: { number: hex(finalized) } };
+      }
       case "eth_getTransactionReceipt":
         return { result: this.receipts.get(String(params[0]).toLowerCase()) ?? null };
       case "eth_getLogs": {

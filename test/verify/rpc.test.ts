@@ -37,7 +37,8 @@ describe("--rpc", () => {
       /^✔ entropy\.value was revealed onchain by provider 0x52deaa1c84233f7bb8c8a45baede41091c616506/m,
       /^✔ prize table default v1 equals the one published onchain$/m,
       /^✔ the contract's 6 PrizeAwarded events match the results/m,
-      /^PASS: \d+ checks passed, 0 informational$/m,
+      /^PASS: \d+ checks passed, 1 informational$/m,
+      /^ℹ the reveal \(block \d+\) is (final|not final yet)/m,
     ]) {
       expect(run.stdout).toMatch(line);
     }
@@ -56,7 +57,21 @@ describe("--rpc", () => {
     const run = await verifyWithChain(makeWinnersProof({ seed: "rpc-mock" }));
     expect(run.code, run.output).toBe(0);
     expect(run.stdout).toMatch(/^ℹ test randomness \(mock provider\): revealed onchain by the test service itself, so its origin cannot be checked independently; never used by real campaigns$/m);
-    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
+    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 2 informational$/m);
+  });
+
+  it("reports whether the reveal is final, as information that never fails the proof", async () => {
+    const notFinal = await verifyWithChain(winnersProof(), { finalizedBlock: 50 });
+    expect(notFinal.code, notFinal.output).toBe(0);
+    expect(notFinal.stdout).toMatch(/^ℹ the reveal \(block \d+\) is not final yet \(the chain's finalized block is 50\): a chain reorganisation could still drop it$/m);
+    const final = await verifyWithChain(winnersProof(), { finalizedBlock: 4_000 });
+    expect(final.stdout).toMatch(/^ℹ the reveal \(block \d+\) is final: the chain's finalized block is 4000$/m);
+    const unknown = await verifyWithChain(winnersProof(), { finalizedBlock: null });
+    expect(unknown.code, unknown.output).toBe(0);
+    expect(unknown.stdout).toMatch(/^ℹ the node does not say which block is finalized, so whether the reveal is final is unknown$/m);
+    const json = await verifyWithChain(winnersProof(), { finalizedBlock: 50 }, "--json");
+    const check = (JSON.parse(json.stdout) as { checks: { id: string; status: string }[] }).checks.find((c) => c.id === "rpc.finality");
+    expect(check?.status).toBe("info");
   });
 
   it("falls back to smaller block windows when eth_getLogs refuses a long range", async () => {
@@ -175,7 +190,8 @@ describe("--rpc on version 3 proofs: slot, draw time and the origin of the rando
       /^✔ Entropy 0x41c9e395…830d4c recorded request 12 of provider 0x52deaa1c84233f7bb8c8a45baede41091c616506 with the user contribution derived from the commit$/m,
       /^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value for request 12 of provider 0x52deaa1c84233f7bb8c8a45baede41091c616506$/m,
       /^✔ the random value is keccak256 of the commit's contribution and provider 0x52deaa1c84233f7bb8c8a45baede41091c616506's revelation 0x[0-9a-f]{8}…[0-9a-f]{6}, as Entropy revealed them$/m,
-      /^PASS: \d+ checks passed, 0 informational$/m,
+      /^PASS: \d+ checks passed, 1 informational$/m,
+      /^ℹ the reveal \(block \d+\) is (final|not final yet)/m,
     ]) {
       expect(run.stdout).toMatch(line);
     }
@@ -193,7 +209,7 @@ describe("--rpc on version 3 proofs: slot, draw time and the origin of the rando
     expect(run.stdout).toMatch(/^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value/m);
     expect(run.stdout).not.toMatch(/keccak256 of the commit's contribution and provider/);
     expect(run.stdout).toMatch(/^ℹ test randomness \(mock provider\)/m);
-    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 1 informational$/m);
+    expect(run.stdout).toMatch(/^PASS: \d+ checks passed, 2 informational$/m);
   });
 
   it("a failed callback retried with the same value passes: the non-failed Revealed counts", async () => {

@@ -1147,6 +1147,30 @@ class Rpc {
   }
 }
 
+/**
+ * Whether the reveal can still be dropped: a block above the chain's finalized block can be replaced by a
+ * reorganisation, and the request then answered again with another value. Informational: it never fails a check.
+ */
+async function reportFinality(report, rpc, revealBlock) {
+  let finalized = null;
+  try {
+    finalized = await rpc.get("eth_getBlockByNumber", ["finalized", false]);
+  } catch {
+    // A node without the tag: said below.
+  }
+  if (!finalized || typeof finalized.number !== "string") {
+    report.info("rpc.finality", "the node does not say which block is finalized, so whether the reveal is final is unknown");
+    return;
+  }
+  const last = BigInt(finalized.number);
+  report.info(
+    "rpc.finality",
+    revealBlock <= last
+      ? `the reveal (block ${revealBlock}) is final: the chain's finalized block is ${last}`
+      : `the reveal (block ${revealBlock}) is not final yet (the chain's finalized block is ${last}): a chain reorganisation could still drop it`,
+  );
+}
+
 function dataWords(data) {
   const hex = typeof data === "string" ? data.replace(/^0x/, "") : "";
   const words = [];
@@ -1374,6 +1398,8 @@ async function checkChain(report, proof, rpc) {
       report.check("rpc.reveal", problems, `entropy.value was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
     }
   }
+
+  if (revealReceipt) await reportFinality(report, rpc, revealBlock);
 
   if (v3) await checkEntropyContract(report, proof, rpc, chain, { provider, sequence, commitReceipt, revealReceipt, commitBlock, revealBlock });
 
