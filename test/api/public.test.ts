@@ -8,7 +8,7 @@ import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { newId } from "../../api/src/domain/ids.js";
 import { drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
-import { jsonRpc, until } from "../support/processes.js";
+import { jsonRpc, mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -96,7 +96,7 @@ describe("proof.json", () => {
       expect(before.response.headers.get("cache-control")).toBe("public, no-cache");
       expect([before.apiFinal, before.listFinal]).toEqual([false, false]);
     }
-    await jsonRpc(stack.rpcUrl, "anvil_mine", ["0x28"]); // 40 blocks: the reveal and payout are now final
+    await mineBlocks(stack.rpcUrl, 40); // past the 30-block finality depth: the reveal and payout are now final
     const after = await until("the draw final", async () => {
       const seen = await read();
       return seen.body.finality === "final" ? seen : undefined;

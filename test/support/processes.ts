@@ -110,6 +110,14 @@ export async function jsonRpc<T = unknown>(url: string, method: string, params: 
   return body.result as T;
 }
 
+/**
+ * Mines `count` blocks one at a time (evm_mine): under Ponder never `anvil_mine` with a count above 1, whose
+ * blocks Ponder's realtime sync can skip. Used to move blocks past the local chain's finality depth.
+ */
+export async function mineBlocks(url: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await jsonRpc(url, "evm_mine");
+}
+
 /** The environment Ponder gets: the test's, without the database and service variables, plus `extra`. */
 function ponderEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inheritedEnv(["NODE_ENV", "DATABASE_*", "PRIZEDRAW_*"]), PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: "1", ...extra };
