@@ -34,7 +34,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
-import { jsonRpc, until } from "../support/processes.js";
+import { mineBlocks, until } from "../support/processes.js";
 import { TestProvider, chainDrawing, chainGuarantee, chainHeldPrize, publicClientFor, reorgFrom, type ChainDrawing } from "../support/reorg.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 
@@ -122,6 +122,7 @@ async function observe(label: string, slug: string, id: string, campaignId: Hex)
     service: { status: service.status, number: service.number, entropy: service.verification.entropy, requestId: service.verification.entropyRequestId, needsAttention: service.needsAttention },
     chain: { lastNumber: chain.lastNumber, status: chain.status, randomValue: chain.randomValue, sequence: chain.sequence, paidEvents: chain.paidIn.length },
     indexer: index,
+    provider: provider.log.get(`${campaignId}:1`) ?? null,
   };
   console.log(`[reorg] ${label}: ${JSON.stringify(seen)}`);
   return { service, chain, index };
@@ -380,10 +381,10 @@ describe("reorgs during a drawing", () => {
       console.log(`[reorg] deep: the payout is ${head - newest} blocks deep already; the not-final check is skipped`);
     }
     await Promise.all(["reorg-commit", "reorg-settle", "reorg-payout", "reorg-guarantee", "reorg-held"].filter((s) => s !== slug).map((s) => caseEnd(s).promise));
-    await serially(() => jsonRpc(stack.rpcUrl, "anvil_mine", ["0x28"]));
+    await serially(() => mineBlocks(stack.rpcUrl, 40)); // one block at a time: Ponder can skip the blocks of one anvil_mine
     const final = await waitFor("final after 40 more blocks", () => drawing(slug, id), (d) => d.verification.final === true);
     const [servedFinal, finalItem] = [await proof(slug, id), await whileUp("draws.json", listed)];
-    console.log(`[reorg] deep: after anvil_mine 40 (head ${await publicClientFor(stack.rpcUrl).getBlockNumber()}): verification.final ${final.verification.final}, draws.json final ${finalItem?.final}, proof ${servedFinal.verdict} (finality ${servedFinal.finality})`);
+    console.log(`[reorg] deep: after mining 40 blocks (head ${await publicClientFor(stack.rpcUrl).getBlockNumber()}): verification.final ${final.verification.final}, draws.json final ${finalItem?.final}, proof ${servedFinal.verdict} (finality ${servedFinal.finality})`);
     expect(finalItem?.final).toBe(true);
     expect(servedFinal.finality).toBe("final");
     expect(servedFinal.verdict).toBe("passes");

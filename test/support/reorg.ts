@@ -122,24 +122,40 @@ export class TestProvider {
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** What the provider did for each watched drawing ("campaignId:number"): reveals sent, their outcomes, the last failure. */
+  readonly log = new Map<string, { sent: number; mined: number; reverted: number; noReceipt: number; failed: number; lastError: string | null }>();
+
   private async tick(): Promise<void> {
     if (!this.enabled || this.busy) return;
     this.busy = true;
     try {
-      for (const { campaignId, number } of this.watched.values()) {
-        const chain = await chainDrawing(this.client, this.deployment, campaignId, number).catch(() => null);
-        if (chain?.status !== "requested" || chain.sequence === null) continue;
-        const hash = await this.wallet.writeContract({
-          address: this.deployment.entropy,
-          abi: MockEntropyAbi,
-          functionName: "mockReveal",
-          args: [this.deployment.entropyProvider, BigInt(chain.sequence), toHex(randomBytes(32))],
-          gas: 3_000_000n,
-        });
-        await this.client.waitForTransactionReceipt({ hash, timeout: 20_000 }).catch(() => undefined);
+      // Each drawing on its own: one whose reveal cannot be sent does not hold back the others' answers.
+      for (const [key, { campaignId, number }] of this.watched) {
+        const seen = this.log.get(key) ?? { sent: 0, mined: 0, reverted: 0, noReceipt: 0, failed: 0, lastError: null };
+        this.log.set(key, seen);
+        try {
+          const chain = await chainDrawing(this.client, this.deployment, campaignId, number);
+          if (chain.status !== "requested" || chain.sequence === null) continue;
+          const hash = await this.wallet.writeContract({
+            address: this.deployment.entropy,
+            abi: MockEntropyAbi,
+            functionName: "mockReveal",
+            args: [this.deployment.entropyProvider, BigInt(chain.sequence), toHex(randomBytes(32))],
+            gas: 3_000_000n,
+          });
+          seen.sent++;
+          // The test chain mines a transaction at once: no receipt within 5 s means a reorg dropped it (it is not
+          // kept in the pool), and the next tick sends another.
+          const receipt = await this.client.waitForTransactionReceipt({ hash, timeout: 5_000 }).catch(() => null);
+          if (!receipt) seen.noReceipt++;
+          else if (receipt.status === "success") seen.mined++;
+          else seen.reverted++;
+        } catch (error) {
+          // The next tick tries again (a reorg may have dropped the reveal or moved the nonce meanwhile).
+          seen.failed++;
+          seen.lastError = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
+        }
       }
-    } catch {
-      // The next tick tries again (a reorg may have dropped the reveal or moved the nonce meanwhile).
     } finally {
       this.busy = false;
     }
