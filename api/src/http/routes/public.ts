@@ -5,9 +5,10 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
-import { drawingFinality } from "../../domain/finality.js";
+import { drawingFinality, type Finality } from "../../domain/finality.js";
 import { drawProof } from "../../domain/proofs.js";
 import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign } from "../../domain/publicDraws.js";
+import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
 import { readQuery } from "../body.js";
 
@@ -35,16 +36,22 @@ const VERIFY_FILES: Record<string, { path: URL; type: string }> = {
   "SKILL.md": { path: new URL("../../../public/verify/SKILL.md", import.meta.url), type: "text/markdown; charset=utf-8" },
 };
 
-/** A drawn proof's body and strong ETag, rebuilt only when the winners' public labels or the reveal change. */
-type CachedProof = { labels: string; body: string; etag: string; builtAt: number };
-/** How long a provisional proof is served from memory before it is built again from the indexer. */
-const PROVISIONAL_PROOF_MS = 2_000;
+/** A final proof's body and strong ETag, rebuilt only when the winners' public labels change. */
+type CachedProof = { labels: string; body: string; etag: string };
 
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
 export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: PublicRoutesDeps) {
   const app = new Hono();
-  const proofs = new Map<string, CachedProof>();
+  const finalProofs = new Map<string, CachedProof>();
+  /** Provisional proofs being built, shared by the requests that arrive meanwhile (one indexer read per burst). */
+  const building = new Map<string, Promise<CachedProof>>();
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
+
+  const build = async (campaign: Campaign, id: string, labels: string, finality: Finality | null): Promise<CachedProof> => {
+    const proof = await drawProof(store, indexer, deployment, campaign, id);
+    const body = JSON.stringify({ ...proof, finality: finality ?? "provisional" });
+    return { labels, body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
+  };
 
   app.get("/campaigns/:slug/draws.json", (c) => {
     const campaign = publicCampaign(store, c.req.param("slug"));
@@ -62,14 +69,21 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: Publ
     const drawn = store.drawings.byId(campaign.id, id);
     const finality = drawn ? drawingFinality(drawn, store.finality.get()) : null;
     const labels = JSON.stringify([drawn?.entropyValue ?? null, drawn?.revealTx ?? null, finality, store.drawings.winners(id).map((w) => w.displayName)]);
-    let cached = proofs.get(id);
-    // A provisional proof is built again from the indexer (which reverts a reorg's rows within its poll) every
-    // PROVISIONAL_PROOF_MS, so a reorg that drops its reveal stops it within seconds, before the keeper's next cycle.
-    if (!cached || cached.labels !== labels || (finality !== "final" && Date.now() - cached.builtAt > PROVISIONAL_PROOF_MS)) {
-      const proof = await drawProof(store, indexer, deployment, campaign, id);
-      const body = JSON.stringify({ ...proof, finality: finality ?? "provisional" });
-      cached = { labels, body, etag: `"${createHash("sha256").update(body).digest("base64url")}"`, builtAt: Date.now() };
-      proofs.set(id, cached);
+    let cached: CachedProof;
+    if (finality === "final") {
+      // Final: nothing but the labels can change it, so it is built once.
+      const kept = finalProofs.get(id);
+      cached = kept && kept.labels === labels ? kept : await build(campaign, id, labels, finality);
+      finalProofs.set(id, cached);
+    } else {
+      // Provisional: built from the indexer for every request (requests arriving during a build share it), so a
+      // reorg that drops the reveal stops the proof as soon as the indexer reverts it, before the keeper's next cycle.
+      let pending = building.get(id);
+      if (!pending) {
+        pending = build(campaign, id, labels, finality).finally(() => building.delete(id));
+        building.set(id, pending);
+      }
+      cached = await pending;
     }
     c.header("ETag", cached.etag);
     c.header("Cache-Control", finality === "final" ? "public, max-age=86400" : "public, no-cache");
