@@ -20,6 +20,8 @@ import type { DeploymentRecord } from "../src/chain/deployment.js";
 import { run as cli } from "../src/cli/prizedraw.js";
 import { createApp } from "../src/http/app.js";
 import { openStore, storePath } from "../src/store/index.js";
+import { outboxMailer } from "../src/mail/mailer.js";
+import { logger } from "../src/logger.js";
 import { emit, percentile } from "./benchOutput.js";
 
 const REQUESTS = 100;
@@ -111,7 +113,7 @@ async function serveInWorker(dir: string): Promise<void> {
   const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
   // The ingest path needs neither the chain nor the indexer: they are never called here.
   const deployment = { chainId: 31337 } as DeploymentRecord;
-  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
+  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, mailer: outboxMailer(store, logger), readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
   await new Promise((r) => server.once("listening", r));
   parentPort!.postMessage({ port: (server.address() as AddressInfo).port });

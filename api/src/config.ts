@@ -36,6 +36,9 @@ export type Config = {
    * block whose batch is in a finalized L1 block) or `safe` (its batch is on L1, not yet finalized).
    */
   chainFinality: ChainFinality;
+  /** Outgoing mail (portal links): smtp(s)://user:password@host:port; unset in test: the outbox (/portal/outbox). */
+  smtpUrl: string | undefined;
+  mailFrom: string;
 };
 
 /** The node's block tags a result can be final at (see README, "Reorgs and finality"). */
@@ -100,6 +103,8 @@ const schema = z.object({
   PRIZEDRAW_TX_TIMEOUT_SECONDS: z.coerce.number().positive().default(180),
   PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
   CHAIN_FINALITY: z.enum(["finalized", "safe"]).default("finalized"),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, "must be smtp://... or smtps://...").optional(),
+  MAIL_FROM: z.string().min(3).max(200).default("Prize Draw <no-reply@localhost>"),
   OPERATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
@@ -142,5 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,
     operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
     chainFinality: v.CHAIN_FINALITY,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
   };
 }

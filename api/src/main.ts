@@ -8,6 +8,7 @@ import { createApp } from "./http/app.js";
 import { answerClientError } from "./http/errors.js";
 import { Keeper } from "./keeper/keeper.js";
 import { logger } from "./logger.js";
+import { outboxMailer, smtpMailer } from "./mail/mailer.js";
 import { checkReadiness } from "./readiness.js";
 import { openStore, storePath } from "./store/index.js";
 
@@ -20,6 +21,8 @@ function main(): void {
     throw new ConfigError("production refuses a mock randomness provider: deploy against Pyth Entropy");
   }
   if (!config.operatorPrivateKey) throw new ConfigError("OPERATOR_PRIVATE_KEY is not set");
+  // The CLI runs without mail; the service's portal cannot sign anyone in without it.
+  if (config.env === "production" && !config.smtpUrl) throw new ConfigError("SMTP_URL: production sends the portal's sign-in links by mail (set SMTP_URL)");
   // A local chain may run production mode (tests do); anywhere else a publicly known operator key is anyone's.
   if (config.env === "production" && deployment.chainId !== LOCAL_CHAIN_ID && isPublicDevelopmentKey(config.operatorPrivateKey)) {
     throw new ConfigError("OPERATOR_PRIVATE_KEY is one of anvil's public development keys: production needs the operator's own key");
@@ -28,18 +31,20 @@ function main(): void {
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
   const indexer = new IndexerClient(config.indexerUrl);
   const keeper = new Keeper({ store, chain, indexer, config, logger });
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(store, logger);
   const app = createApp({
     store,
     indexer,
     deployment,
     config,
+    mailer,
     readiness: () => checkReadiness({ db: store.db, chain, indexer }),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port }, (info) => {
     // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
     const randomness = deployment.mockEntropy ? "mock" : deployment.entropy;
-    logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness }, "service listening");
+    logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness, mail: mailer.kind }, "service listening");
     keeper.start();
   });
   (server as HttpServer).on("clientError", answerClientError);

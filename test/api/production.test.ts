@@ -26,6 +26,8 @@ type DrawingBody = { id: string; status: string; cutoffAt: string; winnersExpect
 const productionEnv: Record<string, string> = {
   PRIZEDRAW_ENV: "production",
   OPERATOR_PRIVATE_KEY: ANVIL_KEYS.operator,
+  // Required in production (the portal's sign-in links); this test sends no mail, so nothing listens there.
+  SMTP_URL: "smtp://127.0.0.1:1",
   // Unset (an empty value counts as unset): production's default interval applies, not the test stack's 1 s.
   KEEPER_INTERVAL_SECONDS: "",
 };

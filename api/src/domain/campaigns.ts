@@ -3,7 +3,7 @@ import { DEFAULT_PRIZE_TABLE, PrizeTableError, averagePrizeCents, validatePrizeT
 import type { Campaign, CampaignMode, CampaignStatus, Guarantee } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
-import { BadRequestError, ConflictError } from "./errors.js";
+import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Cadence, type Schedule, type ScheduleInput } from "./schedule.js";
 import { PullUrlError, maskPullUrl, validatePullUrl } from "../pull/url.js";
@@ -344,4 +344,11 @@ export function prizeTableView(table: PrizeTable, winners: number) {
     tiers: table.tiers.map((t) => ({ amountCents: t.amountCents, weight: t.weight, odds: t.odds })),
     averagePrizeCents: averagePrizeCents(table, winners),
   };
+}
+
+/** The account's campaign, or 404 exactly like a missing one (spec, Authentication 7): every door checks with this. */
+export function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
+  const campaign = store.campaigns.bySlug(slug);
+  if (!campaign || campaign.accountId !== accountId) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
+  return campaign;
 }

@@ -81,7 +81,7 @@ export function createKey(store: Store, env: Environment, accountId: string, act
   return store.tx(() => {
     const by = requireOwner(store, accountId, actor, "create API keys");
     const issued = issueKey(env);
-    store.accounts.insertKey({ keyId: issued.keyId, accountId, environment: env, secretHash: issued.hash, last4: issued.last4, createdBy: by, createdAt: now.toISOString(), revokedAt: null });
+    store.accounts.insertKey({ keyId: issued.keyId, accountId, environment: env, secretHash: issued.hash, last4: issued.last4, createdBy: by, createdAt: now.toISOString(), revokedAt: null, lastUsedAt: null });
     store.audit.record(by, "key.create", accountId, { keyId: issued.keyId });
     return { key: issued.key, keyId: issued.keyId };
   });
@@ -95,4 +95,31 @@ export function revokeKey(store: Store, accountId: string, actor: Actor, keyId: 
     store.audit.record(by, "key.revoke", accountId, { keyId });
     return { keyId, revoked: true };
   });
+}
+
+/** Removes a member from the team (owners only) and ends their portal sessions; the last owner cannot be removed. */
+export function removeMember(store: Store, accountId: string, actor: Actor, email: string, now: Date = new Date()): { email: string; removed: true } {
+  const address = normalizeEmail(email);
+  return store.tx(() => {
+    const by = requireOwner(store, accountId, actor, "remove members");
+    const existing = store.accounts.member(accountId, address);
+    if (!existing) throw new NotFoundError(`${address} is not on the team`);
+    if (existing.role === "owner" && store.accounts.owners(accountId).length === 1) throw new BadRequestError(`${address} is the account's only owner: add another owner first`);
+    store.accounts.removeMember(accountId, address);
+    store.portal.endSessionsOf(accountId, existing.email, now.toISOString());
+    store.audit.record(by, "member.remove", accountId, { email: address });
+    return { email: address, removed: true };
+  });
+}
+
+/** The team as the portal shows it to owners (who manage it): who, with which role. */
+export function listTeam(store: Store, accountId: string, actor: Actor): Member[] {
+  requireOwner(store, accountId, actor, "manage the team");
+  return store.accounts.members(accountId);
+}
+
+/** The account's keys as owners see them: id, last four characters, who made it and when, last use, revocation. */
+export function listKeys(store: Store, accountId: string, actor: Actor) {
+  requireOwner(store, accountId, actor, "see API keys");
+  return store.accounts.keys(accountId).map((k) => ({ keyId: k.keyId, last4: k.last4, createdBy: k.createdBy, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt }));
 }

@@ -14,6 +14,8 @@ import { entryRoutes } from "./routes/entries.js";
 import { guaranteeRoutes } from "./routes/guarantees.js";
 import { pageRoutes } from "./routes/page.js";
 import { publicRoutes } from "./routes/public.js";
+import { portalRoutes } from "./portal/index.js";
+import type { Mailer } from "../mail/mailer.js";
 
 /**
  * The two routes that take lists (POST winners, POST entries) accept bodies up to MAX_LIST_BODY_BYTES, so the largest
@@ -35,12 +37,14 @@ export type AppDeps = {
   indexer: IndexerClient;
   deployment: DeploymentRecord;
   config: Pick<Config, "env" | "publicBaseUrl">;
+  /** The portal's mail (sign-in and invite links). */
+  mailer: Mailer;
   readiness: () => Promise<Readiness>;
   runCampaign: (campaignId: string) => void;
 };
 
 /** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
-export function createApp({ store, indexer, deployment, config, readiness, runCampaign }: AppDeps): Hono {
+export function createApp({ store, indexer, deployment, config, mailer, readiness, runCampaign }: AppDeps): Hono {
   const app = new Hono();
   // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
   app.use(async (c, next) => { await next(); c.header("X-Content-Type-Options", "nosniff"); });
@@ -62,6 +66,7 @@ export function createApp({ store, indexer, deployment, config, readiness, runCa
   api.route("/campaigns", entryRoutes({ store }));
   api.route("/campaigns", guaranteeRoutes({ store }));
   app.route("/api/v1", api);
+  app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign }));
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
   app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment }));
   return app;

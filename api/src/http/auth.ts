@@ -21,6 +21,9 @@ export function requireKey(store: Store, env: Environment) {
     if (!row || row.environment !== env || !secretMatches(parsed.secret, row.secretHash)) throw new UnauthorizedError("unknown API key");
     if (row.revokedAt) throw new UnauthorizedError("this API key was revoked");
     c.set("accountId", row.accountId);
+    // Owners see when each key was last used (to the minute: one write per key per minute at most).
+    const now = Date.now();
+    store.accounts.touchKey(row.keyId, new Date(now).toISOString(), new Date(now - 60_000).toISOString());
     await next();
   });
 }

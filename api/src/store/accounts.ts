@@ -12,6 +12,8 @@ export type ApiKeyRow = {
   createdBy: string | null;
   createdAt: string;
   revokedAt: string | null;
+  /** The last request the key authenticated (to the minute); null when never used. */
+  lastUsedAt: string | null;
 };
 
 type MemberRecord = { id: string; account_id: string; email: string; role: Role; created_at: string };
@@ -24,6 +26,7 @@ type KeyRecord = {
   created_by: string | null;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 };
 
 const member = (r: MemberRecord): Member => ({ id: r.id, accountId: r.account_id, email: r.email, role: r.role, createdAt: r.created_at });
@@ -36,6 +39,7 @@ const key = (r: KeyRecord): ApiKeyRow => ({
   createdBy: r.created_by,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
 });
 
 /** Accounts, their members and API keys (only hashes of keys). */
@@ -79,6 +83,30 @@ export class AccountStore {
   key(keyId: string): ApiKeyRow | null {
     const r = this.db.prepare("SELECT * FROM api_keys WHERE key_id = ?").get(keyId) as KeyRecord | undefined;
     return r ? key(r) : null;
+  }
+
+  /** The account's team, owners first, then by when they joined. */
+  members(accountId: string): Member[] {
+    return (this.db.prepare("SELECT * FROM members WHERE account_id = ? ORDER BY role = 'member', created_at").all(accountId) as MemberRecord[]).map(member);
+  }
+
+  /** Every account `email` is on the team of (a person may be on several). */
+  membershipsOf(email: string): Member[] {
+    return (this.db.prepare("SELECT * FROM members WHERE lower(email) = lower(?) ORDER BY created_at").all(email) as MemberRecord[]).map(member);
+  }
+
+  removeMember(accountId: string, email: string): boolean {
+    return this.db.prepare("DELETE FROM members WHERE account_id = ? AND lower(email) = lower(?)").run(accountId, email).changes === 1;
+  }
+
+  /** The account's keys, newest first, revoked ones included. */
+  keys(accountId: string): ApiKeyRow[] {
+    return (this.db.prepare("SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as KeyRecord[]).map(key);
+  }
+
+  /** Records a key's use; skipped when it was recorded less than a minute before `at` (one write per minute per key). */
+  touchKey(keyId: string, at: string, notBefore: string): void {
+    this.db.prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?)").run(at, keyId, notBefore);
   }
 
   /** Marks a key revoked; returns false when the account has no such key. */

@@ -135,6 +135,11 @@ export class CampaignStore {
     return r ? fromRecord(r) : null;
   }
 
+  /** An account's campaigns, newest first. */
+  ofAccount(accountId: string): Campaign[] {
+    return (this.db.prepare("SELECT * FROM campaigns WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as Record_[]).map(fromRecord);
+  }
+
   /** Campaigns the keeper looks after: every one but drafts. */
   drawable(): Campaign[] {
     return (this.db.prepare("SELECT * FROM campaigns WHERE status != 'draft' ORDER BY created_at").all() as Record_[]).map(fromRecord);

@@ -223,6 +223,51 @@ ALTER TABLE winners ADD COLUMN held_block INTEGER;
 CREATE TABLE chain_finality (id INTEGER PRIMARY KEY CHECK (id = 1), finalized_block INTEGER NOT NULL, read_at TEXT NOT NULL) STRICT;
 `,
   },
+  {
+    version: 8,
+    name: "portal: emailed sign-in links, sessions, sign-in attempts, the test environment's mail outbox",
+    sql: `
+-- Links are stored only as the SHA-256 of their token; a link is used once (used_at) and expires.
+CREATE TABLE portal_links (
+  token_hash TEXT PRIMARY KEY,
+  email TEXT NOT NULL,
+  purpose TEXT NOT NULL CHECK (purpose IN ('sign_in', 'invite')),
+  account_id TEXT REFERENCES accounts(id),
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  used_at TEXT
+) STRICT;
+-- Sessions are rows (the cookie holds a random id, stored here only as its SHA-256): ended at sign-out, idle and
+-- absolute expiry checked on every request.
+CREATE TABLE portal_sessions (
+  id_hash TEXT PRIMARY KEY,
+  email TEXT NOT NULL,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  csrf_token TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  ended_at TEXT
+) STRICT;
+CREATE INDEX portal_sessions_email ON portal_sessions(email);
+-- One row per sign-in request, keyed 'email:<address>' or 'client:<address>', for the rate limits.
+CREATE TABLE portal_attempts (key TEXT NOT NULL, at TEXT NOT NULL) STRICT;
+CREATE INDEX portal_attempts_key_at ON portal_attempts(key, at);
+-- Test environment without SMTP_URL only: mail the service would have sent (shown at /portal/outbox).
+CREATE TABLE mail_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, to_address TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL) STRICT;
+-- When each API key last authenticated a request (shown to owners; written at most once a minute per key).
+ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+-- A campaign's logo, shown on its public page (owners upload it in the portal): PNG, JPEG or WebP only, served
+-- back with its stored type.
+CREATE TABLE campaign_logos (
+  campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id),
+  bytes BLOB NOT NULL,
+  content_type TEXT NOT NULL CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp')),
+  etag TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

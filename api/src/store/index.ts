@@ -8,6 +8,7 @@ import { EntryStore } from "./entries.js";
 import { FinalityStore } from "./finality.js";
 import { GuaranteeStore } from "./guarantees.js";
 import { PauseStore } from "./pauses.js";
+import { PortalStore } from "./portal.js";
 import { PrizeTableStore } from "./prizeTables.js";
 import { PullStore } from "./pull.js";
 
@@ -24,6 +25,7 @@ export type Store = {
   pull: PullStore;
   audit: AuditStore;
   finality: FinalityStore;
+  portal: PortalStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
@@ -41,6 +43,7 @@ export function createStore(db: Db): Store {
     pull: new PullStore(db),
     audit: new AuditStore(db),
     finality: new FinalityStore(db),
+    portal: new PortalStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Config } from "../../config.js";
-import { campaignView, campaignNow } from "../../domain/campaigns.js";
+import { campaignView, campaignNow, ownCampaign } from "../../domain/campaigns.js";
 import { drawingOf, drawingView, listDrawings, submitWinners } from "../../domain/drawings.js";
 import { BadRequestError, NotFoundError } from "../../domain/errors.js";
 import type { Campaign } from "../../store/campaigns.js";
@@ -19,13 +19,6 @@ export type CampaignRoutesDeps = {
   /** Runs a campaign's drawing cycle now (after a test-clock move). */
   runCampaign: (campaignId: string) => void;
 };
-
-/** The caller's campaign, or 404 exactly like a missing one (spec, Authentication 7). */
-export function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
-  const campaign = store.campaigns.bySlug(slug);
-  if (!campaign || campaign.accountId !== accountId) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
-  return campaign;
-}
 
 /** /api/v1/campaigns/{slug}/...: the partner API for winner campaigns. */
 export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDeps) {

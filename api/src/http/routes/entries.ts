@@ -4,7 +4,7 @@ import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
 import { entriesBody, entriesQuery } from "../schemas.js";
-import { ownCampaign } from "./campaigns.js";
+import { ownCampaign } from "../../domain/campaigns.js";
 
 /** /api/v1/campaigns/{slug}/entries: entrants of entries campaigns. */
 export function entryRoutes({ store }: { store: Store }) {

@@ -4,7 +4,7 @@ import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson } from "../body.js";
 import { guaranteePickBody } from "../schemas.js";
-import { ownCampaign } from "./campaigns.js";
+import { ownCampaign } from "../../domain/campaigns.js";
 
 /** /api/v1/campaigns/{slug}/guarantees: checked guarantee periods and the partner's pick. */
 export function guaranteeRoutes({ store }: { store: Store }) {
