@@ -471,6 +471,12 @@ function cliCommand(config: Config): string {
   return `${prefix}npm run admin --`;
 }
 
+/** Where the portal is and how to sign in to it (without SMTP_URL the link shows here and in the outbox). */
+function portalLine(config: Config, email: string): string {
+  const mail = config.smtpUrl ? "the link comes by mail" : `the link shows here ("mail to ...") and at ${config.publicBaseUrl}/portal/outbox`;
+  return `portal    ${config.publicBaseUrl}/portal (sign in as ${email}; ${mail})`;
+}
+
 /**
  * The way in: on a fresh data folder the first account and a test API key (printed this once: only its hash is
  * stored) and the commands to create a campaign for it, read its drawings and open its page; on later starts the
@@ -494,12 +500,14 @@ async function greet(config: Config): Promise<void> {
       show(`curl -H "Authorization: Bearer $PRIZEDRAW_KEY" ${service}/api/v1/campaigns/${QUICK_START_SLUG}/drawings`);
       show(`${config.publicBaseUrl}/campaigns/${QUICK_START_SLUG}`);
       say("then post winners, move the test clock and check a proof: docs/partner-guide.md");
+      say(portalLine(config, FIRST_ACCOUNT_EMAIL));
       return;
     }
     const owner = store.db.prepare("SELECT account_id AS accountId, email FROM members WHERE role = 'owner' ORDER BY created_at LIMIT 1").get() as { accountId: string; email: string } | undefined;
     if (owner !== undefined) {
       say(`account ${owner.accountId} (${owner.email}); keys are stored only as hashes, so none is shown again; a new key for it:`);
       show(`${admin} key create --account ${owner.accountId}`);
+      say(portalLine(config, owner.email));
     }
     const active = store.db.prepare("SELECT slug FROM campaigns WHERE status = 'active' ORDER BY created_at LIMIT 5").pluck().all() as string[];
     for (const slug of active) say(`page      ${config.publicBaseUrl}/campaigns/${slug}`);
