@@ -2,7 +2,7 @@
 /** @jsxImportSource hono/jsx */
 // Team and API keys (owners only, spec Authentication 2): the pages and every action call domain/team.ts, which
 // refuses a member who is not an owner, so the server refuses them whatever the page shows.
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { Environment } from "../../config.js";
 import { ServiceError } from "../../domain/errors.js";
 import { sendInvite } from "../../domain/portal.js";
@@ -94,40 +94,44 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   app.get("/team", (c) => c.html(teamPage(signedIn(c))));
 
-  app.post("/team/invite", async (c) => {
+  /**
+   * Runs a team action and shows the team page with its result; a refusal the person can fix (400, 404) shows on the
+   * page with nothing changed, anything else (403 for a member) goes to the error page.
+   */
+  const teamAction = async (c: Context<PortalEnv>, act: (session: SignedIn) => Promise<string | null>) => {
     const session = signedIn(c);
     try {
-      const member = addMember(store, session.accountId, actorOf(session), { email: field(c, "email"), role: field(c, "role") as Role });
-      await sendInvite(store, mailer, member, session.email, linkUrl);
-      return c.html(teamPage(session, { kind: "ok", text: `Invited ${member.email} as ${member.role}: the link is on its way.` }));
-    } catch (error) {
-      if (error instanceof ServiceError && error.status === 400) return c.html(teamPage(session, { kind: "error", text: error.detail }), 400);
-      throw error;
-    }
-  });
-
-  app.post("/team/role", (c) => {
-    const session = signedIn(c);
-    try {
-      const member = addMember(store, session.accountId, actorOf(session), { email: field(c, "email"), role: field(c, "role") as Role });
-      return c.html(teamPage(session, { kind: "ok", text: `${member.email} is now ${member.role}.` }));
-    } catch (error) {
-      if (error instanceof ServiceError && error.status === 400) return c.html(teamPage(session, { kind: "error", text: error.detail }), 400);
-      throw error;
-    }
-  });
-
-  app.post("/team/remove", (c) => {
-    const session = signedIn(c);
-    try {
-      const removed = removeMember(store, session.accountId, actorOf(session), field(c, "email"));
-      if (removed.email === session.email) return c.redirect("/portal/sign-in", 303);
-      return c.html(teamPage(session, { kind: "ok", text: `${removed.email} was removed from the team.` }));
+      const done = await act(session);
+      // null: the person removed themselves, so their session ended with it.
+      return done === null ? c.redirect("/portal/sign-in", 303) : c.html(teamPage(session, { kind: "ok", text: done }));
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 404)) return c.html(teamPage(session, { kind: "error", text: error.detail }), error.status);
       throw error;
     }
-  });
+  };
+  const memberInput = (c: Context<PortalEnv>) => ({ email: field(c, "email"), role: field(c, "role") as Role });
+
+  app.post("/team/invite", (c) =>
+    teamAction(c, async (session) => {
+      const member = addMember(store, session.accountId, actorOf(session), memberInput(c));
+      await sendInvite(store, mailer, member, session.email, linkUrl);
+      return `Invited ${member.email} as ${member.role}: the link is on its way.`;
+    }),
+  );
+
+  app.post("/team/role", (c) =>
+    teamAction(c, async (session) => {
+      const member = addMember(store, session.accountId, actorOf(session), memberInput(c));
+      return `${member.email} is now ${member.role}.`;
+    }),
+  );
+
+  app.post("/team/remove", (c) =>
+    teamAction(c, async (session) => {
+      const removed = removeMember(store, session.accountId, actorOf(session), field(c, "email"));
+      return removed.email === session.email ? null : `${removed.email} was removed from the team.`;
+    }),
+  );
 
   const keysPage = (session: SignedIn, shown: { key: string; keyId: string } | null, notice: Notice = null) => {
     const viewer = viewerOf(session);
