@@ -28,6 +28,7 @@ import { openStore, type Store } from "../store/index.js";
 import { ChainPort } from "../chain/port.js";
 import { readDeployment } from "../chain/deployment.js";
 import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
+import { extendCutoff } from "../domain/drawings.js";
 import type { PrizeTierInput } from "../draw/index.js";
 import { commandHelp, findCommand, fullHelp, type CommandHelp } from "./commands.js";
 import { locate, noStoreMessage, storeLine } from "./where.js";
@@ -187,7 +188,6 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         privacyUrl: values["privacy-url"] ?? null,
       };
       const campaign = createCampaign(store, accountId, input, now, pullPolicy);
-      store.audit.record("operator", "campaign.create", campaign.slug);
       return { campaign: campaignView(store, campaign, config) };
     }
     case "campaign activate":
@@ -197,7 +197,6 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
       const slug = rest[0];
       if (!slug) throw new CliError(`usage: prizedraw campaign ${verb} SLUG`);
       const campaign = transitionCampaign(store, slug, verb as CampaignAction, now);
-      store.audit.record("operator", `campaign.${verb}`, slug);
       return { campaign: campaignView(store, campaign, config) };
     }
     case "campaign set": {
@@ -212,14 +211,12 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         ...(values["ends-at"] !== undefined ? { endsAt: values["ends-at"] } : {}),
         ...(values["pull-url"] !== undefined ? { pullUrl: values["pull-url"] } : {}),
       }, now, pullPolicy);
-      store.audit.record("operator", "campaign.set", slug, { fields: Object.keys(values).filter((k) => k !== "json" && k !== "pull-url") });
       return { campaign: campaignView(store, campaign, config) };
     }
     case "prize-table publish": {
       const [slug, file] = rest;
       if (!slug || !file) throw new CliError("usage: prizedraw prize-table publish SLUG FILE.json");
       const table = publishCampaignTable(store, slug, tiersFrom(file), now);
-      store.audit.record("operator", "prize-table.publish", slug, { tableId: table.id, version: table.version });
       const campaign = store.campaigns.bySlug(slug)!;
       return { prizeTable: prizeTableView(table, campaign.winnersPerDraw) };
     }
@@ -228,20 +225,8 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
       if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing extend-cutoff SLUG DRAWING_ID --to ISO");
       const to = new Date(need(values, "to"));
       if (Number.isNaN(to.getTime())) throw new CliError("--to must be an ISO 8601 time");
-      return store.tx(() => {
-        const campaign = store.campaigns.bySlug(slug);
-        if (!campaign) throw new CliError(`no campaign ${slug}`);
-        const drawing = store.drawings.byId(campaign.id, drawingId);
-        if (!drawing) throw new CliError(`no drawing ${drawingId} in ${slug}`);
-        if (drawing.status !== "open") throw new CliError(`drawing ${drawingId} is ${drawing.status}: only an open drawing's cutoff can move`);
-        if (to <= campaignNow(campaign)) throw new CliError("--to must be later than the campaign's current time");
-        // A cutoff after the draw time moves the draw time with it: a list is always locked before its draw.
-        const cutoffAt = to.toISOString();
-        const drawAt = cutoffAt > drawing.drawAt ? cutoffAt : drawing.drawAt;
-        store.drawings.update({ ...drawing, cutoffAt, drawAt, needsAttention: null });
-        store.audit.record("operator", "drawing.extend-cutoff", drawingId, { cutoffAt, drawAt });
-        return { drawing: { id: drawing.id, cutoffAt, drawAt } };
-      });
+      const drawing = extendCutoff(store, slug, drawingId, to, "operator", now);
+      return { drawing: { id: drawing.id, cutoffAt: drawing.cutoffAt, drawAt: drawing.drawAt } };
     }
     case "held list":
       return { heldPrizes: listHeldPrizes(store, rest[0]) };

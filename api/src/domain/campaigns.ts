@@ -45,7 +45,9 @@ function checkWinners(n: number, mode: CampaignMode): number {
 }
 
 function checkWallet(wallet: string): string {
-  if (!isAddress(wallet, { strict: false }) || /^0x0{40}$/i.test(wallet)) throw new BadRequestError("payoutWallet must be a non-zero 0x address");
+  // strict: an address in mixed case must match its EIP-55 checksum (a mistyped character is caught, not paid to).
+  if (!/^0x[0-9a-fA-F]{40}$/.test(wallet) || /^0x0{40}$/i.test(wallet)) throw new BadRequestError("payoutWallet must be a non-zero 0x address of 40 hex digits");
+  if (!isAddress(wallet, { strict: true })) throw new BadRequestError("payoutWallet does not match its checksum (EIP-55): check it for a mistyped character, or send it in lower case");
   return wallet.toLowerCase();
 }
 
@@ -107,7 +109,7 @@ function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): Prize
 }
 
 /** Creates a draft campaign (the partner portal's job; the CLI's here). */
-export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }): Campaign {
+export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }, by: string = "operator"): Campaign {
   if (!SLUG.test(input.slug)) throw new BadRequestError("slug must be 1 to 32 characters: lowercase letters, digits and inner hyphens");
   if (input.name.trim().length === 0 || input.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
   if (input.mode === "pull" && !input.pullUrl) throw new BadRequestError("a pull campaign needs pullUrl");
@@ -141,6 +143,7 @@ export function createCampaign(store: Store, accountId: string, input: CampaignI
       updatedAt: now.toISOString(),
     };
     store.campaigns.insert(campaign);
+    store.audit.record(by, "campaign.create", campaign.slug, { mode: campaign.mode });
     return campaign;
   });
 }
@@ -168,7 +171,7 @@ export function campaignNow(campaign: Campaign, realNow: Date = new Date()): Dat
  * never draw, and would stay open and hold its guarantee checks for ever (issue 18.5). They were never committed
  * (no number), so nothing onchain refers to them.
  */
-export function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date()): Campaign {
+export function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date(), by: string = "operator"): Campaign {
   return store.tx(() => {
     const campaign = store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
@@ -184,42 +187,83 @@ export function transitionCampaign(store: Store, slug: string, action: CampaignA
     if (action === "resume" || action === "end") store.pauses.end(campaign.id, now.toISOString());
     if (action === "end") next.schedule = { ...campaign.schedule, endsAt: now.toISOString() };
     store.campaigns.update(next);
+    store.audit.record(by, `campaign.${action}`, campaign.slug, { from: campaign.status, to });
     if (next.status === "active") planDrawings(store, next, realNow);
     return next;
   });
 }
 
 export type CampaignSettings = {
+  name?: string;
   payoutWallet?: string;
   winnersPerDraw?: number;
-  endsAt?: string;
+  endsAt?: string | null;
   pullUrl?: string;
+  largePrizeThresholdCents?: number;
+  /** While a draft only: the schedule's other fields (its drawings do not exist yet). */
+  schedule?: Omit<ScheduleInput, "endsAt">;
+  /** While a draft only: the guarantee is registered onchain with the campaign. */
+  guarantee?: CampaignInput["guarantee"];
 };
 
-/** Changes settings. A wallet can be changed, never removed; an earlier end date removes drawings after it. */
-export function updateCampaign(store: Store, slug: string, settings: CampaignSettings, realNow: Date = new Date(), policy: PullUrlPolicy = { allowHttpLoopback: false }): Campaign {
+/**
+ * Changes settings. A wallet can be changed, never removed; an earlier end date removes drawings after it. The
+ * schedule (but its end date) and the guarantee change only while the campaign is a draft: once active, drawings
+ * exist on the old schedule and the guarantee is registered onchain. The threshold may change at any time (the
+ * keeper sets it onchain). Records the change's field names in the audit log, never their values.
+ */
+export function updateCampaign(
+  store: Store,
+  slug: string,
+  settings: CampaignSettings,
+  realNow: Date = new Date(),
+  policy: PullUrlPolicy = { allowHttpLoopback: false },
+  by: string = "operator",
+): Campaign {
   return store.tx(() => {
     const campaign = store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
     const next: Campaign = { ...campaign, updatedAt: realNow.toISOString() };
+    if (settings.name !== undefined) {
+      if (settings.name.trim().length === 0 || settings.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
+      next.name = settings.name.trim();
+    }
     if (settings.payoutWallet !== undefined) next.payoutWallet = checkWallet(settings.payoutWallet);
     if (settings.winnersPerDraw !== undefined) next.winnersPerDraw = checkWinners(settings.winnersPerDraw, campaign.mode);
+    if (settings.largePrizeThresholdCents !== undefined) next.largePrizeThresholdCents = checkCents("largePrizeThresholdCents", settings.largePrizeThresholdCents, 1);
+    const draftOnly = (field: string) => {
+      if (campaign.status !== "draft") throw new ConflictError("invalid_transition", `${field} can change only while the campaign is a draft (it is ${campaign.status})`);
+    };
+    if (settings.guarantee !== undefined) {
+      const same = JSON.stringify(settings.guarantee ? checkGuarantee(settings.guarantee) : null) === JSON.stringify(campaign.guarantee);
+      if (!same) draftOnly("guarantee");
+      next.guarantee = settings.guarantee ? checkGuarantee(settings.guarantee) : null;
+    }
+    if (settings.schedule !== undefined || settings.endsAt !== undefined) {
+      const proposed = { ...campaign.schedule, ...(settings.schedule ?? {}), endsAt: settings.endsAt === undefined ? campaign.schedule.endsAt : settings.endsAt };
+      // A running campaign's start date may lie in the past: check against its own start, as before.
+      const checked = schedule(proposed, new Date(proposed.startsAt ?? campaign.schedule.startsAt));
+      const { endsAt: _newEnd, ...rest } = checked;
+      const { endsAt: _oldEnd, ...was } = campaign.schedule;
+      if (JSON.stringify(rest) !== JSON.stringify(was)) draftOnly("schedule");
+      next.schedule = checked;
+      if (checked.endsAt !== null && checked.endsAt !== campaign.schedule.endsAt) store.drawings.deleteOpenAfterDrawAt(campaign.id, checked.endsAt);
+    }
     if (settings.pullUrl !== undefined) {
       if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
-      next.pullUrl = checkPullUrl(settings.pullUrl, campaign.schedule.cadence, policy);
-    }
-    if (settings.endsAt !== undefined) {
-      next.schedule = schedule({ ...campaign.schedule, endsAt: settings.endsAt }, new Date(campaign.schedule.startsAt));
-      store.drawings.deleteOpenAfterDrawAt(campaign.id, next.schedule.endsAt!);
+      next.pullUrl = checkPullUrl(settings.pullUrl, next.schedule.cadence, policy);
+    } else if (next.pullUrl && next.schedule.cadence !== campaign.schedule.cadence) {
+      next.pullUrl = checkPullUrl(next.pullUrl, next.schedule.cadence, policy);
     }
     store.campaigns.update(next);
+    store.audit.record(by, "campaign.set", campaign.slug, { fields: Object.keys(settings).filter((k) => settings[k as keyof CampaignSettings] !== undefined) });
     return next;
   });
 }
 
 /** Publishes a new version of the campaign's own table; every still-open drawing moves to it (spec rule 7). */
-export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTierInput[], realNow: Date = new Date()): PrizeTable {
+export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTierInput[], realNow: Date = new Date(), by: string = "operator"): PrizeTable {
   return store.tx(() => {
     const campaign = store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
@@ -228,6 +272,7 @@ export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTie
     store.prizeTables.insert(table, realNow.toISOString());
     store.campaigns.update({ ...campaign, tableId: table.id, tableVersion: table.version, updatedAt: realNow.toISOString() });
     store.drawings.retableOpen(campaign.id, table.id, table.version);
+    store.audit.record(by, "prize-table.publish", campaign.slug, { tableId: table.id, version: table.version });
     return table;
   });
 }

@@ -144,3 +144,27 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
     prizeTable: table ? prizeTableView(table, drawing.winnersExpected) : null,
   };
 }
+
+/**
+ * Extends an open drawing's cutoff (spec: a drawing flagged with no list "waits until its cutoff is extended in the
+ * portal"): the new cutoff must be later than the campaign's current time; a cutoff after the draw time moves the
+ * draw time with it (a list is always locked before its draw); the flag is cleared. The portal and the CLI's
+ * `drawing extend-cutoff` call this.
+ */
+export function extendCutoff(store: Store, slug: string, drawingId: string, to: Date, by: string = "operator", realNow: Date = new Date()): Drawing {
+  if (Number.isNaN(to.getTime())) throw new BadRequestError("cutoffAt must be an ISO 8601 time");
+  return store.tx(() => {
+    const campaign = store.campaigns.bySlug(slug);
+    if (!campaign) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
+    if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended: its drawings take no list and no new cutoff");
+    const drawing = drawingOf(store, campaign, drawingId);
+    if (drawing.status !== "open") throw new ConflictError("locked", `drawing ${drawing.id} is ${drawing.status}: only an open drawing's cutoff can move`);
+    if (to <= campaignNow(campaign, realNow)) throw new BadRequestError("cutoffAt must be later than the campaign's current time");
+    const cutoffAt = to.toISOString();
+    const drawAt = cutoffAt > drawing.drawAt ? cutoffAt : drawing.drawAt;
+    const next: Drawing = { ...drawing, cutoffAt, drawAt, needsAttention: null };
+    store.drawings.update(next);
+    store.audit.record(by, "drawing.extend-cutoff", drawing.id, { campaign: campaign.slug, cutoffAt, drawAt });
+    return next;
+  });
+}

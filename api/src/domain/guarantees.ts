@@ -121,7 +121,7 @@ export function checkDuePeriods(store: Store, campaignId: string, realNow: Date 
  * POST guarantee pick: the winner must have won in the period (once, or `drawingId` says which win). One
  * transaction: of concurrent picks exactly one moves `awaiting_pick` to `picked`; the rest are 409 rejected.
  */
-export function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: string, pick: GuaranteePick, realNow: Date = new Date()): { payoutId: string } {
+export function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: string, pick: GuaranteePick, realNow: Date = new Date(), by: string = `account:${campaign.accountId}`): { payoutId: string } {
   return store.tx(() => {
     const guarantee = store.guarantees.byId(campaign.id, guaranteeId);
     if (!guarantee) throw new NotFoundError(`no guarantee ${guaranteeId.slice(0, 64)} in campaign ${campaign.slug}`);
@@ -148,7 +148,7 @@ export function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: str
     if (!store.guarantees.pick(guarantee.id, { winner: pick.winner, drawingId: win.drawingId, payoutId, at: realNow.toISOString() })) {
       throw new ConflictError("rejected", `guarantee ${guarantee.id} was already picked; a guarantee is picked once`);
     }
-    store.audit.record(`account:${campaign.accountId}`, "guarantee.pick", campaign.slug, { guaranteeId: guarantee.id, payoutId, drawingId: win.drawingId });
+    store.audit.record(by, "guarantee.pick", campaign.slug, { guaranteeId: guarantee.id, payoutId, drawingId: win.drawingId });
     return { payoutId };
   });
 }

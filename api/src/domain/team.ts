@@ -34,7 +34,7 @@ function requireAccount(store: Store, accountId: string): void {
  * Checks that `actor` may manage the account's team and keys; returns the name the audit log records. A member who
  * is not an owner, or someone who is not on the team, is refused (403 forbidden).
  */
-function requireOwner(store: Store, accountId: string, actor: Actor, action: string): string {
+export function requireOwner(store: Store, accountId: string, actor: Actor, action: string): string {
   requireAccount(store, accountId);
   if (actor.kind === "operator") return "operator";
   const email = normalizeEmail(actor.email);
@@ -122,4 +122,10 @@ export function listTeam(store: Store, accountId: string, actor: Actor): Member[
 export function listKeys(store: Store, accountId: string, actor: Actor) {
   requireOwner(store, accountId, actor, "see API keys");
   return store.accounts.keys(accountId).map((k) => ({ keyId: k.keyId, last4: k.last4, createdBy: k.createdBy, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt }));
+}
+
+/** The account's audit log as owners see it (its own rows and its campaigns' and drawings'), newest first. */
+export function accountAudit(store: Store, accountId: string, actor: Actor, limit = 200) {
+  requireOwner(store, accountId, actor, "see the audit log");
+  return store.audit.ofAccount(accountId, limit);
 }
