@@ -137,12 +137,14 @@ describe("production mode", () => {
     expect(cli.code).toBe(2);
   });
 
-  it("refuses to start without an operator key or RPC URL, or with a test-only switch", async () => {
+  it("refuses to start without an operator key, RPC URL or SMTP URL, or with a test-only switch", async () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ OPERATOR_PRIVATE_KEY: "" }, /^service: OPERATOR_PRIVATE_KEY: production needs/],
       [{ RPC_URL: "" }, /^service: RPC_URL: production needs a real network/],
       [{ PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true" }, /^service: PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK=true is for the test environment only/],
       [{ PRIZEDRAW_HOLD_MOCK_REVEAL: "true" }, /^service: PRIZEDRAW_HOLD_MOCK_REVEAL is for the test environment only/],
+      [{ SMTP_URL: "" }, /^service: SMTP_URL: production sends the portal's sign-in links by mail/],
+      [{ SMTP_URL: "http://mail.example" }, /^service: SMTP_URL: must be smtp:\/\/\.\.\. or smtps:\/\/\.\.\./],
     ];
     for (const [change, message] of cases) expect(await refusesToStart({ ...stack.env, ...change }, stack.dataDir)).toMatch(message);
   }, 120_000);
