@@ -14,7 +14,11 @@ export type ErrorCode =
   | "too_many_entrants"
   | "rejected"
   | "invalid_transition"
-  | "proof_mismatch";
+  | "proof_mismatch"
+  // Beyond the spec (Idempotency-Key, http/idempotency.ts): the key was used with another request, or its first
+  // request is still running.
+  | "idempotency_key_reused"
+  | "idempotency_in_progress";
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409;
 

@@ -9,6 +9,8 @@ import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
 import { MAX_BODY_BYTES, MAX_LIST_BODY_BYTES } from "./schemas.js";
 import { handleError } from "./errors.js";
+import { idempotency } from "./idempotency.js";
+import { requestId } from "./requestId.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { entryRoutes } from "./routes/entries.js";
 import { guaranteeRoutes } from "./routes/guarantees.js";
@@ -36,7 +38,7 @@ export type AppDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
-  config: Pick<Config, "env" | "publicBaseUrl">;
+  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>;
   /** The portal's mail (sign-in and invite links). */
   mailer: Mailer;
   readiness: () => Promise<Readiness>;
@@ -46,6 +48,7 @@ export type AppDeps = {
 /** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
 export function createApp({ store, indexer, deployment, config, mailer, readiness, runCampaign }: AppDeps): Hono {
   const app = new Hono();
+  app.use(requestId());
   // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
   app.use(async (c, next) => { await next(); c.header("X-Content-Type-Options", "nosniff"); });
   app.onError(handleError);
@@ -62,11 +65,13 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   const otherLimit = limitBody(MAX_BODY_BYTES);
   api.use((c, next) => (c.req.method === "POST" && LIST_ROUTE.test(c.req.path) ? listLimit : otherLimit)(c, next));
   api.use(requireKey(store, config.env));
+  api.use(idempotency(store));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
   api.route("/campaigns", entryRoutes({ store }));
   api.route("/campaigns", guaranteeRoutes({ store }));
   app.route("/api/v1", api);
-  app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign }));
+  const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
+  app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign, pullPolicy }));
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
   app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment }));
   return app;

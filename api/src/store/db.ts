@@ -268,6 +268,24 @@ CREATE TABLE campaign_logos (
 ) STRICT;
 `,
   },
+  {
+    version: 9,
+    name: "idempotency keys: the first answer to a POST, replayed for 24 hours",
+    sql: `
+-- One row per (account, Idempotency-Key): the request's method, path and body hash, and once answered its status
+-- and body. A row without an answer is a request still running (or one that failed with a 5xx: deleted then).
+CREATE TABLE idempotency_keys (
+  account_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  status INTEGER,
+  body TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (account_id, key)
+) STRICT;
+CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

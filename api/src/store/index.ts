@@ -7,6 +7,7 @@ import { DrawingStore } from "./drawings.js";
 import { EntryStore } from "./entries.js";
 import { FinalityStore } from "./finality.js";
 import { GuaranteeStore } from "./guarantees.js";
+import { IdempotencyStore } from "./idempotency.js";
 import { PauseStore } from "./pauses.js";
 import { PortalStore } from "./portal.js";
 import { PrizeTableStore } from "./prizeTables.js";
@@ -26,6 +27,7 @@ export type Store = {
   audit: AuditStore;
   finality: FinalityStore;
   portal: PortalStore;
+  idempotency: IdempotencyStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
@@ -44,6 +46,7 @@ export function createStore(db: Db): Store {
     audit: new AuditStore(db),
     finality: new FinalityStore(db),
     portal: new PortalStore(db),
+    idempotency: new IdempotencyStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }

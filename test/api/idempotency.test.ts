@@ -1,0 +1,134 @@
+// Partner integration on the real stack (issue 22): Idempotency-Key on POSTs (a replay answers the first answer and
+// changes nothing; the same key with another request is 409 idempotency_key_reused; identical requests sent together
+// run once) and Request-Id (on every response, a client's well-formed id kept, the service's log lines carry it).
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+
+let stack: Stack;
+let accountId: string;
+let key: string;
+
+type Answer = { status: number; body: Record<string, unknown>; headers: Headers };
+
+async function post(route: string, body: unknown, headers: Record<string, string> = {}, withKey = key): Promise<Answer> {
+  const response = await fetch(`${stack.baseUrl}${route}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${withKey}`, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+async function openDrawingId(slug: string): Promise<string> {
+  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
+  return (body.drawings as { id: string }[])[0]!.id;
+}
+
+async function winnersOf(slug: string, id: string): Promise<string[]> {
+  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
+  return ((body.drawing as { winners: { winner: string }[] }).winners).map((w) => w.winner);
+}
+
+async function campaign(slug: string): Promise<string> {
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
+  await stack.cli("campaign", "activate", slug);
+  return openDrawingId(slug);
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  ({ accountId, key } = await createAccount(stack, "idem@example.com"));
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("Idempotency-Key", () => {
+  it("replays the first answer for the same key and request, and changes nothing", async () => {
+    const id = await campaign("idem-replay");
+    const route = `/api/v1/campaigns/idem-replay/drawings/${id}/winners`;
+    const first = await post(route, { winners: ["a-1", "a-2"] }, { "Idempotency-Key": "replay-key-1" });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    // Meanwhile the list is replaced by a request without the key: a replay must not bring the old list back.
+    expect((await post(route, { winners: ["b-1", "b-2"] })).status).toBe(200); // 200: a list replaced
+    const again = await post(route, { winners: ["a-1", "a-2"] }, { "Idempotency-Key": "replay-key-1" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await winnersOf("idem-replay", id)).toEqual(["b-1", "b-2"]);
+  });
+
+  it("replays a refusal too: a bad request with a key gets the same 400 again", async () => {
+    const id = await campaign("idem-refusal");
+    const route = `/api/v1/campaigns/idem-refusal/drawings/${id}/winners`;
+    const first = await post(route, { winners: ["only-one", "only-one"] }, { "Idempotency-Key": "refusal-key" });
+    expect(first.status).toBe(400);
+    const again = await post(route, { winners: ["only-one", "only-one"] }, { "Idempotency-Key": "refusal-key" });
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([400, "true"]);
+    expect(again.body).toEqual(first.body);
+    expect(await winnersOf("idem-refusal", id)).toEqual([]);
+  });
+
+  it("answers 409 idempotency_key_reused for the same key with another body or path, and changes nothing", async () => {
+    const id = await campaign("idem-conflict");
+    const route = `/api/v1/campaigns/idem-conflict/drawings/${id}/winners`;
+    expect((await post(route, { winners: ["c-1", "c-2"] }, { "Idempotency-Key": "conflict-key" })).status).toBe(201);
+    const otherBody = await post(route, { winners: ["d-1", "d-2"] }, { "Idempotency-Key": "conflict-key" });
+    expect(otherBody.status).toBe(409);
+    expect(otherBody.body).toMatchObject({ error: "idempotency_key_reused" });
+    expect(typeof otherBody.body.detail).toBe("string");
+    const otherPath = await post("/api/v1/campaigns/idem-conflict/test-clock", { advanceBy: "1m" }, { "Idempotency-Key": "conflict-key" });
+    expect([otherPath.status, otherPath.body.error]).toEqual([409, "idempotency_key_reused"]);
+    expect(await winnersOf("idem-conflict", id)).toEqual(["c-1", "c-2"]);
+  });
+
+  it("runs identical requests sent together once: one first answer, the others replay it", async () => {
+    const id = await campaign("idem-concurrent");
+    const route = `/api/v1/campaigns/idem-concurrent/drawings/${id}/winners`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(route, { winners: ["e-1", "e-2"] }, { "Idempotency-Key": "concurrent-key" })));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    for (const a of answers) expect(a.body).toEqual(answers[0]!.body);
+    expect(await winnersOf("idem-concurrent", id)).toEqual(["e-1", "e-2"]);
+  });
+
+  it("refuses a malformed key with 400 and keeps keys per account", async () => {
+    const id = await campaign("idem-format");
+    const route = `/api/v1/campaigns/idem-format/drawings/${id}/winners`;
+    const bad = await post(route, { winners: ["f-1", "f-2"] }, { "Idempotency-Key": "has spaces in it" });
+    expect([bad.status, bad.body.error]).toEqual([400, "bad_request"]);
+    expect(await winnersOf("idem-format", id)).toEqual([]);
+    // Another account's same key is its own: no conflict, no replay of this account's answer.
+    const other = await createAccount(stack, "idem-other@example.com");
+    await stack.cli("campaign", "create", "--account", other.accountId, "--slug", "idem-other", "--name", "other", "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
+    await stack.cli("campaign", "activate", "idem-other");
+    const otherOpen = (await api(stack, "GET", "/api/v1/campaigns/idem-other/drawings?status=open", { key: other.key })).body.drawings as { id: string }[];
+    expect((await post(route, { winners: ["g-1", "g-2"] }, { "Idempotency-Key": "shared-key" })).status).toBe(201);
+    const theirs = await post(`/api/v1/campaigns/idem-other/drawings/${otherOpen[0]!.id}/winners`, { winners: ["h-1"] }, { "Idempotency-Key": "shared-key" }, other.key);
+    expect([theirs.status, theirs.headers.get("idempotent-replayed")]).toEqual([201, null]);
+  });
+});
+
+describe("Request-Id", () => {
+  it("is on every response, keeps a client's well-formed id, replaces a malformed one, and the log lines carry it", async () => {
+    const own = await fetch(`${stack.baseUrl}/api/v1/campaigns/nope`, { headers: { authorization: `Bearer ${key}`, "Request-Id": "client-req-0001" } });
+    expect(own.status).toBe(404);
+    expect(own.headers.get("request-id")).toBe("client-req-0001");
+    const made = await fetch(`${stack.baseUrl}/health`);
+    expect(made.headers.get("request-id")).toMatch(/^req_[0-9a-z]{26}$/);
+    const malformed = await fetch(`${stack.baseUrl}/api/v1/campaigns`, { headers: { "Request-Id": "bad id with spaces" } });
+    expect(malformed.status).toBe(401);
+    const replaced = malformed.headers.get("request-id")!;
+    expect(replaced).toMatch(/^req_[0-9a-z]{26}$/);
+    const log = readFileSync(path.join(stack.dataDir, "service.log"), "utf8").split("\n");
+    const lineOf = (id: string) => log.filter((l) => l.includes(`"requestId":"${id}"`)).map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string });
+    expect(lineOf("client-req-0001")).toContainEqual(expect.objectContaining({ msg: "request", status: 404, path: "/api/v1/campaigns/nope" }));
+    expect(lineOf(replaced)).toContainEqual(expect.objectContaining({ msg: "request", status: 401 }));
+    expect(log.some((l) => l.includes("bad id with spaces"))).toBe(false);
+  });
+});
