@@ -10,11 +10,11 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMiddleware } from "hono/factory";
 import { BadRequestError, ConflictError } from "../domain/errors.js";
+import { IDEMPOTENCY_TTL_HOURS } from "../store/idempotency.js";
 import type { Store } from "../store/index.js";
 import type { AuthVariables } from "./auth.js";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const IDEMPOTENCY_TTL_HOURS = 24;
 const WAIT_MS = 30_000;
 /** Printable ASCII without spaces, as the draft's examples; long enough for a UUID or a ULID with a prefix. */
 const WELL_FORMED = /^[\x21-\x7e]{1,255}$/;

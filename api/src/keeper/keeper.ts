@@ -8,6 +8,7 @@ import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaign
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
+import { IDEMPOTENCY_TTL_HOURS } from "../store/idempotency.js";
 import type { Store } from "../store/index.js";
 import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
@@ -121,6 +122,8 @@ export class Keeper {
   private async cycle(): Promise<void> {
     const campaigns = this.deps.store.campaigns.drawable().map((c) => c.id);
     await this.readFinality();
+    // Housekeeping: idempotency answers are kept 24 hours (http/idempotency.ts).
+    this.deps.store.idempotency.prune(new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString());
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
     await this.commitLocked(campaigns);
     await this.revealRequests(campaigns);

@@ -1,5 +1,8 @@
 import type { Db } from "./db.js";
 
+/** How long an answer is kept and replayed. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
 /** A stored Idempotency-Key: the request it was first used with and, once answered, the answer. */
 export type IdempotencyRecord = { requestHash: string; status: number | null; body: string | null; createdAt: string };
 
