@@ -93,3 +93,10 @@ export function publicLogo(store: Store, campaign: Campaign): CampaignLogo | nul
   if (campaign.status === "draft") return null;
   return store.portal.logo(campaign.id);
 }
+
+/** What the branding page shows (owners only, like every change here). */
+export function campaignBranding(store: Store, accountId: string, slug: string, actor: Actor): { campaign: Campaign; logo: CampaignLogo | null } {
+  requireOwner(store, accountId, actor, "manage a campaign's logo and links");
+  const campaign = ownCampaign(store, accountId, slug);
+  return { campaign, logo: store.portal.logo(campaign.id) };
+}

@@ -25,6 +25,8 @@ export type CampaignPageProps = {
   commits: CommitCount;
   footer: FooterLink[];
   check: BrowserCheck;
+  /** The campaign's logo (same origin), or null. */
+  logoUrl?: string | null;
   /** The page's module script (same origin), or none. */
   script?: string;
 };
@@ -80,6 +82,7 @@ export function CampaignPage(props: CampaignPageProps) {
     <Layout title={`${campaign.name}: prize draw`} footer={props.footer} script={props.script}>
       <TestEnvironmentWarning {...props.testEnvironment} />
       <p class="muted">Prize draw</p>
+      {props.logoUrl ? <img src={props.logoUrl} alt={campaign.name} width={96} height={96} style="object-fit: contain; display: block; margin: 0 0 0.5rem;" /> : null}
       <h1>{campaign.name}</h1>
       <p>
         <span class="status">{campaign.status === "draft" ? "Draft" : STATUS_WORDS[campaign.status]}</span>

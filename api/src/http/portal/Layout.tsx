@@ -37,6 +37,7 @@ export function PortalLayout(props: { title: string; viewer: Viewer; notice?: No
             {viewer ? (
               <>
                 <a href="/portal">Campaigns</a>
+                <a href="/portal/campaigns/new">New campaign</a>
                 {viewer.role === "owner" ? <a href="/portal/team">Team</a> : null}
                 {viewer.role === "owner" ? <a href="/portal/keys">API keys</a> : null}
                 {viewer.role === "owner" ? <a href="/portal/audit">Audit log</a> : null}
@@ -103,6 +104,21 @@ th { font-size: 0.875rem; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .inline { display: inline; }
 .secret { display: block; padding: 0.5rem; border: 1px solid var(--line); border-radius: 0.25rem; overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+fieldset { border: 1px solid var(--line); border-radius: 0.25rem; margin: 1rem 0; padding: 0.25rem 0.75rem 0.75rem; }
+legend { font-weight: 700; padding: 0 0.25rem; }
+.subnav { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0 0 1rem; padding-bottom: 0.5rem; border-bottom: 1px solid var(--line); }
+.subnav a[aria-current=page] { font-weight: 700; color: var(--fg); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.check input { width: 1.25rem; height: 1.25rem; vertical-align: middle; }
+label.inline-label { display: inline; font-weight: 400; }
+.card { border: 1px solid var(--line); border-radius: 0.25rem; padding: 0.5rem 0.75rem; margin: 0.75rem 0; }
+h3 { font-size: 1rem; margin: 0.25rem 0; }
+dl.facts { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: 0.25rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+@media (max-width: 30rem) { dl.facts { grid-template-columns: 1fr; } dl.facts dd { margin-bottom: 0.5rem; } }
+img.logo { object-fit: contain; vertical-align: middle; margin-right: 0.5rem; }
+code.detail { overflow-wrap: anywhere; font-size: 0.8125rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid var(--line); padding: 0.5rem; }
 `;
 

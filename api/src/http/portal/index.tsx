@@ -15,6 +15,11 @@ import { PORTAL_CSS, PORTAL_JS, PortalLayout } from "./Layout.js";
 import { campaignListRoutes } from "./campaigns.js";
 import { signInRoutes } from "./signIn.js";
 import { teamRoutes } from "./team.js";
+import { auditRoutes } from "./audit.js";
+import { brandingRoutes } from "./branding.js";
+import { drawingRoutes } from "./drawings.js";
+import { tableRoutes } from "./table.js";
+import type { PullUrlPolicy } from "../../domain/campaigns.js";
 
 export type PortalDeps = {
   store: Store;
@@ -23,6 +28,8 @@ export type PortalDeps = {
   env: Environment;
   /** The keeper looks at a campaign after a change (as the API's routes do). */
   runCampaign: (campaignId: string) => void;
+  /** Where pull URLs may point (the test environment may allow http to loopback), as for the CLI. */
+  pullPolicy?: PullUrlPolicy;
 };
 
 /** Uploads (a logo) are the largest bodies the portal takes. */
@@ -68,6 +75,10 @@ export function portalRoutes(deps: PortalDeps) {
   app.route("/", signInRoutes(deps));
   app.route("/", teamRoutes(deps));
   app.route("/", campaignListRoutes(deps));
+  app.route("/", tableRoutes(deps));
+  app.route("/", drawingRoutes(deps));
+  app.route("/", brandingRoutes(deps));
+  app.route("/", auditRoutes(deps));
   app.notFound((c) => errorPage(new ServiceError(404, "not_found", "there is no such page in the portal"), c));
   return app;
 }

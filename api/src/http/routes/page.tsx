@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
 import { campaignNow } from "../../domain/campaigns.js";
+import { publicLogo } from "../../domain/branding.js";
 import { NotFoundError } from "../../domain/errors.js";
 import { drawingFinality } from "../../domain/finality.js";
 import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings } from "../../domain/publicDraws.js";
@@ -38,7 +39,7 @@ const STRICT_CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-
 function campaignCsp(publicBaseUrl: string, rpcUrl: string | null): string {
   const connect = new Set(["'self'", new URL(publicBaseUrl).origin]);
   if (rpcUrl) connect.add(new URL(rpcUrl).origin);
-  return `default-src 'none'; script-src 'self'; connect-src ${[...connect].join(" ")}; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src 'self'; connect-src ${[...connect].join(" ")}; img-src 'self' https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -132,9 +133,17 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
     testEnvironment: { testRandomness: deployment.mockEntropy, testMoney: deployment.mockEntropy || TEST_CHAINS.has(deployment.chainId) || isLoopback(deployment.rpcUrl) },
     commits,
     footer: campaignFooter(campaign, publicBaseUrl),
+    // Relative: the logo is served by this origin (the policy's img-src 'self'); the ETag busts caches after a change.
+    logoUrl: logoUrl(store, campaign),
     check: { rpcUrl: browserRpcUrl(deployment) },
     script: CHECK_SCRIPT_PATH,
   };
+}
+
+/** The campaign's logo address, or null when it has none. */
+function logoUrl(store: Store, campaign: Campaign): string | null {
+  const logo = publicLogo(store, campaign);
+  return logo ? `/campaigns/${campaign.slug}/logo?v=${logo.etag.slice(1, 13)}` : null;
 }
 
 /**
@@ -180,6 +189,21 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRo
     const commits = await commitCount(store, indexer, campaign);
     c.header("Content-Security-Policy", campaignPolicy);
     return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />);
+  });
+  // The logo an owner uploaded in the portal (domain/branding.ts took only PNG, JPEG or WebP by their bytes): served
+  // with its stored type, never sniffed, in a document that may load nothing, cached and revalidated by its ETag.
+  app.get("/campaigns/:slug/logo", (c) => {
+    let logo: ReturnType<typeof publicLogo> = null;
+    try {
+      logo = publicLogo(store, publicCampaign(store, c.req.param("slug")));
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    const headers = { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'", "Cross-Origin-Resource-Policy": "same-site" };
+    if (!logo) return c.text("no logo", 404, { ...headers, "Cache-Control": "no-store" });
+    const cache = { ...headers, ETag: logo.etag, "Cache-Control": "public, max-age=300" };
+    if (c.req.header("if-none-match") === logo.etag) return c.body(null, 304, cache);
+    return c.body(new Uint8Array(logo.bytes), 200, { ...cache, "Content-Type": logo.contentType });
   });
   app.get("/terms", (c) => c.html(<TermsPage publicBaseUrl={publicBaseUrl} />));
   app.get("/privacy", (c) => c.html(<PrivacyPage publicBaseUrl={publicBaseUrl} />));

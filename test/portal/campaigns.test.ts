@@ -1,0 +1,324 @@
+// The portal's campaign screens over real HTTP against the whole stack: a person signs in by the emailed link (the
+// test outbox at /portal/outbox), creates a campaign, edits it, moves its status, previews and publishes a prize
+// table, works on its drawings, and (owners only) sets its logo and links; the audit log shows it all. Each bad
+// input must show the domain's words next to its field and change nothing in the store.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { averagePrizeCents } from "../../api/src/draw/index.js";
+import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
+
+const OWNER = "owner@example.com";
+const MEMBER = "member@example.com";
+const SLUG = "portal-daily";
+const PULL_SECRET = "s3cr3t-t0ken-9f2c";
+/** A 1x1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+
+type Reply = { status: number; text: string; location: string | null; headers: Headers };
+
+/** A browser without a browser: a cookie jar, forms posted as a browser posts them, redirects not followed. */
+class Client {
+  readonly jar = new Map<string, string>();
+  csrf = "";
+  constructor(private readonly base: string) {}
+
+  async request(method: "GET" | "POST", route: string, body?: URLSearchParams | FormData): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (body instanceof URLSearchParams) headers["content-type"] = "application/x-www-form-urlencoded";
+    const response = await fetch(`${this.base}${route}`, { method, headers, body, redirect: "manual" });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const eq = pair!.indexOf("=");
+      const value = pair!.slice(eq + 1).trim();
+      if (value === "" || /max-age=0/i.test(cookie)) this.jar.delete(pair!.slice(0, eq).trim());
+      else this.jar.set(pair!.slice(0, eq).trim(), value);
+    }
+    const text = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text);
+    if (token) this.csrf = token[1]!;
+    return { status: response.status, text, location: response.headers.get("location"), headers: response.headers };
+  }
+  get(route: string) {
+    return this.request("GET", route);
+  }
+  post(route: string, form: Record<string, string>) {
+    return this.request("POST", route, new URLSearchParams({ _csrf: this.csrf, ...form }));
+  }
+  upload(route: string, name: string, file: Blob, fileName: string) {
+    const data = new FormData();
+    data.set("_csrf", this.csrf);
+    data.set(name, file, fileName);
+    return this.request("POST", route, data);
+  }
+}
+
+let stack: Stack;
+let store: Store;
+let accountId: string;
+let owner: Client;
+let member: Client;
+
+/** Signs in by the link the test outbox shows for `email` (the newest one). */
+async function signIn(email: string): Promise<Client> {
+  const client = new Client(stack.baseUrl);
+  await client.get("/portal/sign-in");
+  expect((await client.post("/portal/sign-in", { email })).status).toBe(200);
+  const outbox = await new Client(stack.baseUrl).get("/portal/outbox");
+  const mail = outbox.text.split("<article>").find((a) => a.includes(`To ${email}`));
+  const link = /\/portal\/auth\?token=([A-Za-z0-9_-]+)/.exec(mail ?? "");
+  expect(link, `a sign-in link for ${email} in the outbox`).not.toBeNull();
+  await client.get(`/portal/auth?token=${link![1]}`);
+  const used = await client.post("/portal/auth", { token: link![1]! });
+  expect(used.status).toBe(303);
+  expect((await client.get("/portal")).status).toBe(200);
+  return client;
+}
+
+/** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
+function fieldError(html: string, field: string): string | null {
+  const id = `f-${field}-error`;
+  if (!new RegExp(`aria-describedby="[^"]*${id}`).test(html)) return null;
+  const match = new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html);
+  return match ? match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&") : null;
+}
+
+const campaign = () => store.campaigns.bySlug(SLUG);
+
+/** A complete "new campaign" form. */
+function newForm(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    name: "Portal daily",
+    slug: SLUG,
+    mode: "pull",
+    cadence: "daily",
+    drawHour: "20",
+    drawMinute: "0",
+    drawWeekday: "",
+    drawDayOfMonth: "",
+    timezone: "Europe/Berlin",
+    cutoffMinutes: "60",
+    startsAt: "",
+    endsAt: "",
+    winnersPerDraw: "3",
+    payoutWallet: TEST_WALLET,
+    pullUrl: `https://partner.example/winners/${PULL_SECRET}/{date}.json`,
+    largePrizeThreshold: "1,234.50",
+    guaranteeAmount: "25",
+    guaranteeThreshold: "100",
+    guaranteePeriodDays: "7",
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  store = openStore(storePath(stack.dataDir));
+  accountId = (await createAccount(stack, OWNER)).accountId;
+  await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
+  owner = await signIn(OWNER);
+  member = await signIn(MEMBER);
+}, 240_000);
+
+afterAll(async () => {
+  store?.db.close();
+  await stack?.stop();
+});
+
+describe("creating a campaign", () => {
+  it("shows every setting with a label, and a time-zone list", async () => {
+    const page = await member.get("/portal/campaigns/new");
+    expect(page.status).toBe(200);
+    for (const name of ["name", "slug", "mode", "cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt", "endsAt", "winnersPerDraw", "payoutWallet", "pullUrl", "largePrizeThreshold", "guaranteeAmount", "guaranteeThreshold", "guaranteePeriodDays"]) {
+      expect(page.text, name).toContain(`<label for="f-${name}">`);
+      expect(page.text, name).toMatch(new RegExp(`id="f-${name}" name="${name}"`));
+    }
+    expect(page.text).toContain('<option value="Europe/Berlin">Europe/Berlin</option>');
+    expect(page.text).toContain('href="/portal/campaigns/new"');
+  });
+
+  it("refuses a wallet whose checksum is wrong, by the field, and stores nothing", async () => {
+    // A valid checksummed address with one letter's case flipped.
+    const reply = await member.post("/portal/campaigns/new", newForm({ payoutWallet: "0x52deaA1c84233F7bb8C8A45baeDE41091c616506" }));
+    expect(reply.status).toBe(400);
+    expect(fieldError(reply.text, "payoutWallet")).toMatch(/checksum/);
+    expect(reply.text).toContain('value="Portal daily"'); // what was typed is kept
+    expect(campaign()).toBeNull();
+  });
+
+  it("refuses an amount that is not dollars and a pull URL that is not https, and stores nothing", async () => {
+    const dollars = await member.post("/portal/campaigns/new", newForm({ largePrizeThreshold: "12.345" }));
+    expect(dollars.status).toBe(400);
+    expect(fieldError(dollars.text, "largePrizeThreshold")).toMatch(/dollars/);
+    const pull = await member.post("/portal/campaigns/new", newForm({ pullUrl: "http://partner.example/{date}" }));
+    expect(pull.status).toBe(400);
+    expect(fieldError(pull.text, "pullUrl")).toBe("pullUrl must be an https URL");
+    const weekday = await member.post("/portal/campaigns/new", newForm({ cadence: "weekly" }));
+    expect(weekday.status).toBe(400);
+    expect(fieldError(weekday.text, "drawWeekday")).toMatch(/^drawWeekday is required for weekly campaigns/);
+    expect(campaign()).toBeNull();
+  });
+
+  it("creates the draft with every setting, cents from dollars, and never shows the pull URL's secret again", async () => {
+    const reply = await member.post("/portal/campaigns/new", newForm());
+    expect(reply.status).toBe(303);
+    expect(reply.location).toBe(`/portal/campaigns/${SLUG}?done=created`);
+    const stored = campaign()!;
+    expect(stored).toMatchObject({ name: "Portal daily", mode: "pull", status: "draft", winnersPerDraw: 3, largePrizeThresholdCents: 123_450, payoutWallet: TEST_WALLET, accountId });
+    expect(stored.guarantee).toEqual({ amountCents: 2_500, thresholdCents: 10_000, periodDays: 7 });
+    expect(stored.schedule).toMatchObject({ cadence: "daily", drawHour: 20, drawMinute: 0, timezone: "Europe/Berlin", cutoffMinutes: 60 });
+    const overview = await member.get(reply.location!);
+    expect(overview.text).toContain("Campaign created as a draft.");
+    expect(overview.text).toContain("Draft: it draws nothing");
+    const edit = await member.get(`/portal/campaigns/${SLUG}/edit`);
+    expect(edit.text).toContain("https://partner.example");
+    expect(edit.text).not.toContain(PULL_SECRET);
+    expect(overview.text).not.toContain(PULL_SECRET);
+    const list = await member.get("/portal");
+    expect(list.text).toContain(`href="/portal/campaigns/${SLUG}/edit"`);
+  });
+});
+
+describe("settings and status", () => {
+  it("refuses too many winners by the field and changes nothing, then saves a valid edit", async () => {
+    const before = JSON.stringify(campaign());
+    const bad = await member.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "5000", pullUrl: "" }) });
+    expect(bad.status).toBe(400);
+    expect(fieldError(bad.text, "winnersPerDraw")).toMatch(/^winnersPerDraw must be an integer from 1 to 1000/);
+    expect(JSON.stringify(campaign())).toBe(before);
+    const good = await member.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "2", pullUrl: "", largePrizeThreshold: "600" }) });
+    expect(good.status).toBe(303);
+    expect(campaign()).toMatchObject({ name: "Renamed", winnersPerDraw: 2, largePrizeThresholdCents: 60_000 });
+    expect(campaign()!.pullUrl).toContain(PULL_SECRET); // an empty field keeps the stored URL
+  });
+
+  it("asks to confirm before ending, then activates, pauses and resumes", async () => {
+    const unconfirmed = await member.post(`/portal/campaigns/${SLUG}/status`, { action: "end" });
+    expect(unconfirmed.status).toBe(400);
+    expect(fieldError(unconfirmed.text, "confirm")).toMatch(/cannot be undone/);
+    expect(campaign()!.status).toBe("draft");
+    for (const [action, status] of [["activate", "active"], ["pause", "paused"], ["resume", "active"]] as const) {
+      const reply = await member.post(`/portal/campaigns/${SLUG}/status`, { action });
+      expect(reply.status, action).toBe(303);
+      expect(campaign()!.status).toBe(status);
+    }
+    const resumeAgain = await member.post(`/portal/campaigns/${SLUG}/status`, { action: "resume" });
+    expect(resumeAgain.status).toBe(409);
+    expect(resumeAgain.text).toContain("cannot resume a campaign that is active");
+    // Once active, the schedule is fixed: the form shows it as text and takes the end date only.
+    const edit = await member.get(`/portal/campaigns/${SLUG}/edit`);
+    expect(edit.text).not.toContain('name="cadence"');
+    expect(edit.text).toContain('name="endsAt"');
+  });
+});
+
+describe("the prize table", () => {
+  const rows = { amount0: "1000", weight0: "1", amount1: "10", weight1: "99", amount2: "1", weight2: "900" };
+
+  it("shows a weight of 0 as the table rule, by the row, and changes nothing", async () => {
+    const version = campaign()!.tableVersion;
+    const reply = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, weight1: "0", intent: "preview" });
+    expect(reply.status).toBe(400);
+    expect(fieldError(reply.text, "weight1")).toBe("Tier 1: weight must be above 0");
+    expect(campaign()!.tableVersion).toBe(version);
+  });
+
+  it("previews the odds and the exact average, then publishes what was previewed", async () => {
+    const preview = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, intent: "preview" });
+    expect(preview.status).toBe(200);
+    const expected = averagePrizeCents(
+      { id: SLUG, version: 1, denominator: 1000, tiers: [{ amountCents: 100_000, weight: 1, threshold: 1, odds: 0.001 }, { amountCents: 1_000, weight: 99, threshold: 100, odds: 0.099 }, { amountCents: 100, weight: 900, threshold: 1000, odds: 0.9 }] },
+      2,
+    );
+    expect(preview.text).toContain(`(${expected} cents)`);
+    expect(preview.text).toContain("0.1000%");
+    const previewed = /name="previewed" value="([0-9a-f]+)"/.exec(preview.text)![1]!;
+    // Rows changed after the preview are not published.
+    const changed = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, weight2: "901", intent: "publish", previewed });
+    expect(changed.status).toBe(409);
+    expect(campaign()!.tableId).not.toBe(SLUG);
+    const published = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, intent: "publish", previewed });
+    expect(published.status).toBe(303);
+    expect(campaign()).toMatchObject({ tableId: SLUG, tableVersion: 1 });
+    expect(store.prizeTables.get(SLUG, 1)!.tiers.map((t) => t.amountCents)).toEqual([100_000, 1_000, 100]);
+  });
+});
+
+describe("drawings", () => {
+  it("lists the open drawings and refuses a cutoff in the past, changing nothing", async () => {
+    const page = await member.get(`/portal/campaigns/${SLUG}/drawings`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h2 id="stage-open">Open</h2>');
+    expect(page.text).toContain("No drawing is flagged.");
+    const drawing = store.drawings.unfinished(campaign()!.id)[0]!;
+    const refused = await member.post(`/portal/campaigns/${SLUG}/drawings/${drawing.id}/extend`, { cutoffAt: "2020-01-01T00:00" });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("cutoffAt must be later than the campaign&#39;s current time");
+    expect(store.drawings.byId(campaign()!.id, drawing.id)!.cutoffAt).toBe(drawing.cutoffAt);
+  });
+});
+
+describe("logo and links (owners only)", () => {
+  it("refuses a member on the server, not only in the navigation", async () => {
+    expect((await member.get(`/portal/campaigns/${SLUG}`)).text).not.toContain("/branding");
+    expect((await member.get(`/portal/campaigns/${SLUG}/branding`)).status).toBe(403);
+    const upload = await member.upload(`/portal/campaigns/${SLUG}/branding/logo`, "logo", new Blob([PNG], { type: "image/png" }), "logo.png");
+    expect(upload.status).toBe(403);
+    const links = await member.post(`/portal/campaigns/${SLUG}/branding/links`, { termsUrl: "https://partner.example/terms", privacyUrl: "" });
+    expect(links.status).toBe(403);
+    expect(store.portal.logo(campaign()!.id)).toBeNull();
+    expect(campaign()!.termsUrl).toBeNull();
+    expect((await member.get("/portal/audit")).status).toBe(403);
+  });
+
+  it("refuses an SVG dressed as a PNG and a link that is not https", async () => {
+    await owner.get(`/portal/campaigns/${SLUG}/branding`);
+    const svg = new Blob(['<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'], { type: "image/png" });
+    const refused = await owner.upload(`/portal/campaigns/${SLUG}/branding/logo`, "logo", svg, "logo.png");
+    expect(refused.status).toBe(400);
+    expect(fieldError(refused.text, "logo")).toMatch(/must be a PNG, JPEG or WebP image/);
+    const big = await owner.upload(`/portal/campaigns/${SLUG}/branding/logo`, "logo", new Blob([PNG, Buffer.alloc(300 * 1024)]), "big.png");
+    expect(big.status).toBe(400);
+    expect(fieldError(big.text, "logo")).toMatch(/at most 256 KB/);
+    expect(store.portal.logo(campaign()!.id)).toBeNull();
+    const http = await owner.post(`/portal/campaigns/${SLUG}/branding/links`, { termsUrl: "http://partner.example/terms", privacyUrl: "" });
+    expect(http.status).toBe(400);
+    expect(fieldError(http.text, "termsUrl")).toMatch(/https/);
+    expect(campaign()!.termsUrl).toBeNull();
+  });
+
+  it("uploads a PNG, serves it publicly with a fixed type, and shows it on the campaign page", async () => {
+    const uploaded = await owner.upload(`/portal/campaigns/${SLUG}/branding/logo`, "logo", new Blob([PNG], { type: "application/octet-stream" }), "whatever.bin");
+    expect(uploaded.status).toBe(303);
+    const links = await owner.post(`/portal/campaigns/${SLUG}/branding/links`, { termsUrl: "https://partner.example/terms", privacyUrl: "https://partner.example/privacy" });
+    expect(links.status).toBe(303);
+    const logo = await fetch(`${stack.baseUrl}/campaigns/${SLUG}/logo`);
+    expect(logo.status).toBe(200);
+    expect(logo.headers.get("content-type")).toBe("image/png");
+    expect(logo.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(logo.headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
+    expect(logo.headers.get("etag")).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(logo.headers.get("cache-control")).toMatch(/max-age/);
+    expect(Buffer.from(await logo.arrayBuffer()).equals(PNG)).toBe(true);
+    const again = await fetch(`${stack.baseUrl}/campaigns/${SLUG}/logo`, { headers: { "if-none-match": logo.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    const page = await fetch(`${stack.baseUrl}/campaigns/${SLUG}`);
+    const html = await page.text();
+    expect(html).toMatch(new RegExp(`<img src="/campaigns/${SLUG}/logo\\?v=[0-9a-f]+" alt="Renamed" width="96" height="96"`));
+    expect(html).toContain('href="https://partner.example/terms"');
+    expect(page.headers.get("content-security-policy")).toContain("img-src 'self'");
+  });
+});
+
+describe("the audit log", () => {
+  it("shows the owner every portal action with who did it, and no secret", async () => {
+    const page = await owner.get("/portal/audit");
+    expect(page.status).toBe(200);
+    for (const action of ["campaign.create", "campaign.set", "campaign.activate", "campaign.pause", "campaign.resume", "prize-table.publish", "campaign.logo", "campaign.links"]) {
+      expect(page.text, action).toContain(`<td>${action}</td>`);
+    }
+    expect(page.text).toContain(`<td>${MEMBER}</td>`);
+    expect(page.text).not.toContain(PULL_SECRET);
+  });
+});
