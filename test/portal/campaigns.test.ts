@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
-import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
+import { until } from "../support/processes.js";
+import { api, createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
 
 const OWNER = "owner@example.com";
 const MEMBER = "member@example.com";
@@ -57,6 +58,7 @@ class Client {
 let stack: Stack;
 let store: Store;
 let accountId: string;
+let key: string;
 let owner: Client;
 let member: Client;
 
@@ -115,7 +117,7 @@ function newForm(overrides: Record<string, string> = {}): Record<string, string>
 beforeAll(async () => {
   stack = await startStack();
   store = openStore(storePath(stack.dataDir));
-  accountId = (await createAccount(stack, OWNER)).accountId;
+  ({ accountId, key } = await createAccount(stack, OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
   owner = await signIn(OWNER);
   member = await signIn(MEMBER);
@@ -259,6 +261,42 @@ describe("drawings", () => {
   });
 });
 
+describe("a flagged drawing", () => {
+  const PUSH = "portal-push";
+
+  it("shows the reason first, and an extended cutoff clears it", async () => {
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", PUSH, "--name", "Portal push", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
+    expect((await member.post(`/portal/campaigns/${PUSH}/status`, { action: "activate" })).status).toBe(303);
+    const id = store.campaigns.bySlug(PUSH)!.id;
+    const open = store.drawings.nextOpen(id, new Date().toISOString())!;
+    const moved = await api(stack, "POST", `/api/v1/campaigns/${PUSH}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } });
+    expect(moved.status).toBe(200);
+    await until("flagged", async () => (store.drawings.byId(id, open.id)?.needsAttention ? true : undefined), 20_000, 200);
+    const page = await member.get(`/portal/campaigns/${PUSH}/drawings`);
+    expect(page.text).toContain(`<h3 id="flag-${open.id}">`);
+    expect(page.text).toMatch(/no winners at the cutoff/);
+    expect(page.text).toContain(`<label for="f-cutoff-${open.id}">New cutoff (UTC)</label>`);
+    const overview = await member.get(`/portal/campaigns/${PUSH}`);
+    expect(overview.text).toMatch(/1 drawing flagged: .*no winners at the cutoff/);
+
+    const to = new Date(Date.parse(moved.body.now as string) + 3_600_000).toISOString().slice(0, 16);
+    const extended = await member.post(`/portal/campaigns/${PUSH}/drawings/${open.id}/extend`, { cutoffAt: to });
+    expect(extended.status).toBe(303);
+    const after = store.drawings.byId(id, open.id)!;
+    expect(after.needsAttention).toBeNull();
+    expect(after.cutoffAt).toBe(`${to}:00.000Z`);
+    expect((await member.get(`/portal/campaigns/${PUSH}/drawings`)).text).toContain("No drawing is flagged.");
+  });
+
+  it("refuses a pick for a guarantee that does not exist, by the API's rules", async () => {
+    const empty = await member.post(`/portal/campaigns/${PUSH}/guarantees/gtd_nope/pick`, { winner: "", drawingId: "" });
+    expect(empty.status).toBe(400);
+    const missing = await member.post(`/portal/campaigns/${PUSH}/guarantees/gtd_nope/pick`, { winner: "w-1", drawingId: "" });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain("no guarantee gtd_nope");
+  });
+});
+
 describe("logo and links (owners only)", () => {
   it("refuses a member on the server, not only in the navigation", async () => {
     expect((await member.get(`/portal/campaigns/${SLUG}`)).text).not.toContain("/branding");
@@ -315,6 +353,7 @@ describe("the audit log", () => {
   it("shows the owner every portal action with who did it, and no secret", async () => {
     const page = await owner.get("/portal/audit");
     expect(page.status).toBe(200);
+    expect(page.text).toContain("<td>drawing.extend-cutoff</td>");
     for (const action of ["campaign.create", "campaign.set", "campaign.activate", "campaign.pause", "campaign.resume", "prize-table.publish", "campaign.logo", "campaign.links"]) {
       expect(page.text, action).toContain(`<td>${action}</td>`);
     }
