@@ -212,6 +212,10 @@ describe("settings and status", () => {
     const edit = await member.get(`/portal/campaigns/${SLUG}/edit`);
     expect(edit.text).not.toContain('name="cadence"');
     expect(edit.text).toContain('name="endsAt"');
+    const endsAt = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 16);
+    const saved = await member.post(`/portal/campaigns/${SLUG}/edit`, { name: "Renamed", winnersPerDraw: "2", payoutWallet: TEST_WALLET, largePrizeThreshold: "600", pullUrl: "", endsAt });
+    expect(saved.status).toBe(303);
+    expect(campaign()!.schedule.endsAt).toBe(`${endsAt}:00.000Z`);
   });
 });
 

@@ -236,7 +236,9 @@ export function updateCampaign(
       if (campaign.status !== "draft") throw new ConflictError("invalid_transition", `${field} can change only while the campaign is a draft (it is ${campaign.status})`);
     };
     if (settings.guarantee !== undefined) {
-      const same = JSON.stringify(settings.guarantee ? checkGuarantee(settings.guarantee) : null) === JSON.stringify(campaign.guarantee);
+      const wanted = settings.guarantee ? checkGuarantee(settings.guarantee) : null;
+      const had = campaign.guarantee;
+      const same = wanted === null || had === null ? wanted === had : wanted.amountCents === had.amountCents && wanted.thresholdCents === had.thresholdCents && wanted.periodDays === had.periodDays;
       if (!same) draftOnly("guarantee");
       next.guarantee = settings.guarantee ? checkGuarantee(settings.guarantee) : null;
     }
@@ -244,9 +246,8 @@ export function updateCampaign(
       const proposed = { ...campaign.schedule, ...(settings.schedule ?? {}), endsAt: settings.endsAt === undefined ? campaign.schedule.endsAt : settings.endsAt };
       // A running campaign's start date may lie in the past: check against its own start, as before.
       const checked = schedule(proposed, new Date(proposed.startsAt ?? campaign.schedule.startsAt));
-      const { endsAt: _newEnd, ...rest } = checked;
-      const { endsAt: _oldEnd, ...was } = campaign.schedule;
-      if (JSON.stringify(rest) !== JSON.stringify(was)) draftOnly("schedule");
+      const fields = ["cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt"] as const;
+      if (fields.some((f) => checked[f] !== campaign.schedule[f])) draftOnly("schedule");
       next.schedule = checked;
       if (checked.endsAt !== null && checked.endsAt !== campaign.schedule.endsAt) store.drawings.deleteOpenAfterDrawAt(campaign.id, checked.endsAt);
     }

@@ -236,9 +236,9 @@ function SettingsForm(props: { action: string; values: FormValues; errors: Field
           errors={errors}
         />
       </fieldset>
-      {mode === "pull" ? (
+      {creating || mode === "pull" ? (
         <fieldset>
-          <legend>Pull URL</legend>
+          <legend>Pull URL{creating ? " (pull campaigns)" : ""}</legend>
           <TextField
             name="pullUrl"
             label="Winners URL"
