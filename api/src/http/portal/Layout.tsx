@@ -24,7 +24,9 @@ export function PortalLayout(props: { title: string; viewer: Viewer; notice?: No
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        {/* same-origin, not no-referrer: under no-referrer Chromium sends `Origin: null` with a form, which the
+            same-origin check refuses; other sites still get no referrer (so no sign-in token leaks). */}
+        <meta name="referrer" content="same-origin" />
         <title>{`${props.title} · Prize draw portal`}</title>
         <link rel="stylesheet" href="/portal/portal.css" />
         <script type="module" src="/portal/portal.js"></script>

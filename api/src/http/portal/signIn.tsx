@@ -89,7 +89,8 @@ export function signInRoutes({ store, mailer, publicBaseUrl, env }: SignInDeps) 
     return c.html(
       <PortalLayout title="Sign in" viewer={null}>
         <form method="post" action="/portal/auth">
-          <Csrf token={c.var.formToken} />
+          {/* Already signed in (a second link, an invite): the session's token, which the guard then checks. */}
+          <Csrf token={c.var.session?.csrfToken ?? c.var.formToken} />
           <input type="hidden" name="token" value={token} />
           <p>
             <button type="submit">Continue to the portal</button>
