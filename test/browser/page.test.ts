@@ -28,7 +28,7 @@ const PHONE = { width: 390, height: 844 };
 const CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** The campaign page's policy: its own module script, fetches to the service and the chain's RPC only. */
 const campaignCsp = () =>
-  `default-src 'none'; script-src 'self'; connect-src 'self' ${stack.baseUrl} ${stack.rpcUrl}; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  `default-src 'none'; script-src 'self'; connect-src 'self' ${stack.baseUrl} ${stack.rpcUrl}; img-src 'self' https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 /** A small round avatar served in place of the https one, so the browser never leaves this machine. */
 const AVATAR_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#2f6fde"/><text x="32" y="42" font-size="28" text-anchor="middle" fill="#fff" font-family="sans-serif">A</text></svg>`;
 
