@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import type { CampaignLogo } from "../store/portal.js";
-import { ownCampaign } from "./campaigns.js";
+import { checkHttpsUrl, ownCampaign } from "./campaigns.js";
 import { BadRequestError, ConflictError } from "./errors.js";
 import { requireOwner, type Actor } from "./team.js";
 
@@ -28,18 +28,9 @@ export function sniffImageType(bytes: Uint8Array): CampaignLogo["contentType"] |
   return null;
 }
 
+/** An empty field removes the link (the page then shows the service's own). */
 function httpsLink(field: string, value: string | null): string | null {
-  if (value === null || value.trim() === "") return null;
-  const url = value.trim();
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new BadRequestError(`${field} must be a URL`);
-  }
-  if (parsed.protocol !== "https:" || url.length > 2_048) throw new BadRequestError(`${field} must be an https URL of at most 2,048 characters`);
-  if (parsed.username || parsed.password) throw new BadRequestError(`${field} must not carry a user name or password`);
-  return url;
+  return value === null || value.trim() === "" ? null : checkHttpsUrl(field, value.trim());
 }
 
 /** Sets (or, with null or "", clears: the service's own pages are linked then) the campaign's terms and privacy links. */

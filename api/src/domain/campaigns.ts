@@ -56,7 +56,8 @@ function checkCents(field: string, cents: number, min: number): number {
   return cents;
 }
 
-function checkHttpsUrl(field: string, url: string): string {
+/** A public link (terms, privacy): https, at most 2,048 characters, without a user name or password in it. */
+export function checkHttpsUrl(field: string, url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -64,6 +65,7 @@ function checkHttpsUrl(field: string, url: string): string {
     throw new BadRequestError(`${field} must be a URL`);
   }
   if (parsed.protocol !== "https:" || url.length > 2_048) throw new BadRequestError(`${field} must be an https URL of at most 2,048 characters`);
+  if (parsed.username || parsed.password) throw new BadRequestError(`${field} must not carry a user name or password`);
   return url;
 }
 
