@@ -42,6 +42,7 @@ let browser: Browser;
 let ownerContext: BrowserContext;
 let memberContext: BrowserContext;
 let owner: Page;
+let ownerAccount: string;
 /** Requests the browser tried to send anywhere but the service (each refused). */
 const outside: string[] = [];
 
@@ -111,6 +112,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   stack = await startStack({ extraEnv: { SMTP_URL: smtp.url } });
   const accountId = (await stack.cli("account", "create", "--email", OWNER)).accountId as string;
+  ownerAccount = accountId;
   await stack.cli("campaign", "create", "--account", accountId, "--slug", SLUG, "--name", "Portal CLI Campaign", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", TEST_WALLET);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -326,6 +328,38 @@ describe("the partner portal in a browser", () => {
       await publicPage.close();
       expect.soft(axe, "axe violations (serious or critical)").toEqual([]);
       expect(outside).toEqual([]);
+    });
+    it("shows a drawing flagged at its cutoff first, with its reason, and extends its cutoff; the audit log shows it", { timeout: 120_000 }, async () => {
+      requireChromium();
+      const axe: string[] = [];
+      const slug = "browser-daily";
+      const base = `${stack.baseUrl}/portal/campaigns/${slug}`;
+      // No list by the cutoff: the campaign's test clock is moved past it through the API, and the keeper flags it.
+      const { key } = (await stack.cli("key", "create", "--account", ownerAccount)) as { key: string };
+      const open = ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
+      const moved = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } });
+      expect(moved.status).toBe(200);
+      const flagged = owner.locator(`#flag-${open.id}`);
+      for (let tries = 0; (await flagged.count()) === 0; tries++) {
+        expect(tries, "the drawing is flagged within 30 s").toBeLessThan(60);
+        await owner.goto(`${base}/drawings`);
+        if ((await flagged.count()) === 0) await owner.waitForTimeout(500);
+      }
+      await expect(owner.locator(".field-error").first().textContent()).resolves.toMatch(/no winners at the cutoff/);
+      axe.push(...(await axeCheck(owner, "drawings, one flagged")));
+      const to = new Date(Date.parse(moved.body.now as string) + 3_600_000).toISOString().slice(0, 16);
+      await owner.getByLabel("New cutoff (UTC)").fill(to);
+      await owner.getByRole("button", { name: "Extend the cutoff" }).click();
+      await owner.waitForURL((url) => url.pathname === `/portal/campaigns/${slug}/drawings`);
+      await expect(owner.locator("main").textContent()).resolves.toContain("No drawing is flagged.");
+      const drawing = (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${open.id}`, { key })).body.drawing as { cutoffAt: string; needsAttention: string | null };
+      expect(drawing).toMatchObject({ cutoffAt: `${to}:00.000Z`, needsAttention: null });
+      axe.push(...(await axeCheck(owner, "drawings, cutoff extended")));
+      await owner.goto(`${stack.baseUrl}/portal/audit`);
+      await expectHeading(owner, "Audit log");
+      await expect(owner.locator("main").textContent()).resolves.toContain("drawing.extend-cutoff");
+      axe.push(...(await axeCheck(owner, "audit log")));
+      expect(axe, "axe violations (serious or critical)").toEqual([]);
     });
   } else {
     it.todo(`${campaignFlow} (the campaign screens, /portal/campaigns/:slug and its branding page, are not in the tree yet)`);
