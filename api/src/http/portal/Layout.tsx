@@ -89,7 +89,7 @@ h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 0.5rem; }
 label { display: block; font-weight: 600; margin: 0.75rem 0 0.25rem; }
 .hint { display: block; font-weight: 400; color: var(--muted); font-size: 0.875rem; }
-input, select, textarea, button { font: inherit; color: inherit; }
+input, select, textarea, button { font: inherit; color: inherit; max-width: 100%; }
 input[type=text], input[type=email], input[type=url], input[type=number], input[type=datetime-local], select, textarea { width: 100%; max-width: 28rem; padding: 0.4rem 0.5rem; border: 1px solid var(--muted); border-radius: 0.25rem; background: var(--bg); }
 button, .button { display: inline-block; padding: 0.4rem 0.9rem; border: 1px solid var(--accent); border-radius: 0.25rem; background: var(--accent); color: var(--bg); cursor: pointer; text-decoration: none; }
 button.secondary { background: transparent; color: var(--accent); }
