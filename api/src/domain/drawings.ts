@@ -156,8 +156,9 @@ export function extendCutoff(store: Store, slug: string, drawingId: string, to: 
   return store.tx(() => {
     const campaign = store.campaigns.bySlug(slug);
     if (!campaign) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
-    if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended: its drawings take no list and no new cutoff");
+    // The drawing first: ending a campaign removes its open drawings, and "no drawing" says so.
     const drawing = drawingOf(store, campaign, drawingId);
+    if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended: its drawings take no list and no new cutoff");
     if (drawing.status !== "open") throw new ConflictError("locked", `drawing ${drawing.id} is ${drawing.status}: only an open drawing's cutoff can move`);
     if (to <= campaignNow(campaign, realNow)) throw new BadRequestError("cutoffAt must be later than the campaign's current time");
     const cutoffAt = to.toISOString();

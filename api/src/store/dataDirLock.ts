@@ -145,6 +145,36 @@ function readHolder(path: string): LockHolder | null | "missing" {
   return parse(text);
 }
 
+const markPath = (path: string) => `${path}.takeover`;
+
+/** Waits `ms` without giving up the thread (the lock is taken synchronously, before anything else runs). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Takes the takeover mark, or returns false when another live start holds it. A mark left by a start that died
+ * holding it is stale: it is removed and the mark taken on a later try.
+ */
+function takeMark(path: string, draft: string): boolean {
+  const mark = markPath(path);
+  try {
+    linkSync(draft, mark);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const markedBy = readHolder(mark);
+  if (markedBy !== "missing" && (markedBy === null || liveProcesses(markedBy).length === 0)) {
+    try {
+      unlinkSync(mark);
+    } catch {
+      // another start removed it first
+    }
+  }
+  return false;
+}
+
 /** The stack holding `dataDir` now, or null when the folder is free (no lock, or a stale one). */
 export function readDataDirLock(dataDir: string): LockHolder | null {
   const holder = readHolder(lockPath(dataDir));
@@ -166,9 +196,11 @@ export type DataDirLock = {
 export type LockRequest = Pick<LockHolder, "dataDir" | "command" | "ports" | "publicBaseUrl">;
 
 /**
- * Takes the data folder for this process, or throws DataDirInUseError naming the holder. A stale lock is moved
- * aside under a name only this process uses, then checked again: of two starts racing for a stale lock, the one
- * that moved a live lock (the other's, just created) puts it back and gives way.
+ * Takes the data folder for this process, or throws DataDirInUseError naming the holder. Only the start that holds
+ * the takeover mark (`stack.lock.takeover`, created exclusively like the lock) may remove a stale lock, and it looks
+ * again under the mark before removing it: so a start can never remove the lock another start has just made, and of
+ * several starts racing for a stale lock exactly one takes the folder. (Before, each moved the stale lock aside and
+ * put back what it found live; with three racers a fourth's fresh lock could be removed, and two took the folder.)
  */
 export function acquireDataDirLock(request: LockRequest): DataDirLock {
   const path = lockPath(request.dataDir);
@@ -189,37 +221,37 @@ export function acquireDataDirLock(request: LockRequest): DataDirLock {
   const write = () => writeFileSync(draft, `${JSON.stringify(holder, null, 2)}\n`);
   let tookOver: LockHolder | null = null;
   write();
+  const deadline = Date.now() + 10_000;
   try {
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       try {
         linkSync(draft, path);
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 5) throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || Date.now() > deadline) throw error;
       }
       const current = readHolder(path);
       if (current === "missing") continue;
       if (current !== null && liveProcesses(current).length > 0) throw new DataDirInUseError(current, path);
-      // Stale (or unreadable): move it aside, and make sure what was moved is the stale lock.
-      const aside = `${path}.${process.pid}.stale`;
+      if (!takeMark(path, draft)) {
+        pause(10);
+        continue;
+      }
       try {
-        renameSync(path, aside);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw error;
-      }
-      const moved = readHolder(aside);
-      if (moved !== "missing" && moved !== null && liveProcesses(moved).length > 0) {
-        try {
-          linkSync(aside, path);
-        } catch {
-          // a third start took the place meanwhile; it holds the folder now
+        // Under the mark nobody else removes the lock: what is there now is either still the stale one, or a live
+        // lock another start made meanwhile (left alone: the next link fails and names it).
+        const again = readHolder(path);
+        if (again !== "missing" && (again === null || liveProcesses(again).length === 0)) {
+          try {
+            unlinkSync(path);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          }
+          tookOver = again;
         }
-        unlinkSync(aside);
-        throw new DataDirInUseError(moved, path);
+      } finally {
+        unlinkSync(markPath(path));
       }
-      unlinkSync(aside);
-      tookOver = moved === "missing" ? null : moved;
     }
   } finally {
     if (existsSync(draft)) unlinkSync(draft);
