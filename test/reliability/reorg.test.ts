@@ -167,6 +167,21 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/**
+ * A fresh service process, the provider answering, and the slug's first drawing drawn and paid: its proof passes,
+ * the indexer shows its one payout and the chain one DrawingPaid. Returns what `observe` saw then.
+ */
+async function paidAndIndexed(slug: string, label: string) {
+  await stack.restartService();
+  provider.enabled = true;
+  const { id, campaignId } = await drawFirst(slug);
+  await waitFor("paid", () => drawing(slug, id), (d) => d.status === "paid");
+  expect((await proof(slug, id)).verdict).toBe("passes");
+  const before = await waitFor("indexed as paid", () => observe(`${label}: before`, slug, id, campaignId), (o) => o.index.payouts === 1);
+  expect(before.chain.paidIn.length).toBe(1);
+  return { id, campaignId, before };
+}
+
 /** Runs the chain-driving part of a case after the previous case's, so two reorgs never interleave. */
 let chainTurn: Promise<unknown> = Promise.resolve();
 function serially<T>(work: () => Promise<T>): Promise<T> {
@@ -308,18 +323,12 @@ describe("reorgs during a drawing", () => {
     expect(servedEnd.verdict).toBe("passes");
   }), CASE_TIMEOUT_MS);
 
-  // The payout dropped: the chain is back at Settled; the keeper, which checks paid drawings within the reorg
-  // window, takes the drawing back to settled and pays it again, once.
+  // The payout dropped: the chain is back at Settled; the keeper, which checks paid drawings against the chain until
+  // they are final, takes the drawing back to settled and pays it again, once.
   it.concurrent("after the payout (paid): the payout is dropped", tracked("reorg-payout", async ({ expect }) => {
     const slug = "reorg-payout";
     const { id, campaignId, servedAfter } = await serially(async () => {
-      await stack.restartService();
-      provider.enabled = true;
-      const { id, campaignId } = await drawFirst(slug);
-      await waitFor("paid", () => drawing(slug, id), (d) => d.status === "paid");
-      expect((await proof(slug, id)).verdict).toBe("passes");
-      const before = await waitFor("indexed as paid", () => observe("payout: before", slug, id, campaignId), (o) => o.index.payouts === 1);
-      expect(before.chain.paidIn.length).toBe(1);
+      const { id, campaignId, before } = await paidAndIndexed(slug, "payout");
       expect(before.chain.settledIn[0]!).toBeLessThan(before.chain.paidIn[0]!); // the reorg drops the payout only
       const reorg = await reorgFrom(stack.rpcUrl, before.chain.paidIn[0]!);
       console.log(`[reorg] payout: anvil_reorg [${reorg.depth}, []] from block ${before.chain.paidIn[0]} (head ${reorg.head})`);
@@ -335,18 +344,12 @@ describe("reorgs during a drawing", () => {
   }), CASE_TIMEOUT_MS);
 
   // A reorg past the commit of a paid drawing: commit, reveal, settle and payout are all dropped, and the chain has
-  // no drawing 1 again. The keeper's check of recently paid drawings finds no drawing onchain and takes it back to
+  // no drawing 1 again. The keeper's check of paid drawings not yet final finds no drawing onchain and takes it back to
   // locked with its number; it is committed, revealed, settled and paid again, once.
   it.concurrent("after the payout, reorganised past the commit: the whole drawing is dropped", tracked("reorg-deep", async ({ expect }) => {
     const slug = "reorg-deep";
     const { id, campaignId, servedAfter } = await serially(async () => {
-      await stack.restartService();
-      provider.enabled = true;
-      const { id, campaignId } = await drawFirst(slug);
-      await waitFor("paid", () => drawing(slug, id), (d) => d.status === "paid");
-      expect((await proof(slug, id)).verdict).toBe("passes");
-      const before = await waitFor("indexed as paid", () => observe("deep: before", slug, id, campaignId), (o) => o.index.payouts === 1);
-      expect(before.chain.paidIn.length).toBe(1);
+      const { id, campaignId, before } = await paidAndIndexed(slug, "deep");
       expect(before.chain.committedIn[0]!).toBeLessThan(before.chain.paidIn[0]!); // the reorg spans every step
       const reorg = await reorgFrom(stack.rpcUrl, before.chain.committedIn[0]!);
       console.log(`[reorg] deep: anvil_reorg [${reorg.depth}, []] from the commit's block ${before.chain.committedIn[0]} past the payout's ${before.chain.paidIn[0]} (head ${reorg.head})`);
