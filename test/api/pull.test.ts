@@ -30,9 +30,26 @@ async function drawing(slug: string, id: string): Promise<DrawingBody> {
   return (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
 }
 
+/** The latest time the test moved the clock to (the clock never moves back). */
+let clockMovedTo = 0;
+
 async function clockTo(slug: string, at: number): Promise<void> {
   const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
   expect(r.status).toBe(200);
+  clockMovedTo = Math.max(clockMovedTo, at);
+}
+
+/**
+ * The first open drawing whose cutoff is more than `leadMs` ahead of the campaign's clock. The clock only moves
+ * forward, so a test that walks through the fetch window needs the whole window ahead: the daily cutoff's first
+ * drawing is too close when the suite runs in the 2 hours before it (CI at 17:01 UTC failed on a 19:00 cutoff).
+ */
+async function openDrawingAhead(slug: string, leadMs: number): Promise<DrawingBody> {
+  const now = Math.max(Date.now(), clockMovedTo);
+  const open = (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
+  const ahead = open.find((d) => Date.parse(d.cutoffAt) - now > leadMs);
+  if (!ahead) throw new Error(`no open drawing of ${slug} has its cutoff ${leadMs} ms ahead`);
+  return ahead;
 }
 
 async function fetches(slug: string, id: string): Promise<{ outcome: string; reason: string | null }[]> {
@@ -80,7 +97,7 @@ describe("pull campaigns", () => {
     await stack.cli("campaign", "activate", "pulled");
     const campaign = (await api(stack, "GET", "/api/v1/campaigns/pulled", { key })).body.campaign as { pullUrl: string };
     expect(campaign.pullUrl).toBe(`https://localhost:${(server.address() as AddressInfo).port}/…`);
-    const open = ((await api(stack, "GET", "/api/v1/campaigns/pulled/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
+    const open = await openDrawingAhead("pulled", 125 * 60_000);
     const cutoff = new Date(open.cutoffAt).getTime();
 
     await clockTo("pulled", cutoff - 119 * 60_000);
@@ -134,7 +151,7 @@ describe("pull campaigns", () => {
   });
 
   it("leaves a drawing whose list never arrives flagged; extending the cutoff lets it complete", async () => {
-    const open = ((await api(stack, "GET", "/api/v1/campaigns/pulled/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
+    const open = await openDrawingAhead("pulled", 35 * 60_000);
     const cutoff = new Date(open.cutoffAt).getTime();
     await clockTo("pulled", cutoff - 30 * 60_000);
     await waitFetches("pulled", open.id, 1);
