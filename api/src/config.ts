@@ -23,6 +23,8 @@ export type Config = {
   databaseUrl: string | undefined;
   keeperIntervalSeconds: number;
   pullAllowHttpLoopback: boolean;
+  /** Test environment only: webhook retries wait this base, doubling, instead of 5 s, 5 min, ... (webhooks/retry.ts). */
+  webhookRetryBaseMs: number | null;
   /** A drawing waiting longer than this for its random value is flagged (needsAttention). */
   entropyTimeoutSeconds: number;
   /** A sent transaction without a receipt after this long is given up on (and its nonce reused on retry). */
@@ -99,6 +101,7 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   KEEPER_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
   PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: bool.default(false),
+  PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
   PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: z.coerce.number().positive().default(600),
   PRIZEDRAW_TX_TIMEOUT_SECONDS: z.coerce.number().positive().default(180),
   PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (production && v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK) {
     throw new ConfigError("PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK=true is for the test environment only; unset it in production");
   }
+  if (production && v.PRIZEDRAW_WEBHOOK_RETRY_BASE_MS !== undefined) throw new ConfigError("PRIZEDRAW_WEBHOOK_RETRY_BASE_MS is for the test environment only; unset it in production");
   if (production && v.PRIZEDRAW_HOLD_MOCK_REVEAL) throw new ConfigError("PRIZEDRAW_HOLD_MOCK_REVEAL is for the test environment only; unset it in production");
   if (production && !v.RPC_URL) throw new ConfigError("RPC_URL: production needs a real network (set RPC_URL)");
   if (production && !v.OPERATOR_PRIVATE_KEY) throw new ConfigError("OPERATOR_PRIVATE_KEY: production needs the operator's key");
@@ -142,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databaseUrl: v.DATABASE_URL,
     keeperIntervalSeconds: v.KEEPER_INTERVAL_SECONDS ?? (production ? 300 : 10),
     pullAllowHttpLoopback: v.PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK,
+    webhookRetryBaseMs: v.PRIZEDRAW_WEBHOOK_RETRY_BASE_MS ?? null,
     entropyTimeoutSeconds: v.PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS,
     txTimeoutSeconds: v.PRIZEDRAW_TX_TIMEOUT_SECONDS,
     holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,

@@ -127,6 +127,23 @@ export const COMMANDS: readonly CommandHelp[] = [
     options: [{ flag: "reason", value: "TEXT", text: "why, 1 to 200 characters (recorded onchain)", required: true }],
     mutates: true,
   },
+  {
+    name: "webhook create",
+    summary: "adds a webhook endpoint to an account; its signing secret is printed once",
+    options: [ACCOUNT, { flag: "url", value: "URL", text: "https URL whose host resolves only to public addresses", required: true }],
+    mutates: true,
+    notes: ["Prints { endpoint, secret }. Deliveries are signed with the secret (Standard Webhooks, docs/api.md \"Webhooks\"): keep it, it cannot be shown again."],
+  },
+  { name: "webhook list", summary: "an account's webhook endpoints (never their secrets)", options: [ACCOUNT], mutates: false },
+  {
+    name: "webhook rotate",
+    args: "ENDPOINT_ID",
+    summary: "gives an endpoint a new signing secret, printed once; the previous one also signs for 24 hours",
+    options: [],
+    mutates: true,
+  },
+  { name: "webhook delete", args: "ENDPOINT_ID", summary: "deletes an endpoint: nothing more is sent to it (its history stays)", options: [], mutates: true },
+  { name: "webhook deliveries", args: "ENDPOINT_ID", summary: "an endpoint's latest 100 deliveries with their attempts", options: [], mutates: false },
   { name: "alerts list", summary: "staff alerts (pull URLs failing near a cutoff)", options: [], mutates: false },
   {
     name: "clock advance",

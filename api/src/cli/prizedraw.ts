@@ -32,6 +32,7 @@ import { extendCutoff } from "../domain/drawings.js";
 import type { PrizeTierInput } from "../draw/index.js";
 import { commandHelp, findCommand, fullHelp, type CommandHelp } from "./commands.js";
 import { locate, noStoreMessage, storeLine } from "./where.js";
+import { isWebhookCommand, runWebhookCommand } from "./webhooks.js";
 
 /** A usage or permission problem: printed as one line, exit code 2. */
 export class CliError extends Error {
@@ -74,6 +75,7 @@ const OPTIONS = {
   to: { type: "string" },
   reason: { type: "string" },
   by: { type: "string" },
+  url: { type: "string" },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
@@ -306,14 +308,15 @@ async function main(argv: string[]): Promise<void> {
       console.log(text);
       return;
     }
-    const { command } = parseCommand(argv);
+    const { command, values: parsed, positionals: words } = parseCommand(argv);
     const { config, where } = locate();
     if (!where.storeExists) throw new CliError(noStoreMessage(where), "no_store");
     if (command.mutates) console.error(storeLine(where));
     const store = openStore(where.storeFile);
     try {
       const held = command.name === "held pay" || command.name === "held refuse";
-      print(held ? await runHeldDecision(argv, store, config) : run(argv, store, config), json);
+      if (isWebhookCommand(command.name)) print(await runWebhookCommand(command.name, words.slice(2), parsed, store, config), json);
+      else print(held ? await runHeldDecision(argv, store, config) : run(argv, store, config), json);
     } finally {
       store.db.close();
     }

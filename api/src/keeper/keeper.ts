@@ -14,6 +14,7 @@ import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./b
 import { runGuarantees } from "./guarantees.js";
 import { recheckHeldDecisions } from "./heldPrizes.js";
 import { PullTimer, type PullDeps } from "./pull.js";
+import { WebhookTimer } from "./webhooks.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
 const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
@@ -37,7 +38,8 @@ export type KeeperDeps = {
   store: Store;
   chain: ChainPort;
   indexer: IndexerClient;
-  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal" | "chainFinality">;
+  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal" | "chainFinality"> &
+    Partial<Pick<Config, "webhookRetryBaseMs">>;
   logger: Logger;
   /** Tests: fetches a pull URL instead of the real fetcher. */
   pullFetch?: PullDeps["fetchList"];
@@ -74,6 +76,8 @@ export class Keeper {
   private again = false;
   /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
   private readonly pulls: PullTimer;
+  /** Webhook deliveries run on their own timer too (see keeper/webhooks.ts). */
+  private readonly webhooks: WebhookTimer;
   private readonly indexerCalls = new Limiter(INDEXER_CONCURRENCY);
   /** Tables published onchain (or being published) by this process, by id and version. */
   private readonly tablesOnchain = new Map<string, Promise<void>>();
@@ -81,6 +85,8 @@ export class Keeper {
   constructor(private readonly deps: KeeperDeps) {
     const { store, logger, config, pullFetch } = deps;
     this.pulls = new PullTimer({ store, logger, allowLoopback: config.pullAllowHttpLoopback, ...(pullFetch ? { fetchList: pullFetch } : {}) });
+    const testBaseMs = config.env === "test" ? (config.webhookRetryBaseMs ?? null) : null;
+    this.webhooks = new WebhookTimer({ store, logger, allowLoopback: config.env === "test" && config.pullAllowHttpLoopback, retry: { testBaseMs } });
   }
 
   start(): void {
@@ -88,11 +94,13 @@ export class Keeper {
     tick();
     this.timer = setInterval(tick, this.deps.config.keeperIntervalSeconds * 1_000);
     this.pulls.start();
+    this.webhooks.start();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.pulls.stop();
+    this.webhooks.stop();
   }
 
   /** One cycle over every campaign; a request while one runs queues exactly one more after it. */
@@ -132,6 +140,8 @@ export class Keeper {
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.finish(id)));
     // New drawings, an extended cutoff or a moved test clock change when the next pull slot comes.
     this.pulls.arm();
+    // Events the cycle wrote go out now rather than at the timer's next look.
+    this.webhooks.arm();
   }
 
   private async guard(campaignId: string, work: () => Promise<void>): Promise<void> {

@@ -286,6 +286,66 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
 `,
   },
+  {
+    version: 10,
+    name: "webhooks: endpoints, the event outbox, deliveries and their attempts",
+    sql: `
+-- An account's webhook endpoints. The signing secret is stored as is (unlike API keys, kept only as a hash):
+-- Standard Webhooks signs with HMAC-SHA256, and the sender needs the key itself to compute every signature, so
+-- a hash would be useless. It is shown once (create, rotate) and never listed or logged. After a rotation the
+-- previous secret still signs (a second signature) until previous_expires_at. A deleted endpoint keeps its row
+-- (deleted_at) so its delivery history stays readable.
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  url TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_expires_at TEXT,
+  created_at TEXT NOT NULL,
+  deleted_at TEXT
+) STRICT;
+CREATE INDEX webhook_endpoints_account ON webhook_endpoints(account_id);
+-- The outbox: one row per event, written in the transaction of the change that caused it (so no event is lost
+-- and none is sent for a change that was rolled back). body is the exact JSON sent, a snapshot taken then; seq
+-- orders the events of one drawing or guarantee (subject_id).
+CREATE TABLE webhook_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  type TEXT NOT NULL,
+  subject_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+-- One row per event and endpoint. pending until a 2xx (delivered) or until give_up_at passes (failed).
+CREATE TABLE webhook_deliveries (
+  id INTEGER PRIMARY KEY,
+  event_seq INTEGER NOT NULL REFERENCES webhook_events(seq),
+  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id),
+  subject_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  give_up_at TEXT NOT NULL,
+  delivered_at TEXT,
+  UNIQUE (event_seq, endpoint_id)
+) STRICT;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+CREATE INDEX webhook_deliveries_lane ON webhook_deliveries(endpoint_id, subject_id, status, event_seq);
+-- One row per HTTP attempt: the status or the error, the time taken, and at most a short snippet of the answer.
+CREATE TABLE webhook_attempts (
+  id INTEGER PRIMARY KEY,
+  delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries(id),
+  at TEXT NOT NULL,
+  http_status INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  response_snippet TEXT
+) STRICT;
+CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id, id);
+`,
+  },
 ];
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */

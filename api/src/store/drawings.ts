@@ -185,8 +185,14 @@ const winner = (r: WinnerRecord): Winner => ({
   heldReason: r.held_reason,
 });
 
+/** Called after a drawing's row is rewritten, in the same transaction, with its status and flag before. */
+export type DrawingChangeHook = (before: Pick<Drawing, "status" | "needsAttention">, after: Drawing) => void;
+
 /** Drawings and their winner lists. */
 export class DrawingStore {
+  /** Set by createStore: records webhook events (webhooks/events.ts); every update passes through it. */
+  onChange: DrawingChangeHook | null = null;
+
   constructor(private readonly db: Db) {}
 
   /** Inserts unless the campaign already has a drawing at that time; returns whether it was new. */
@@ -196,7 +202,15 @@ export class DrawingStore {
   }
 
   update(d: Drawing): void {
-    this.db.prepare(`UPDATE drawings SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toRecord(d));
+    const write = () => {
+      const hook = this.onChange;
+      const before = hook ? (this.db.prepare("SELECT status, needs_attention FROM drawings WHERE id = ?").get(d.id) as Pick<Record_, "status" | "needs_attention"> | undefined) : undefined;
+      this.db.prepare(`UPDATE drawings SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toRecord(d));
+      if (hook && before) hook({ status: before.status, needsAttention: before.needs_attention }, d);
+    };
+    // The change and its events commit together (a savepoint inside the caller's transaction, if any).
+    if (this.onChange) this.db.transaction(write)();
+    else write();
   }
 
   byId(campaignId: string, id: string): Drawing | null {

@@ -92,10 +92,16 @@ function toRecord(g: GuaranteePeriod): Record_ {
 
 /** Guarantee periods, and the reads over drawings a period check and a pick need. */
 export class GuaranteeStore {
+  /** Set by createStore: records the webhook event of a new period (webhooks/events.ts), in the insert's transaction. */
+  onInsert: ((g: GuaranteePeriod) => void) | null = null;
+
   constructor(private readonly db: Db) {}
 
   insert(g: GuaranteePeriod): void {
-    this.db.prepare(`INSERT INTO guarantees (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toRecord(g));
+    this.db.transaction(() => {
+      this.db.prepare(`INSERT INTO guarantees (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toRecord(g));
+      this.onInsert?.(g);
+    })();
   }
 
   /** A campaign's checked periods, first period first. */

@@ -12,6 +12,8 @@ import { PauseStore } from "./pauses.js";
 import { PortalStore } from "./portal.js";
 import { PrizeTableStore } from "./prizeTables.js";
 import { PullStore } from "./pull.js";
+import { WebhookStore } from "./webhooks.js";
+import { recordDrawingChange, recordGuaranteeCreated } from "../webhooks/events.js";
 
 /** The service's store: one SQLite file, a repository per resource, and a transaction helper. */
 export type Store = {
@@ -28,12 +30,13 @@ export type Store = {
   finality: FinalityStore;
   portal: PortalStore;
   idempotency: IdempotencyStore;
+  webhooks: WebhookStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
 
 export function createStore(db: Db): Store {
-  return {
+  const store: Store = {
     db,
     accounts: new AccountStore(db),
     campaigns: new CampaignStore(db),
@@ -47,8 +50,14 @@ export function createStore(db: Db): Store {
     finality: new FinalityStore(db),
     portal: new PortalStore(db),
     idempotency: new IdempotencyStore(db),
+    webhooks: new WebhookStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
+  // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):
+  // every writer of a drawing or guarantee period gets them without having to remember them.
+  store.drawings.onChange = (before, after) => recordDrawingChange(store, before, after);
+  store.guarantees.onInsert = (g) => recordGuaranteeCreated(store, g);
+  return store;
 }
 
 export function openStore(path: string): Store {

@@ -1,0 +1,129 @@
+import type { Logger } from "../logger.js";
+import type { Store } from "../store/index.js";
+import type { DueDelivery } from "../store/webhooks.js";
+import { signingSecrets } from "../webhooks/endpoints.js";
+import { nextAttemptAt, type RetryPolicy } from "../webhooks/retry.js";
+import { postWebhook, type SendResult } from "../webhooks/send.js";
+import { signatureHeader } from "../webhooks/signature.js";
+
+/** Deliveries sent at once (independent lanes; one lane's deliveries go one after the other). */
+export const WEBHOOK_CONCURRENCY = 4;
+/**
+ * The timer looks at the outbox at least this often: events are written by whatever process changes a drawing
+ * (the keeper, an HTTP request, the CLI), so it cannot rely on being told.
+ */
+const IDLE_CHECK_MS = 1_000;
+/** setTimeout's limit is about 24 days; a re-check costs one query. */
+const MAX_SLEEP_MS = 60 * 60_000;
+
+export type WebhookDeps = {
+  store: Store;
+  logger: Logger;
+  /** Test environment only: loopback endpoints (PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK). */
+  allowLoopback: boolean;
+  retry: RetryPolicy;
+  /** Tests: sends instead of the real HTTP client. */
+  send?: (url: string, headers: Record<string, string>, body: string) => Promise<SendResult>;
+};
+
+/**
+ * Sends the webhook outbox (store/webhooks.ts): every due delivery that heads its lane (an endpoint and a drawing or
+ * guarantee), so one drawing's events arrive in order: the next waits until the one before is delivered or has
+ * failed for good. Lanes go side by side, at most WEBHOOK_CONCURRENCY at a time. A 2xx delivers; anything else
+ * (status, timeout, refused address) is an attempt recorded with its outcome and retried with backoff
+ * (webhooks/retry.ts). A delivery stays pending in the store until its attempt is recorded, so a crash mid-send
+ * sends it again after the restart: delivery is at least once, and receivers dedupe by webhook-id.
+ */
+export class WebhookTimer {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private readonly inFlight = new Set<number>();
+
+  constructor(private readonly deps: WebhookDeps) {}
+
+  start(): void {
+    this.running = true;
+    this.arm();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Sets the timer to the next due delivery, or the idle check, whichever is sooner. */
+  arm(): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    let wait = IDLE_CHECK_MS;
+    try {
+      const next = this.deps.store.webhooks.nextDueAt();
+      if (next !== null) wait = Math.min(wait, Math.max(0, Date.parse(next) - Date.now()));
+    } catch (error) {
+      this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
+    }
+    this.timer = setTimeout(() => this.fire(), Math.min(wait, MAX_SLEEP_MS));
+    this.timer.unref?.();
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const free = WEBHOOK_CONCURRENCY - this.inFlight.size;
+    let due: DueDelivery[] = [];
+    try {
+      if (free > 0) due = this.deps.store.webhooks.due(new Date().toISOString(), free, [...this.inFlight]);
+    } catch (error) {
+      this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
+    }
+    for (const delivery of due) {
+      this.inFlight.add(delivery.id);
+      void this.deliver(delivery)
+        .catch((error: unknown) => this.deps.logger.warn({ deliveryId: delivery.id, err: message(error) }, "webhook attempt not recorded; retried"))
+        .finally(() => {
+          this.inFlight.delete(delivery.id);
+          this.arm();
+        });
+    }
+    this.arm();
+  }
+
+  /** One attempt: signs at send time (the timestamp is the attempt's), sends, records the outcome. */
+  async deliver(delivery: DueDelivery): Promise<void> {
+    const { store, logger } = this.deps;
+    const started = new Date();
+    const timestamp = Math.floor(started.getTime() / 1000);
+    const headers = {
+      "webhook-id": delivery.eventId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(signingSecrets(delivery.endpoint, started), delivery.eventId, timestamp, delivery.body),
+    };
+    const send = this.deps.send ?? ((url: string, h: Record<string, string>, body: string) => postWebhook(url, h, body, { allowLoopback: this.deps.allowLoopback }));
+    const result = await send(delivery.endpoint.url, headers, delivery.body);
+    const ended = new Date();
+    const ok = "status" in result && result.status >= 200 && result.status < 300;
+    const attempts = delivery.attempts + 1;
+    const next = ok ? null : nextAttemptAt(attempts, ended, delivery.giveUpAt, this.deps.retry);
+    const status = ok ? "delivered" : next === null ? "failed" : "pending";
+    store.webhooks.recordAttempt(
+      delivery.id,
+      {
+        at: started.toISOString(),
+        httpStatus: "status" in result ? result.status : null,
+        error: "error" in result ? result.error : null,
+        durationMs: ended.getTime() - started.getTime(),
+        responseSnippet: "snippet" in result && result.snippet !== "" ? result.snippet : null,
+      },
+      { status, nextAttemptAt: next },
+    );
+    // The endpoint's URL may hold a token: logs name the endpoint by id only.
+    const fields = { endpointId: delivery.endpointId, eventId: delivery.eventId, type: delivery.eventType, attempts, ...("status" in result ? { httpStatus: result.status } : { error: result.error }) };
+    if (status === "failed") logger.warn({ alert: "webhook_failed", ...fields }, "webhook delivery failed for good");
+    else if (status === "pending") logger.info({ ...fields, nextAttemptAt: next }, "webhook attempt failed; retrying");
+    else logger.info(fields, "webhook delivered");
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,97 @@
+/**
+ * An account's webhook endpoints (the CLI's `webhook ...` commands): create (the secret shown once), list (never a
+ * secret), rotate (a new secret shown once; the old one keeps signing for ROTATION_OVERLAP_HOURS), delete, and the
+ * deliveries with their attempts. Every change is in the audit log, without the secret.
+ */
+import { BadRequestError, NotFoundError } from "../domain/errors.js";
+import { newId } from "../domain/ids.js";
+import type { Store } from "../store/index.js";
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../store/webhooks.js";
+import { generateSecret } from "./signature.js";
+import { WebhookUrlError, resolveTarget, type TargetOptions } from "./target.js";
+
+/** After a rotation the previous secret still signs (a second signature) this long. */
+export const ROTATION_OVERLAP_HOURS = 24;
+/** Endpoints per account at most. */
+export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
+/** Deliveries listed at most. */
+export const DELIVERIES_LIST_LIMIT = 100;
+
+/** An endpoint as listed: no secret, only whether a rotated one still signs and until when. */
+export type EndpointView = { id: string; url: string; createdAt: string; previousSecretExpiresAt: string | null };
+
+export type DeliveryView = WebhookDelivery & { attemptList: WebhookAttempt[] };
+
+/** The secrets that sign a delivery at `now`: the current one, and the previous one during its overlap. */
+export function signingSecrets(endpoint: Pick<WebhookEndpoint, "secret" | "previousSecret" | "previousExpiresAt">, now: Date): string[] {
+  const overlap = endpoint.previousSecret !== null && endpoint.previousExpiresAt !== null && endpoint.previousExpiresAt > now.toISOString();
+  return overlap ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+}
+
+export function endpointView(e: WebhookEndpoint, now: Date = new Date()): EndpointView {
+  const overlap = e.previousExpiresAt !== null && e.previousExpiresAt > now.toISOString();
+  return { id: e.id, url: e.url, createdAt: e.createdAt, previousSecretExpiresAt: overlap ? e.previousExpiresAt : null };
+}
+
+/**
+ * Creates an endpoint after checking its URL as every delivery will (https, every resolved address public): a bad
+ * URL is a 400 and stores nothing. Returns the endpoint and its secret, which is shown this once.
+ */
+export async function createEndpoint(store: Store, accountId: string, url: string, options: TargetOptions & { by?: string; now?: Date }): Promise<{ endpoint: EndpointView; secret: string }> {
+  if (!store.accounts.accountExists(accountId)) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
+  try {
+    await resolveTarget(url, options);
+  } catch (error) {
+    if (error instanceof WebhookUrlError) throw new BadRequestError(`url: ${error.message}`);
+    throw error;
+  }
+  const now = options.now ?? new Date();
+  const secret = generateSecret();
+  const endpoint: WebhookEndpoint = { id: newId("whk"), accountId, url, secret, previousSecret: null, previousExpiresAt: null, createdAt: now.toISOString(), deletedAt: null };
+  store.tx(() => {
+    if (store.webhooks.endpoints(accountId).length >= MAX_ENDPOINTS_PER_ACCOUNT) throw new BadRequestError(`an account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
+    store.webhooks.insertEndpoint(endpoint);
+    store.audit.record(options.by ?? "operator", "webhook.create", accountId, { endpointId: endpoint.id, host: new URL(url).host }, now.toISOString());
+  });
+  return { endpoint: endpointView(endpoint, now), secret };
+}
+
+export function listEndpoints(store: Store, accountId: string, now: Date = new Date()): EndpointView[] {
+  if (!store.accounts.accountExists(accountId)) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
+  return store.webhooks.endpoints(accountId).map((e) => endpointView(e, now));
+}
+
+/** A new secret, shown once; the current one becomes the previous and signs too for ROTATION_OVERLAP_HOURS. */
+export function rotateSecret(store: Store, endpointId: string, by = "operator", now: Date = new Date()): { endpoint: EndpointView; secret: string } {
+  return store.tx(() => {
+    const current = liveEndpoint(store, endpointId);
+    const secret = generateSecret();
+    const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_HOURS * 3_600_000).toISOString();
+    // A second rotation within the overlap drops the oldest secret: at most two sign at once.
+    store.webhooks.rotate(endpointId, secret, current.secret, expiresAt);
+    store.audit.record(by, "webhook.rotate", current.accountId, { endpointId, previousSecretExpiresAt: expiresAt }, now.toISOString());
+    return { endpoint: endpointView({ ...current, secret, previousSecret: current.secret, previousExpiresAt: expiresAt }, now), secret };
+  });
+}
+
+/** Deletes an endpoint: nothing more is sent to it (its pending deliveries fail); its history stays listed. */
+export function deleteEndpoint(store: Store, endpointId: string, by = "operator", now: Date = new Date()): { endpointId: string; deleted: true; pendingDropped: number } {
+  return store.tx(() => {
+    const current = liveEndpoint(store, endpointId);
+    const pendingDropped = store.webhooks.delete(endpointId, now.toISOString());
+    store.audit.record(by, "webhook.delete", current.accountId, { endpointId, pendingDropped }, now.toISOString());
+    return { endpointId, deleted: true as const, pendingDropped };
+  });
+}
+
+/** An endpoint's deliveries (newest first) with their attempts. */
+export function listDeliveries(store: Store, endpointId: string): DeliveryView[] {
+  if (!store.webhooks.endpoint(endpointId)) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
+  return store.webhooks.deliveries(endpointId, DELIVERIES_LIST_LIMIT).map((d) => ({ ...d, attemptList: store.webhooks.attempts(d.id) }));
+}
+
+function liveEndpoint(store: Store, endpointId: string): WebhookEndpoint {
+  const endpoint = store.webhooks.endpoint(endpointId);
+  if (!endpoint || endpoint.deletedAt !== null) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
+  return endpoint;
+}
