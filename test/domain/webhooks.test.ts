@@ -1,0 +1,285 @@
+// Webhooks without the stack: Standard Webhooks signatures (the spec's published test vector), the retry
+// schedule, which drawing changes are events, the outbox written in the change's transaction (and rolled back
+// with it), guarantee.awaiting_pick, per-drawing ordering of deliveries, the delivery worker's outcomes with a
+// stand-in sender, and endpoints (secret shown once, never listed; rotation overlap; bad URLs store nothing).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCampaign } from "../../api/src/domain/campaigns.js";
+import { ServiceError } from "../../api/src/domain/errors.js";
+import { checkDuePeriods } from "../../api/src/domain/guarantees.js";
+import { newId } from "../../api/src/domain/ids.js";
+import { WebhookTimer } from "../../api/src/keeper/webhooks.js";
+import { logger } from "../../api/src/logger.js";
+import type { Campaign } from "../../api/src/store/campaigns.js";
+import type { Drawing } from "../../api/src/store/drawings.js";
+import { openStore, type Store } from "../../api/src/store/index.js";
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, rotateSecret, signingSecrets } from "../../api/src/webhooks/endpoints.js";
+import { drawingEvents, GIVE_UP_AFTER_MS } from "../../api/src/webhooks/events.js";
+import { nextAttemptAt, retryDelayMs } from "../../api/src/webhooks/retry.js";
+import type { SendResult } from "../../api/src/webhooks/send.js";
+import { generateSecret, sign, signatureHeader, verify, WebhookVerificationError } from "../../api/src/webhooks/signature.js";
+
+// The Standard Webhooks specification's test vector (as in its reference libraries' tests).
+const VECTOR = {
+  secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
+  timestamp: 1614265330,
+  body: '{"test": 2432232314}',
+  signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+};
+const HOUR = 3_600_000;
+const WALLET = "0x00000000000000000000000000000000000000a1";
+
+function codeOf(fn: () => unknown): string | null {
+  try {
+    fn();
+    return null;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.code;
+    throw error;
+  }
+}
+
+describe("signature.ts", () => {
+  const at = new Date(VECTOR.timestamp * 1000);
+  const headers = { id: VECTOR.id, timestamp: String(VECTOR.timestamp), signature: VECTOR.signature };
+
+  it("matches the Standard Webhooks test vector, and verifies it", () => {
+    expect(sign(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+    expect(() => verify(VECTOR.secret, headers, VECTOR.body, { now: at })).not.toThrow();
+  });
+
+  it("refuses a changed body, id or timestamp, another secret, a stale timestamp and missing headers", () => {
+    expect(codeOf(() => verify(VECTOR.secret, headers, '{"test": 2432232315}', { now: at }))).toBe("bad_signature");
+    expect(codeOf(() => verify(VECTOR.secret, { ...headers, id: "msg_other" }, VECTOR.body, { now: at }))).toBe("bad_signature");
+    expect(codeOf(() => verify(VECTOR.secret, { ...headers, timestamp: String(VECTOR.timestamp + 1) }, VECTOR.body, { now: at }))).toBe("bad_signature");
+    expect(codeOf(() => verify(generateSecret(), headers, VECTOR.body, { now: at }))).toBe("bad_signature");
+    expect(codeOf(() => verify(VECTOR.secret, headers, VECTOR.body, { now: new Date(at.getTime() + 10 * 60_000) }))).toBe("timestamp_out_of_tolerance");
+    expect(codeOf(() => verify(VECTOR.secret, { ...headers, signature: undefined }, VECTOR.body, { now: at }))).toBe("missing_header");
+    expect(codeOf(() => verify(VECTOR.secret, { ...headers, timestamp: "soon" }, VECTOR.body, { now: at }))).toBe("bad_timestamp");
+    expect(codeOf(() => verify("whsec_short", headers, VECTOR.body, { now: at }))).toBe("bad_secret");
+  });
+
+  it("makes whsec_ secrets of 32 random bytes; a header with two signatures verifies with either secret", () => {
+    const [a, b] = [generateSecret(), generateSecret()];
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(a.slice(6), "base64")).toHaveLength(32);
+    expect(a).not.toBe(b);
+    const header = signatureHeader([a, b], "msg_1", VECTOR.timestamp, "{}");
+    expect(header.split(" ")).toHaveLength(2);
+    for (const secret of [a, b]) expect(() => verify(secret, { id: "msg_1", timestamp: String(VECTOR.timestamp), signature: header }, "{}", { now: at })).not.toThrow();
+    // v1 only: another scheme's entry is skipped.
+    const other = `v1a,${sign(a, "msg_1", VECTOR.timestamp, "{}").slice(3)}`;
+    expect(codeOf(() => verify(a, { id: "msg_1", timestamp: String(VECTOR.timestamp), signature: other }, "{}", { now: at }))).toBe("bad_signature");
+  });
+});
+
+describe("retry.ts", () => {
+  it("backs off 5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h; the test base doubles and never exceeds them", () => {
+    const real = { testBaseMs: null };
+    expect([1, 2, 3, 4, 5, 6, 7, 12].map((n) => retryDelayMs(n, real))).toEqual([5_000, 300_000, 1_800_000, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR]);
+    expect([1, 2, 3, 4].map((n) => retryDelayMs(n, { testBaseMs: 200 }))).toEqual([200, 400, 800, 1_600]);
+    expect(retryDelayMs(1, { testBaseMs: 60_000 })).toBe(5_000);
+  });
+
+  it("makes a last attempt at the give-up time, then fails (3 days after the event)", () => {
+    const created = Date.parse("2026-03-01T00:00:00.000Z");
+    const giveUp = new Date(created + GIVE_UP_AFTER_MS).toISOString();
+    expect(GIVE_UP_AFTER_MS).toBe(72 * HOUR);
+    expect(nextAttemptAt(1, new Date(created), giveUp, { testBaseMs: null })).toBe(new Date(created + 5_000).toISOString());
+    expect(nextAttemptAt(9, new Date(created + 70 * HOUR), giveUp, { testBaseMs: null })).toBe(giveUp);
+    expect(nextAttemptAt(10, new Date(Date.parse(giveUp)), giveUp, { testBaseMs: null })).toBeNull();
+    // Within 3 days: the first attempt, 11 retries, and the last one at the give-up time.
+    let t = created;
+    let attempts = 0;
+    for (let next: string | null = new Date(t).toISOString(); next !== null; attempts++) {
+      t = Date.parse(next);
+      next = nextAttemptAt(attempts + 1, new Date(t), giveUp, { testBaseMs: null });
+    }
+    expect(attempts).toBe(13);
+  });
+});
+
+describe("drawingEvents", () => {
+  const none = { needsAttention: null };
+  it("names the transitions that are events", () => {
+    expect(drawingEvents({ status: "open", ...none }, { status: "locked", ...none })).toEqual(["drawing.locked"]);
+    expect(drawingEvents({ status: "locked", ...none }, { status: "entropy_requested", ...none })).toEqual([]);
+    expect(drawingEvents({ status: "entropy_requested", ...none }, { status: "settled", ...none })).toEqual(["drawing.settled"]);
+    expect(drawingEvents({ status: "settled", ...none }, { status: "paid", ...none })).toEqual(["drawing.paid"]);
+    expect(drawingEvents({ status: "open", ...none }, { status: "open", needsAttention: "no winners" })).toEqual(["drawing.needs_attention"]);
+    // Unchanged or cleared flags are no news; a reorg stepping paid back to settled is none either.
+    expect(drawingEvents({ status: "open", needsAttention: "x" }, { status: "open", needsAttention: "x" })).toEqual([]);
+    expect(drawingEvents({ status: "open", needsAttention: "x" }, { status: "locked", needsAttention: null })).toEqual(["drawing.locked"]);
+    expect(drawingEvents({ status: "paid", ...none }, { status: "settled", ...none })).toEqual([]);
+  });
+});
+
+describe("the outbox on a real store", () => {
+  let dir: string;
+  let store: Store;
+  let accountId: string;
+  let campaign: Campaign;
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "webhooks-"));
+    store = openStore(path.join(dir, "store.sqlite"));
+    accountId = newId("acc");
+    store.accounts.createAccount(accountId, new Date().toISOString());
+    campaign = createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+  });
+
+  afterEach(() => {
+    store.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let drawings = 0;
+  function drawing(): Drawing {
+    drawings++;
+    const d: Drawing = {
+      id: newId("drw"), campaignId: campaign.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
+      winnersExpected: 1, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
+      listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
+      settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
+    };
+    store.drawings.insertIfAbsent(d);
+    store.drawings.replaceWinners(d.id, [{ winnerId: "u-1", displayName: null, avatarUrl: null }]);
+    return d;
+  }
+
+  const endpoint = async (url = "https://127.0.0.1/hook") => createEndpoint(store, accountId, url, { allowLoopback: true });
+
+  it("records nothing for an account without endpoints", () => {
+    const d = drawing();
+    store.drawings.update({ ...d, status: "locked" });
+    expect(store.db.prepare("SELECT COUNT(*) FROM webhook_events").pluck().get()).toBe(0);
+  });
+
+  it("writes each event with its change, as the API shows the drawing; a rolled-back change leaves no event", async () => {
+    const { endpoint: e } = await endpoint();
+    const d = drawing();
+    store.tx(() => store.drawings.update({ ...d, status: "locked", lockedAt: new Date().toISOString() }));
+    expect(() =>
+      store.tx(() => {
+        store.drawings.update({ ...d, status: "locked", needsAttention: "chain: refused" });
+        throw new Error("rolled back");
+      }),
+    ).toThrow("rolled back");
+    const deliveries = listDeliveries(store, e.id);
+    expect(deliveries.map((x) => [x.eventType, x.status, x.attempts])).toEqual([["drawing.locked", "pending", 0]]);
+    const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events").pluck().get() as string) as { type: string; timestamp: string; data: { campaign: string; drawing: { id: string; status: string; winners: { winner: string }[] } } };
+    expect(body.type).toBe("drawing.locked");
+    expect(body.data.campaign).toBe("hooks");
+    expect(body.data.drawing).toMatchObject({ id: d.id, status: "locked", winners: [{ winner: "u-1" }] });
+    expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
+    expect(deliveries[0]!.eventId).toMatch(/^msg_[0-9a-z]{20}$/);
+  });
+
+  it("records guarantee.awaiting_pick when a period ends without a prize at the threshold", async () => {
+    const start = Date.now() - 3 * 86_400_000;
+    const withGuarantee = createCampaign(store, accountId, { slug: "gtd", name: "G", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC", startsAt: new Date(start).toISOString() }, guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 1 } }, new Date(start - 86_400_000));
+    store.campaigns.update({ ...withGuarantee, status: "active" });
+    const { endpoint: e } = await endpoint();
+    const d: Drawing = { ...drawing(), id: newId("drw"), campaignId: withGuarantee.id, drawAt: new Date(start + HOUR).toISOString(), status: "settled" };
+    store.drawings.insertIfAbsent(d);
+    store.drawings.replaceWinners(d.id, [{ winnerId: "u-9", displayName: null, avatarUrl: null }]);
+    store.drawings.setPrizes(d.id, [{ position: 0, randomValue: "0x01", roll: 0, amountCents: 100, held: false }]);
+    const checked = checkDuePeriods(store, withGuarantee.id);
+    expect(checked[0]!.status).toBe("awaiting_pick");
+    const events = listDeliveries(store, e.id).filter((x) => x.eventType === "guarantee.awaiting_pick");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.subjectId).toBe(checked[0]!.id);
+    const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events WHERE type = 'guarantee.awaiting_pick'").pluck().get() as string) as { data: unknown };
+    expect(body.data).toEqual({ campaign: "gtd", guarantee: { id: checked[0]!.id, period: 1, periodStart: checked[0]!.periodStart, periodEnd: checked[0]!.periodEnd, status: "awaiting_pick", amountCents: 2_000 } });
+  });
+
+  it("sends one drawing's events in order (the next waits for the one before), other drawings alongside", async () => {
+    await endpoint();
+    const [a, b] = [drawing(), drawing()];
+    store.drawings.update({ ...a, status: "locked" });
+    store.drawings.update({ ...a, status: "settled" });
+    store.drawings.update({ ...b, status: "locked" });
+    const now = new Date(Date.now() + 1_000).toISOString();
+    const due = store.webhooks.due(now, 10);
+    expect(due.map((x) => [x.subjectId, x.eventType])).toEqual([[a.id, "drawing.locked"], [b.id, "drawing.locked"]]);
+    // The head fails and waits: a's settled event still waits behind it.
+    store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "pending", nextAttemptAt: new Date(Date.now() + HOUR).toISOString() });
+    expect(store.webhooks.due(now, 10).map((x) => x.eventType)).toEqual(["drawing.locked"]);
+    expect(store.webhooks.nextDueAt()! <= now).toBe(true);
+    // Once it has failed for good the next one goes.
+    store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "failed", nextAttemptAt: null });
+    expect(store.webhooks.due(now, 10).map((x) => [x.subjectId, x.eventType])).toEqual([[a.id, "drawing.settled"], [b.id, "drawing.locked"]]);
+  });
+
+  it("the worker signs with the endpoint's secrets, records each attempt, retries a failure and delivers", async () => {
+    const { endpoint: e, secret } = await endpoint();
+    const d = drawing();
+    store.drawings.update({ ...d, status: "locked" });
+    const answers: SendResult[] = [{ status: 503, snippet: "x".repeat(50) }, { error: "connection failed (ECONNREFUSED)" }, { status: 204, snippet: "" }];
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const timer = new WebhookTimer({ store, logger, allowLoopback: true, retry: { testBaseMs: 1 }, send: async (_url, headers, body) => (received.push({ headers, body }), answers.shift()!) });
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      const [due] = store.webhooks.due(new Date().toISOString(), 1);
+      await timer.deliver(due!);
+    }
+    const [delivery] = listDeliveries(store, e.id);
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 3, nextAttemptAt: null });
+    expect(delivery!.attemptList.map((x) => [x.httpStatus, x.error])).toEqual([[503, null], [null, "connection failed (ECONNREFUSED)"], [204, null]]);
+    expect(delivery!.attemptList[0]!.responseSnippet).toBe("x".repeat(50));
+    for (const r of received) {
+      expect(r.headers["webhook-id"]).toBe(delivery!.eventId);
+      expect(() => verify(secret, { id: r.headers["webhook-id"], timestamp: r.headers["webhook-timestamp"], signature: r.headers["webhook-signature"] }, r.body)).not.toThrow();
+    }
+    expect(new Set(received.map((r) => r.body)).size).toBe(1);
+  });
+
+  it("endpoints: the secret is returned once and never listed; rotation signs with both for 24 h; delete stops deliveries", async () => {
+    const { endpoint: e, secret } = await endpoint();
+    expect(JSON.stringify(listEndpoints(store, accountId))).not.toContain(secret.slice(6));
+    const rotated = rotateSecret(store, e.id, "operator", new Date("2026-03-01T00:00:00.000Z"));
+    expect(rotated.secret).not.toBe(secret);
+    expect(rotated.endpoint.previousSecretExpiresAt).toBe("2026-03-02T00:00:00.000Z");
+    const row = store.webhooks.endpoint(e.id)!;
+    expect(signingSecrets(row, new Date("2026-03-01T23:59:59.000Z"))).toEqual([rotated.secret, secret]);
+    expect(signingSecrets(row, new Date("2026-03-02T00:00:00.000Z"))).toEqual([rotated.secret]);
+    const audit = JSON.stringify(store.audit.ofAccount(accountId));
+    expect(audit).toContain("webhook.create");
+    expect(audit).toContain("webhook.rotate");
+    for (const s of [secret, rotated.secret]) expect(audit).not.toContain(s.slice(6));
+
+    store.drawings.update({ ...drawing(), status: "locked" });
+    expect(deleteEndpoint(store, e.id)).toMatchObject({ deleted: true, pendingDropped: 1 });
+    expect(listEndpoints(store, accountId)).toEqual([]);
+    expect(listDeliveries(store, e.id).map((x) => x.status)).toEqual(["failed"]);
+    expect(store.webhooks.due(new Date(Date.now() + HOUR).toISOString(), 10)).toEqual([]);
+  });
+
+  it("refuses non-https URLs and private or unresolvable hosts with a clear 400, storing nothing", async () => {
+    const refusal = async (url: string, allowLoopback = false) => {
+      try {
+        await createEndpoint(store, accountId, url, { allowLoopback, resolve: async (host) => (host === "intranet.example" ? [{ address: "10.1.2.3", family: 4 }] : Promise.reject(new Error("ENOTFOUND"))) });
+      } catch (error) {
+        if (error instanceof ServiceError) return `${error.status} ${error.detail}`;
+        throw error;
+      }
+      return "accepted";
+    };
+    expect(await refusal("http://hooks.example.com/x")).toBe("400 url: the URL must be https");
+    expect(await refusal("https://user:pw@hooks.example.com/x")).toMatch(/^400 url: the URL must not carry credentials/);
+    expect(await refusal("not a url")).toBe("400 url: the URL is not valid");
+    expect(await refusal("https://192.168.1.10/hook")).toMatch(/^400 url: refused: the host resolves to a loopback, private/);
+    expect(await refusal("https://[::1]/hook")).toMatch(/^400 url: refused/);
+    expect(await refusal("https://169.254.169.254/latest")).toMatch(/^400 url: refused/);
+    expect(await refusal("https://intranet.example/hook")).toMatch(/^400 url: refused/);
+    expect(await refusal("https://nowhere.example/hook")).toBe("400 url: the host name does not resolve");
+    // http reaches only loopback, and only with the test allowance.
+    expect(await refusal("http://127.0.0.1:9/hook", true)).toBe("accepted");
+    expect(await refusal("http://intranet.example/hook", true)).toMatch(/^400 url: refused/);
+    expect(store.webhooks.endpoints(accountId)).toHaveLength(1);
+  });
+});
