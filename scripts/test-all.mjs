@@ -37,11 +37,11 @@ const suites = [];
 
 // Type checks, one per TypeScript project, each counted as one test: the contracts' tests and hardhat scripts
 // (after the contract suite has generated typechain-types/), the service, the indexer, the tests and root
-// scripts. Vitest and tsx strip types without checking them.
+// scripts, and the client package. Vitest and tsx strip types without checking them.
 {
   let passed = 0;
   let failed = 0;
-  for (const project of ["tsconfig.json", "api/tsconfig.json", "indexer/tsconfig.json", "test/tsconfig.json"]) {
+  for (const project of ["tsconfig.json", "api/tsconfig.json", "indexer/tsconfig.json", "test/tsconfig.json", "packages/client/tsconfig.json"]) {
     const { code } = await run("npx", ["tsc", "--noEmit", "-p", project]);
     console.log(`tsc -p ${project}: ${code === 0 ? "ok" : "errors above"}`);
     if (code === 0) passed += 1;
