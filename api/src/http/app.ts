@@ -10,6 +10,7 @@ import { requireKey } from "./auth.js";
 import { MAX_BODY_BYTES, MAX_LIST_BODY_BYTES } from "./schemas.js";
 import { handleError } from "./errors.js";
 import { idempotency } from "./idempotency.js";
+import { openApiDocument } from "./openapi.js";
 import { requestId } from "./requestId.js";
 import { campaignRoutes } from "./routes/campaigns.js";
 import { entryRoutes } from "./routes/entries.js";
@@ -59,6 +60,7 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
     const r = await readiness();
     return c.json(r, r.ready ? 200 : 503);
   });
+  app.get("/api/v1/openapi.json", (c) => c.json(openApiDocument())); // before the partner API: no key needed
 
   const api = new Hono();
   const listLimit = limitBody(MAX_LIST_BODY_BYTES);

@@ -19,7 +19,8 @@ export type PublicRoutesDeps = {
   publicBaseUrl: string;
 };
 
-const drawsQuery = z.strictObject({
+/** draws.json's query (exported for the OpenAPI document). */
+export const drawsQuery = z.strictObject({
   limit: z
     .string()
     .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${DRAWS_MAX_LIMIT}`)
