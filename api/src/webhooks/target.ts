@@ -37,7 +37,9 @@ export function checkWebhookUrl(text: string, allowLoopback: boolean): URL {
   } catch {
     throw new WebhookUrlError("the URL is not valid");
   }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowLoopback)) throw new WebhookUrlError("the URL must be https");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const loopbackHost = host === "localhost" || isLoopbackAddress(host);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && allowLoopback && loopbackHost)) throw new WebhookUrlError("the URL must be https");
   if (url.username || url.password) throw new WebhookUrlError("the URL must not carry credentials; verify the signature instead");
   if (url.hash) throw new WebhookUrlError("the URL must not have a #fragment");
   return url;

@@ -1,0 +1,209 @@
+// Webhooks on the real stack, to a local https server whose self-signed certificate only the service trusts
+// (NODE_EXTRA_CA_CERTS) and which PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK lets it reach (as test/api/pull.test.ts):
+// a whole push draw's events in order, each signature verified; a drawing left without winners; an endpoint
+// failing then recovering (the attempts listed by the CLI); a SIGKILL of the service while a delivery is held
+// open, after which every event still arrives; and the CLI's refusals of bad URLs, which store nothing.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import https from "node:https";
+import type { ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verify } from "../../api/src/webhooks/signature.js";
+import { until } from "../support/processes.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+
+type Received = { path: string; id: string; timestamp: string; signature: string; body: string; type: string; drawingId: string | null };
+type Behaviour = "ok" | "fail" | "hold";
+
+let stack: Stack;
+let server: https.Server;
+let base: string;
+const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-webhooks-e2e-"));
+/** Every request the endpoints received (answered or not), in arrival order. */
+const received: Received[] = [];
+/** How each path answers: 200, 500, or not at all (held open). */
+const behaviour = new Map<string, Behaviour>();
+const held: ServerResponse[] = [];
+
+type Delivery = { eventId: string; eventType: string; status: string; attempts: number; attemptList: { httpStatus: number | null; error: string | null; durationMs: number }[] };
+type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null };
+
+async function clockTo(key: string, slug: string, at: number): Promise<void> {
+  const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
+  expect(r.status).toBe(200);
+}
+
+async function pushCampaign(accountId: string, key: string, slug: string): Promise<DrawingBody> {
+  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
+  await stack.cli("campaign", "activate", slug);
+  return ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[])[0]!;
+}
+
+async function drawing(key: string, slug: string, id: string): Promise<DrawingBody> {
+  return (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
+}
+
+async function endpoint(accountId: string, name: string): Promise<{ id: string; secret: string }> {
+  behaviour.set(`/hooks/${name}`, behaviour.get(`/hooks/${name}`) ?? "ok");
+  const created = await stack.cli("webhook", "create", "--account", accountId, "--url", `${base}/hooks/${name}?tok=abc`);
+  return { id: (created.endpoint as { id: string }).id, secret: created.secret as string };
+}
+
+const at = (p: string) => received.filter((r) => r.path === p);
+
+/** Each request verifies with the secret (at its own timestamp) and names the drawing it says it is about. */
+function expectSigned(requests: readonly Received[], secret: string): void {
+  for (const r of requests) {
+    expect(() => verify(secret, { id: r.id, timestamp: r.timestamp, signature: r.signature }, r.body), `${r.type} ${r.id}`).not.toThrow();
+    expect(Math.abs(Number(r.timestamp) - Date.now() / 1000)).toBeLessThan(300);
+  }
+}
+
+beforeAll(async () => {
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const p = (req.url ?? "").split("?")[0]!;
+      let parsed: { type?: string; data?: { drawing?: { id?: string } } } = {};
+      try {
+        parsed = JSON.parse(body) as typeof parsed;
+      } catch {
+        // recorded as is; the signature check fails the test
+      }
+      received.push({ path: p, id: String(req.headers["webhook-id"]), timestamp: String(req.headers["webhook-timestamp"]), signature: String(req.headers["webhook-signature"]), body, type: parsed.type ?? "", drawingId: parsed.data?.drawing?.id ?? null });
+      const mode = behaviour.get(p) ?? "ok";
+      if (mode === "hold") {
+        held.push(res);
+        return;
+      }
+      res.writeHead(mode === "ok" ? 200 : 500, { "content-type": "text/plain" });
+      res.end(mode === "ok" ? "thanks" : "endpoint down for maintenance");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `https://localhost:${(server.address() as AddressInfo).port}`;
+  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
+}, 240_000);
+
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  await stack?.stop();
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+describe("webhooks", () => {
+  it("refuses a non-https or private URL with a clear error and stores nothing", async () => {
+    const { accountId } = await createAccount(stack, "refused@example.com");
+    for (const [url, detail] of [
+      ["http://hooks.example.com/in", /url: the URL must be https/],
+      ["https://10.0.0.7/in", /url: refused: the host resolves to a loopback, private/],
+      ["https://192.168.0.1/in", /url: refused/],
+    ] as const) {
+      await expect(stack.cli("webhook", "create", "--account", accountId, "--url", url)).rejects.toMatchObject({ result: { error: "bad_request", detail: expect.stringMatching(detail) } });
+    }
+    expect((await stack.cli("webhook", "list", "--account", accountId)).endpoints).toEqual([]);
+  });
+
+  it("delivers a whole push draw's events in order, each signed; a drawing left without winners is needs_attention", async () => {
+    const { accountId, key } = await createAccount(stack, "draw@example.com");
+    const { id: endpointId, secret } = await endpoint(accountId, "draw");
+    const listed = await stack.cli("webhook", "list", "--account", accountId);
+    expect(JSON.stringify(listed)).not.toContain(secret.slice(6));
+    expect(listed.endpoints).toEqual([expect.objectContaining({ id: endpointId, url: `${base}/hooks/draw?tok=abc`, previousSecretExpiresAt: null })]);
+
+    const open = await pushCampaign(accountId, key, "hooks-draw");
+    expect((await api(stack, "POST", `/api/v1/campaigns/hooks-draw/drawings/${open.id}/winners`, { key, body: { winners: ["w-1"] } })).status).toBe(201);
+    await clockTo(key, "hooks-draw", Date.parse(open.cutoffAt) + 1_000);
+    const events = await until("three events", async () => {
+      const mine = at("/hooks/draw").filter((r) => r.drawingId === open.id);
+      return mine.length >= 3 ? mine : undefined;
+    }, 90_000, 250);
+    expect(events.map((e) => e.type)).toEqual(["drawing.locked", "drawing.settled", "drawing.paid"]);
+    expectSigned(events, secret);
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    for (const e of events) expect(e.id).toMatch(/^msg_/);
+    const paid = JSON.parse(events[2]!.body) as { type: string; timestamp: string; data: { campaign: string; drawing: DrawingBody & { winners: { amountCents: number }[] } } };
+    expect(paid.data.campaign).toBe("hooks-draw");
+    // The drawing as GET drawing shows it (at the time of the event).
+    const shown = await drawing(key, "hooks-draw", open.id);
+    expect(paid.data.drawing).toMatchObject({ id: open.id, status: "paid", winners: (shown as unknown as { winners: unknown[] }).winners });
+
+    const next = ((await api(stack, "GET", "/api/v1/campaigns/hooks-draw/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
+    await clockTo(key, "hooks-draw", Date.parse(next.cutoffAt) + 1_000);
+    const flagged = await until("needs_attention", async () => at("/hooks/draw").find((r) => r.drawingId === next.id), 30_000, 250);
+    expect(flagged.type).toBe("drawing.needs_attention");
+    expect((JSON.parse(flagged.body) as { data: { drawing: DrawingBody } }).data.drawing.needsAttention).toMatch(/no winners at the cutoff/);
+    expectSigned([flagged], secret);
+
+    const deliveries = (await stack.cli("webhook", "deliveries", endpointId)).deliveries as Delivery[];
+    expect(deliveries.map((d) => [d.eventType, d.status, d.attempts])).toEqual([
+      ["drawing.needs_attention", "delivered", 1],
+      ["drawing.paid", "delivered", 1],
+      ["drawing.settled", "delivered", 1],
+      ["drawing.locked", "delivered", 1],
+    ]);
+    // The service never logs a secret or the endpoint's URL (it may hold a token); the CLI printed the secret once.
+    const log = readFileSync(path.join(stack.dataDir, "service.log"), "utf8");
+    expect(log).toContain(endpointId);
+    for (const needle of [secret.slice(6), "tok=abc"]) expect(log).not.toContain(needle);
+  }, 150_000);
+
+  it("retries a failing endpoint and delivers once it recovers; the CLI lists the attempts", async () => {
+    const { accountId, key } = await createAccount(stack, "flaky@example.com");
+    behaviour.set("/hooks/flaky", "fail");
+    const { id: endpointId, secret } = await endpoint(accountId, "flaky");
+    const open = await pushCampaign(accountId, key, "hooks-flaky");
+    await clockTo(key, "hooks-flaky", Date.parse(open.cutoffAt) + 1_000);
+    await until("two failed attempts", async () => (at("/hooks/flaky").length >= 2 ? true : undefined), 30_000, 100);
+    behaviour.set("/hooks/flaky", "ok");
+    const [delivery] = await until("delivered after recovery", async () => {
+      const list = (await stack.cli("webhook", "deliveries", endpointId)).deliveries as Delivery[];
+      return list[0]?.status === "delivered" ? list : undefined;
+    }, 30_000, 250);
+    expect(delivery!.eventType).toBe("drawing.needs_attention");
+    expect(delivery!.attempts).toBeGreaterThanOrEqual(3);
+    expect(delivery!.attemptList.slice(0, -1).every((a) => a.httpStatus === 500)).toBe(true);
+    expect(delivery!.attemptList.at(-1)!.httpStatus).toBe(200);
+    const requests = at("/hooks/flaky");
+    // Every attempt is the same event (one webhook-id, one body), signed at its own time.
+    expect(new Set(requests.map((r) => r.id))).toEqual(new Set([delivery!.eventId]));
+    expect(new Set(requests.map((r) => r.body)).size).toBe(1);
+    expectSigned(requests, secret);
+  }, 90_000);
+
+  it("after a SIGKILL while a delivery is held open, every event still arrives, at least once", async () => {
+    const { accountId, key } = await createAccount(stack, "crash@example.com");
+    behaviour.set("/hooks/crash", "hold");
+    const { secret } = await endpoint(accountId, "crash");
+    const open = await pushCampaign(accountId, key, "hooks-crash");
+    await api(stack, "POST", `/api/v1/campaigns/hooks-crash/drawings/${open.id}/winners`, { key, body: { winners: ["c-1"] } });
+    await clockTo(key, "hooks-crash", Date.parse(open.cutoffAt) + 1_000);
+    // drawing.locked is in flight (held); settled and paid wait behind it in the outbox.
+    await until("paid, with a delivery in flight", async () => ((await drawing(key, "hooks-crash", open.id)).status === "paid" && at("/hooks/crash").length > 0 ? true : undefined), 90_000, 250);
+    expect(at("/hooks/crash").map((r) => r.type)).toEqual(expect.arrayContaining(["drawing.locked"]));
+    await stack.restartService("SIGKILL");
+    behaviour.set("/hooks/crash", "ok");
+    for (const res of held.splice(0)) res.destroy();
+    const events = await until("every event after the restart", async () => {
+      const types = new Set(at("/hooks/crash").map((r) => r.type));
+      return ["drawing.locked", "drawing.settled", "drawing.paid"].every((t) => types.has(t)) ? at("/hooks/crash") : undefined;
+    }, 60_000, 250);
+    expectSigned(events.filter((e) => Date.now() / 1000 - Number(e.timestamp) < 290), secret);
+    // In order, each once delivered: locked (again, its first send was cut), settled, paid.
+    const firstOf = (t: string) => events.findIndex((e) => e.type === t);
+    expect(firstOf("drawing.locked")).toBeLessThan(firstOf("drawing.settled"));
+    expect(firstOf("drawing.settled")).toBeLessThan(firstOf("drawing.paid"));
+    const ids = new Map(events.map((e) => [e.type, e.id]));
+    // A resend is the same event: one webhook-id per type.
+    for (const e of events) expect(e.id).toBe(ids.get(e.type));
+  }, 150_000);
+});
