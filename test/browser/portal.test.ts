@@ -367,7 +367,7 @@ describe("the partner portal in a browser", () => {
       const phone = await ownerContext.newPage();
       await phone.setViewportSize({ width: 360, height: 740 });
       const wide: string[] = [];
-      for (const route of ["/portal", "/portal/campaigns/browser-daily", "/portal/campaigns/browser-daily/drawings", "/portal/campaigns/browser-daily/edit", "/portal/campaigns/browser-daily/table", "/portal/campaigns/browser-daily/branding", "/portal/keys", "/portal/team", "/portal/audit"]) {
+      for (const route of ["/portal", "/portal/campaigns/browser-daily", "/portal/campaigns/browser-daily/drawings", "/portal/campaigns/browser-daily/edit", "/portal/campaigns/browser-daily/table", "/portal/campaigns/browser-daily/branding", "/portal/keys", "/portal/team", "/portal/audit", "/portal/webhooks"]) {
         await phone.goto(`${stack.baseUrl}${route}`);
         // Wide tables scroll inside their own box (.scroll); the page itself must not.
         const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -90,6 +90,17 @@ export function listDeliveries(store: Store, endpointId: string): DeliveryView[]
   return store.webhooks.deliveries(endpointId, DELIVERIES_LIST_LIMIT).map((d) => ({ ...d, attemptList: store.webhooks.attempts(d.id) }));
 }
 
+/**
+ * The account's endpoint, deleted ones too (their deliveries stay listed), for a door that knows the account (the
+ * portal) before it calls rotateSecret, deleteEndpoint or listDeliveries, which take only an endpoint id. Another
+ * account's id is not found, in the same words as a missing one, so its existence does not show.
+ */
+export function ownEndpoint(store: Store, accountId: string, endpointId: string, now: Date = new Date()): EndpointView & { deletedAt: string | null } {
+  const endpoint = store.webhooks.endpoint(endpointId);
+  if (!endpoint || endpoint.accountId !== accountId) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
+  return { ...endpointView(endpoint, now), deletedAt: endpoint.deletedAt };
+}
+
 function liveEndpoint(store: Store, endpointId: string): WebhookEndpoint {
   const endpoint = store.webhooks.endpoint(endpointId);
   if (!endpoint || endpoint.deletedAt !== null) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);

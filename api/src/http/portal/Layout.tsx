@@ -42,6 +42,7 @@ export function PortalLayout(props: { title: string; viewer: Viewer; notice?: No
                 <a href="/portal/campaigns/new">New campaign</a>
                 {viewer.role === "owner" ? <a href="/portal/team">Team</a> : null}
                 {viewer.role === "owner" ? <a href="/portal/keys">API keys</a> : null}
+                {viewer.role === "owner" ? <a href="/portal/webhooks">Webhooks</a> : null}
                 {viewer.role === "owner" ? <a href="/portal/audit">Audit log</a> : null}
               </>
             ) : null}

@@ -19,6 +19,7 @@ import { auditRoutes } from "./audit.js";
 import { brandingRoutes } from "./branding.js";
 import { drawingRoutes } from "./drawings.js";
 import { tableRoutes } from "./table.js";
+import { webhookRoutes } from "./webhooks.js";
 import type { PullUrlPolicy } from "../../domain/campaigns.js";
 
 export type PortalDeps = {
@@ -79,6 +80,7 @@ export function portalRoutes(deps: PortalDeps) {
   app.route("/", drawingRoutes(deps));
   app.route("/", brandingRoutes(deps));
   app.route("/", auditRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   app.notFound((c) => errorPage(new ServiceError(404, "not_found", "there is no such page in the portal"), c));
   return app;
 }

@@ -1,0 +1,336 @@
+// The portal's webhook screen over real HTTP against the whole stack (as test/portal/campaigns.test.ts): an owner adds
+// an endpoint (a local https server whose self-signed certificate only the service trusts, reached under the test
+// environment's loopback allowance, as test/api/webhooks.test.ts), sees its secret once, sees a real delivery's
+// attempts, rotates and deletes it. Each refusal (a member, another account's endpoint, a bad URL, a cross-site
+// post, an unticked confirmation) must change nothing in the store, which the test reads afterwards.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import type { WebhookEndpoint } from "../../api/src/store/webhooks.js";
+import { until } from "../support/processes.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+
+const OWNER = "hooks-owner@example.com";
+const MEMBER = "hooks-member@example.com";
+const OTHER_OWNER = "hooks-other@example.com";
+
+type Reply = { status: number; text: string; location: string | null };
+
+/** A browser without a browser: a cookie jar, forms posted as a browser posts them, redirects not followed. */
+class Client {
+  readonly jar = new Map<string, string>();
+  csrf = "";
+  constructor(private readonly base: string) {}
+
+  async request(method: "GET" | "POST", route: string, body?: URLSearchParams, extra: Record<string, string> = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...extra };
+    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (body) headers["content-type"] = "application/x-www-form-urlencoded";
+    const response = await fetch(`${this.base}${route}`, { method, headers, body, redirect: "manual" });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const eq = pair!.indexOf("=");
+      const value = pair!.slice(eq + 1).trim();
+      if (value === "" || /max-age=0/i.test(cookie)) this.jar.delete(pair!.slice(0, eq).trim());
+      else this.jar.set(pair!.slice(0, eq).trim(), value);
+    }
+    const text = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text);
+    if (token) this.csrf = token[1]!;
+    return { status: response.status, text, location: response.headers.get("location") };
+  }
+  get(route: string) {
+    return this.request("GET", route);
+  }
+  post(route: string, form: Record<string, string>, headers?: Record<string, string>) {
+    return this.request("POST", route, new URLSearchParams({ _csrf: this.csrf, ...form }), headers);
+  }
+}
+
+let stack: Stack;
+let store: Store;
+let server: https.Server;
+/** The local https server's origin (https://localhost:port). */
+let base: string;
+const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-portal-webhooks-"));
+/** Paths answering 500 (the rest answer 200), and how many requests each path received. */
+const failing = new Set<string>();
+const hits = new Map<string, number>();
+let accountId: string;
+let key: string;
+let otherAccount: string;
+let owner: Client;
+let member: Client;
+/** Every secret the test saw: none may appear in service.log. */
+const secrets = new Set<string>();
+
+/** Signs in by the link the test outbox shows for `email` (the newest one). */
+async function signIn(email: string): Promise<Client> {
+  const client = new Client(stack.baseUrl);
+  await client.get("/portal/sign-in");
+  expect((await client.post("/portal/sign-in", { email })).status).toBe(200);
+  const outbox = await new Client(stack.baseUrl).get("/portal/outbox");
+  const mail = outbox.text.split("<article>").find((a) => a.includes(`To ${email}`));
+  const link = /\/portal\/auth\?token=([A-Za-z0-9_-]+)/.exec(mail ?? "");
+  expect(link, `a sign-in link for ${email} in the outbox`).not.toBeNull();
+  await client.get(`/portal/auth?token=${link![1]}`);
+  expect((await client.post("/portal/auth", { token: link![1]! })).status).toBe(303);
+  expect((await client.get("/portal")).status).toBe(200);
+  return client;
+}
+
+/** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
+function fieldError(html: string, field: string): string | null {
+  const id = `f-${field}-error`;
+  if (!new RegExp(`aria-describedby="[^"]*${id}`).test(html)) return null;
+  const match = new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html);
+  return match ? match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&") : null;
+}
+
+/** The one-time secret a page shows, or null. */
+function shownSecret(html: string): string | null {
+  const match = /<code class="secret" id="new-secret-value">\s*([^<\s]+)\s*<\/code>/.exec(html);
+  if (match) secrets.add(match[1]!);
+  return match ? match[1]! : null;
+}
+
+/** The account's endpoints in the store, deleted ones too, secrets included: what every refusal must leave alone. */
+const endpointsOf = (account: string): WebhookEndpoint[] =>
+  (store.db.prepare("SELECT id FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id").pluck().all(account) as string[]).map((id) => store.webhooks.endpoint(id)!);
+const snapshot = () => JSON.stringify([endpointsOf(accountId), endpointsOf(otherAccount), store.audit.ofAccount(accountId).length, store.audit.ofAccount(otherAccount).length]);
+
+beforeAll(async () => {
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
+  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const p = (req.url ?? "").split("?")[0]!;
+      hits.set(p, (hits.get(p) ?? 0) + 1);
+      res.writeHead(failing.has(p) ? 500 : 200, { "content-type": "text/plain" }).end(failing.has(p) ? "down" : "thanks");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `https://localhost:${(server.address() as AddressInfo).port}`;
+  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
+  store = openStore(storePath(stack.dataDir));
+  ({ accountId, key } = await createAccount(stack, OWNER));
+  ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
+  await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
+  owner = await signIn(OWNER);
+  member = await signIn(MEMBER);
+}, 240_000);
+
+afterAll(async () => {
+  store?.db.close();
+  await stack?.stop();
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+describe("the webhook screen (owners)", () => {
+  let endpointId: string;
+  let firstSecret: string;
+
+  it("is in the owner's navigation, with a labelled https URL field", async () => {
+    const page = await owner.get("/portal/webhooks");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('href="/portal/webhooks"');
+    expect(page.text).toContain('<label for="f-url">URL</label>');
+    expect(page.text).toMatch(/id="f-url" name="url" type="url"/);
+    expect(page.text).toContain("No endpoints yet.");
+    // Members do not see the link.
+    expect((await member.get("/portal")).text).not.toContain('href="/portal/webhooks"');
+  });
+
+  it("adds an endpoint and shows its secret once: not on a reload, not in the list, not on its page", async () => {
+    const url = `${base}/hooks/portal?tok=abc`;
+    const created = await owner.post("/portal/webhooks", { url });
+    expect(created.status).toBe(200);
+    const secret = shownSecret(created.text);
+    expect(secret).toMatch(/^whsec_/);
+    expect(created.text).toContain('data-copy="new-secret-value"');
+    const stored = endpointsOf(accountId);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ url, secret, previousSecret: null, deletedAt: null });
+    endpointId = stored[0]!.id;
+    firstSecret = secret!;
+
+    const reload = await owner.get("/portal/webhooks");
+    expect(reload.text).not.toContain(secret!.slice(6));
+    expect(reload.text).toContain(url);
+    expect(reload.text).toContain(`href="/portal/webhooks/${endpointId}"`);
+    const own = await owner.get(`/portal/webhooks/${endpointId}`);
+    expect(own.status).toBe(200);
+    expect(own.text).not.toContain(secret!.slice(6));
+    expect(shownSecret(own.text)).toBeNull();
+    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.create")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, host: new URL(base).host } })]);
+  });
+
+  it("lists a real delivery's attempts: event type, status, each attempt's time, HTTP status and duration", async () => {
+    failing.add("/hooks/portal");
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "hooks-portal", "--name", "Hooks portal", "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
+    await stack.cli("campaign", "activate", "hooks-portal");
+    const open = ((await api(stack, "GET", "/api/v1/campaigns/hooks-portal/drawings?status=open", { key })).body.drawings as { cutoffAt: string }[])[0]!;
+    // No winners at the cutoff: the drawing needs attention, and that event is delivered (after a failure).
+    expect((await api(stack, "POST", "/api/v1/campaigns/hooks-portal/test-clock", { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } })).status).toBe(200);
+    await until("a failed attempt", async () => ((hits.get("/hooks/portal") ?? 0) >= 1 ? true : undefined), 60_000, 100);
+    failing.delete("/hooks/portal");
+    await until("delivered", async () => (store.webhooks.deliveries(endpointId, 10)[0]?.status === "delivered" ? true : undefined), 60_000, 250);
+
+    const page = await owner.get(`/portal/webhooks/${endpointId}`);
+    expect(page.status).toBe(200);
+    const row = /<tbody>([\s\S]*)<\/tbody>/.exec(page.text)![1]!;
+    expect(row).toContain("drawing.needs_attention");
+    expect(row).toMatch(/delivered \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(row).toMatch(/<li>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC: HTTP 500, \d+ ms<\/li>/);
+    // The last attempt, the one that delivered.
+    expect(row).toMatch(/<li>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC: HTTP 200, \d+ ms<\/li><\/ol>/);
+  }, 120_000);
+
+  it("rotates only once confirmed: the new secret shown once, the old one listed as valid until a time", async () => {
+    const before = snapshot();
+    const unticked = await owner.post(`/portal/webhooks/${endpointId}/rotate`, {});
+    expect(unticked.status).toBe(400);
+    expect(fieldError(unticked.text, "rotate-confirm")).toMatch(/Tick the box/);
+    expect(snapshot()).toBe(before);
+
+    const rotated = await owner.post(`/portal/webhooks/${endpointId}/rotate`, { confirm: "yes" });
+    expect(rotated.status).toBe(200);
+    const secret = shownSecret(rotated.text);
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(firstSecret);
+    const stored = store.webhooks.endpoint(endpointId)!;
+    expect(stored).toMatchObject({ secret, previousSecret: firstSecret });
+    const until = `${stored.previousExpiresAt!.slice(0, 16).replace("T", " ")} UTC`;
+    expect(Date.parse(stored.previousExpiresAt!) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+    expect(rotated.text).toContain(`still signs too, until ${until}`);
+
+    const list = await owner.get("/portal/webhooks");
+    expect(list.text).toContain(`still signs too, until ${until}`);
+    for (const s of [secret!, firstSecret]) expect(list.text).not.toContain(s.slice(6));
+    expect((await owner.get(`/portal/webhooks/${endpointId}`)).text).not.toContain(secret!.slice(6));
+    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.rotate")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, previousSecretExpiresAt: stored.previousExpiresAt } })]);
+  });
+
+  it("shows a non-https URL or a private address as a field error and stores nothing", async () => {
+    const before = snapshot();
+    for (const [url, words] of [
+      ["http://hooks.example.com/in", /the URL must be https/],
+      ["https://10.0.0.7/in", /refused: the host resolves to a loopback, private/],
+      ["https://192.168.1.20/in", /refused/],
+      ["not a url", /the URL is not valid/],
+    ] as const) {
+      const reply = await owner.post("/portal/webhooks", { url });
+      expect(reply.status, url).toBe(400);
+      expect(fieldError(reply.text, "url"), url).toMatch(words);
+      expect(reply.text, url).toContain('aria-invalid="true"');
+      expect(reply.text, url).toContain(`value="${url}"`);
+      expect(shownSecret(reply.text), url).toBeNull();
+    }
+    expect(snapshot()).toBe(before);
+  });
+
+  it("deletes only once confirmed: gone from the list, its history still on its page", async () => {
+    const before = snapshot();
+    const unticked = await owner.post(`/portal/webhooks/${endpointId}/delete`, {});
+    expect(unticked.status).toBe(400);
+    expect(fieldError(unticked.text, "delete-confirm")).toMatch(/Tick the box/);
+    expect(snapshot()).toBe(before);
+
+    const deleted = await owner.post(`/portal/webhooks/${endpointId}/delete`, { confirm: "yes" });
+    expect(deleted.status).toBe(200);
+    expect(deleted.text).toContain("deleted: nothing more is sent to it");
+    expect(deleted.text).not.toContain(`href="/portal/webhooks/${endpointId}"`);
+    expect(store.webhooks.endpoint(endpointId)!.deletedAt).not.toBeNull();
+    expect(store.webhooks.endpoints(accountId)).toEqual([]);
+    const history = await owner.get(`/portal/webhooks/${endpointId}`);
+    expect(history.status).toBe(200);
+    expect(history.text).toContain("drawing.needs_attention");
+    expect(history.text).not.toContain("Rotate the secret</button>");
+    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.delete")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, pendingDropped: 0 } })]);
+  });
+});
+
+describe("refusals", () => {
+  let mine: string;
+  let theirs: string;
+
+  beforeAll(async () => {
+    mine = ((await stack.cli("webhook", "create", "--account", accountId, "--url", `${base}/hooks/mine`)).endpoint as { id: string }).id;
+    const other = await stack.cli("webhook", "create", "--account", otherAccount, "--url", `${base}/hooks/theirs`);
+    theirs = (other.endpoint as { id: string }).id;
+    secrets.add(other.secret as string);
+    await owner.get("/portal/webhooks");
+    await member.get("/portal");
+  });
+
+  it("refuses a member every page and action (403), changing nothing", async () => {
+    const before = snapshot();
+    for (const route of ["/portal/webhooks", `/portal/webhooks/${mine}`]) {
+      const page = await member.get(route);
+      expect(page.status, route).toBe(403);
+      expect(page.text, route).toContain("not an owner");
+      expect(page.text, route).not.toContain(`${base}/hooks/mine`);
+    }
+    for (const [route, form] of [
+      ["/portal/webhooks", { url: `${base}/hooks/member` }],
+      [`/portal/webhooks/${mine}/rotate`, { confirm: "yes" }],
+      [`/portal/webhooks/${mine}/delete`, { confirm: "yes" }],
+    ] as const) {
+      const reply = await member.post(route, form);
+      expect(reply.status, route).toBe(403);
+      expect(shownSecret(reply.text), route).toBeNull();
+    }
+    expect(snapshot()).toBe(before);
+  });
+
+  it("answers another account's endpoint as not found (404), changing nothing", async () => {
+    const before = snapshot();
+    expect((await owner.get("/portal/webhooks")).text).not.toContain("/hooks/theirs");
+    for (const reply of [
+      await owner.get(`/portal/webhooks/${theirs}`),
+      await owner.post(`/portal/webhooks/${theirs}/rotate`, { confirm: "yes" }),
+      await owner.post(`/portal/webhooks/${theirs}/delete`, { confirm: "yes" }),
+      await owner.get("/portal/webhooks/whk_nosuchendpoint"),
+    ]) {
+      expect(reply.status).toBe(404);
+      expect(reply.text).not.toContain("/hooks/theirs");
+      expect(shownSecret(reply.text)).toBeNull();
+    }
+    expect(snapshot()).toBe(before);
+  });
+
+  it("refuses a cross-site post or a missing token (403), changing nothing", async () => {
+    const before = snapshot();
+    for (const [route, form] of [
+      ["/portal/webhooks", { url: `${base}/hooks/forged` }],
+      [`/portal/webhooks/${mine}/rotate`, { confirm: "yes" }],
+      [`/portal/webhooks/${mine}/delete`, { confirm: "yes" }],
+    ] as const) {
+      for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }] as Record<string, string>[]) {
+        const reply = await owner.post(route, form, headers);
+        expect(reply.status, `${route} ${JSON.stringify(headers)}`).toBe(403);
+        expect(reply.text).toContain("another site");
+      }
+      const noToken = await owner.request("POST", route, new URLSearchParams(form));
+      expect(noToken.status, `${route} without _csrf`).toBe(403);
+    }
+    expect(snapshot()).toBe(before);
+  });
+});
+
+describe("the service's log", () => {
+  it("holds none of the secrets shown", () => {
+    expect(secrets.size).toBeGreaterThanOrEqual(3);
+    const log = readFileSync(path.join(stack.dataDir, "service.log"), "utf8");
+    expect(log.length).toBeGreaterThan(0);
+    expect([...secrets].filter((s) => log.includes(s) || log.includes(s.slice(6)))).toEqual([]);
+  });
+});
