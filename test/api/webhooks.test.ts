@@ -103,13 +103,16 @@ afterAll(async () => {
 describe("webhooks", () => {
   it("refuses a non-https or private URL with a clear error and stores nothing", async () => {
     const { accountId } = await createAccount(stack, "refused@example.com");
-    for (const [url, detail] of [
+    const refusals = [
       ["http://hooks.example.com/in", /url: the URL must be https/],
       ["https://10.0.0.7/in", /url: refused: the host resolves to a loopback, private/],
       ["https://192.168.0.1/in", /url: refused/],
-    ] as const) {
-      await expect(stack.cli("webhook", "create", "--account", accountId, "--url", url)).rejects.toMatchObject({ result: { error: "bad_request", detail: expect.stringMatching(detail) } });
-    }
+    ] as const;
+    await Promise.all(
+      refusals.map(([url, detail]) =>
+        expect(stack.cli("webhook", "create", "--account", accountId, "--url", url)).rejects.toMatchObject({ result: { error: "bad_request", detail: expect.stringMatching(detail) } }),
+      ),
+    );
     expect((await stack.cli("webhook", "list", "--account", accountId)).endpoints).toEqual([]);
   });
 
@@ -190,6 +193,8 @@ describe("webhooks", () => {
     // drawing.locked is in flight (held); settled and paid wait behind it in the outbox.
     await until("paid, with a delivery in flight", async () => ((await drawing(key, "hooks-crash", open.id)).status === "paid" && at("/hooks/crash").length > 0 ? true : undefined), 90_000, 250);
     expect(at("/hooks/crash").map((r) => r.type)).toEqual(expect.arrayContaining(["drawing.locked"]));
+    // Killed while a request is open (the service gives one up after 10 s and sends it again: wait for a live one).
+    await until("a delivery in flight", async () => (held.some((res) => !res.socket?.destroyed) ? true : undefined), 20_000, 100);
     await stack.restartService("SIGKILL");
     behaviour.set("/hooks/crash", "ok");
     for (const res of held.splice(0)) res.destroy();
