@@ -85,6 +85,20 @@ export function publicDrawings(store: Store, campaign: Campaign, query: DrawsQue
 }
 
 /**
+ * When the public list (draws.json, the page) changes with time alone, as real time in ms: the next open drawing's
+ * cutoff, when another drawing becomes the next (no write marks it). Infinity when no drawing is open.
+ */
+export function publicListChangesAt(store: Store, campaign: Campaign, realNow: Date = new Date()): number {
+  const next = store.drawings.nextOpen(campaign.id, campaignNow(campaign, realNow).toISOString());
+  return next ? Date.parse(next.cutoffAt) - campaign.clockOffsetMs : Number.POSITIVE_INFINITY;
+}
+
+/** The finalized block at which one of the campaign's provisional results becomes final (null: none will alone). */
+export function publicFinalAt(store: Store, campaign: Pick<Campaign, "id">): number | null {
+  return store.drawings.nextFinalBlock(campaign.id, store.finality.get()?.block ?? -1);
+}
+
+/**
  * `draws.json`: the campaign's description and a page of its draws, newest first. Beyond the spec, it carries
  * what a campaign-wide audit needs (`verify-draw.mjs --campaign`): the onchain campaign id, the contract and its
  * deployment block, and each draw's slot (keccak256 of its id), which its onchain commit carries.

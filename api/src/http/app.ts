@@ -10,6 +10,7 @@ import { requireKey } from "./auth.js";
 import { MAX_BODY_BYTES, MAX_LIST_BODY_BYTES } from "./schemas.js";
 import { handleError } from "./errors.js";
 import { idempotency } from "./idempotency.js";
+import { PublicCache } from "./publicCache.js";
 import { openApiDocument } from "./openapi.js";
 import { requestId } from "./requestId.js";
 import { campaignRoutes } from "./routes/campaigns.js";
@@ -74,7 +75,8 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   app.route("/api/v1", api);
   const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
   app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign, pullPolicy }));
-  app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl }));
-  app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment }));
+  const cache = new PublicCache(store);
+  app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl, cache }));
+  app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment, cache }));
   return app;
 }

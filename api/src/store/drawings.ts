@@ -326,6 +326,21 @@ export class DrawingStore {
       .get(campaignId) as number;
   }
 
+  /**
+   * The lowest finalized block at which one of the campaign's provisional results becomes final (domain/finality.ts:
+   * its reveal and, once paid, its payout at or below it), above `finalized`; null when none will by finality alone
+   * (a result whose block is not recorded yet becomes final only after a write records it).
+   */
+  nextFinalBlock(campaignId: string, finalized: number): number | null {
+    return (this.db
+      .prepare(
+        `SELECT MIN(b) FROM (SELECT CASE WHEN status = 'paid' THEN MAX(reveal_block, paid_block) ELSE reveal_block END AS b
+           FROM drawings WHERE campaign_id = ? AND status IN ('settled', 'paid')) WHERE b > ?`,
+      )
+      .pluck()
+      .get(campaignId, finalized) as number | null) ?? null;
+  }
+
   maxNumber(campaignId: string): number {
     return (this.db.prepare("SELECT COALESCE(MAX(number), 0) FROM drawings WHERE campaign_id = ?").pluck().get(campaignId) as number) ?? 0;
   }

@@ -11,6 +11,7 @@ import { IdempotencyStore } from "./idempotency.js";
 import { PauseStore } from "./pauses.js";
 import { PortalStore } from "./portal.js";
 import { PrizeTableStore } from "./prizeTables.js";
+import { PublicVersionStore } from "./publicVersions.js";
 import { PullStore } from "./pull.js";
 import { WebhookStore } from "./webhooks.js";
 import { recordDrawingChange, recordGuaranteeCreated } from "../webhooks/events.js";
@@ -31,6 +32,7 @@ export type Store = {
   portal: PortalStore;
   idempotency: IdempotencyStore;
   webhooks: WebhookStore;
+  publicVersions: PublicVersionStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
@@ -51,6 +53,7 @@ export function createStore(db: Db): Store {
     portal: new PortalStore(db),
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db),
+    publicVersions: new PublicVersionStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
   // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):

@@ -9,7 +9,7 @@ import { campaignNow } from "../../domain/campaigns.js";
 import { publicLogo } from "../../domain/branding.js";
 import { NotFoundError } from "../../domain/errors.js";
 import { drawingFinality } from "../../domain/finality.js";
-import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings } from "../../domain/publicDraws.js";
+import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
 import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
@@ -20,8 +20,13 @@ import { httpsUrl } from "../page/format.js";
 import type { FooterLink } from "../page/Layout.js";
 import type { NextDrawing } from "../page/ScheduleSection.js";
 import { NotFoundPage, PrivacyPage, TermsPage } from "../page/ServicePages.js";
+import type { PublicCache } from "../publicCache.js";
+import { LIST_CACHE_CONTROL, answerRendered, pageKey } from "./public.js";
 
-export type PageRoutesDeps = { store: Store; indexer: IndexerClient; publicBaseUrl: string; deployment: DeploymentRecord };
+export type PageRoutesDeps = { store: Store; indexer: IndexerClient; publicBaseUrl: string; deployment: DeploymentRecord; cache: PublicCache };
+
+/** The page re-reads the indexer's count of commits onchain at most this often (ms). */
+const COMMIT_COUNT_EVERY_MS = 15_000;
 
 /** Past draws shown on the page; draws.json has the full history. */
 export const PAGE_DRAWS = 100;
@@ -46,7 +51,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": STRICT_CSP,
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
-  "Cache-Control": "public, max-age=15",
+  "Cache-Control": LIST_CACHE_CONTROL,
 };
 
 /** The campaign page's module script: served from this origin, it imports ./verify-draw.mjs (the same served checker). */
@@ -164,7 +169,7 @@ async function commitCount(store: Store, indexer: IndexerClient, campaign: Campa
  * The public campaign page and the service's own terms and privacy pages: server-rendered HTML. Only the campaign
  * page loads a script (the in-browser check, progressive enhancement); everything works without it.
  */
-export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRoutesDeps) {
+export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }: PageRoutesDeps) {
   const app = new Hono();
   const campaignPolicy = campaignCsp(publicBaseUrl, browserRpcUrl(deployment));
   app.use("*", async (c, next) => {
@@ -186,9 +191,18 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment }: PageRo
       if (error instanceof NotFoundError) return c.html(<NotFoundPage publicBaseUrl={publicBaseUrl} />, 404);
       throw error;
     }
-    const commits = await commitCount(store, indexer, campaign);
-    c.header("Content-Security-Policy", campaignPolicy);
-    return c.html(<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />);
+    const rendered = await cache.get(pageKey(campaign.id), campaign.id, async () => {
+      const commits = await commitCount(store, indexer, campaign);
+      const now = new Date();
+      const html = (<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />).toString();
+      return {
+        body: Buffer.from(typeof html === "string" ? html : await html),
+        headers: { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=UTF-8", "Content-Security-Policy": campaignPolicy },
+        expiresAt: Math.min(publicListChangesAt(store, campaign, now), now.getTime() + COMMIT_COUNT_EVERY_MS),
+        finalAt: publicFinalAt(store, campaign),
+      };
+    });
+    return answerRendered(c, rendered);
   });
   // The logo an owner uploaded in the portal (domain/branding.ts took only PNG, JPEG or WebP by their bytes): served
   // with its stored type, never sniffed, in a document that may load nothing, cached and revalidated by its ETag.

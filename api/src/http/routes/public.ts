@@ -1,23 +1,29 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
-import { drawingFinality, type Finality } from "../../domain/finality.js";
+import { drawingFinality } from "../../domain/finality.js";
 import { drawProof } from "../../domain/proofs.js";
-import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign } from "../../domain/publicDraws.js";
-import type { Campaign } from "../../store/campaigns.js";
+import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
 import type { Store } from "../../store/index.js";
 import { readQuery } from "../body.js";
+import { etagOf, type PublicCache, type Render, type Rendered } from "../publicCache.js";
 
 export type PublicRoutesDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
   publicBaseUrl: string;
+  /** The renders shared with the campaign page (http/publicCache.ts). */
+  cache: PublicCache;
 };
+
+/** Cache keys of the public reads (http/publicCache.ts). */
+export const drawsKey = (campaignId: string, limit: number, before: string | null) => `draws ${campaignId} ${limit} ${before ?? ""}`;
+export const proofKey = (campaignId: string, drawingId: string) => `proof ${campaignId} ${drawingId}`;
+export const pageKey = (campaignId: string) => `page ${campaignId}`;
 
 /** draws.json's query (exported for the OpenAPI document). */
 export const drawsQuery = z.strictObject({
@@ -37,59 +43,87 @@ const VERIFY_FILES: Record<string, { path: URL; type: string }> = {
   "SKILL.md": { path: new URL("../../../public/verify/SKILL.md", import.meta.url), type: "text/markdown; charset=utf-8" },
 };
 
-/** A final proof's body and strong ETag, rebuilt only when the winners' public labels change. */
-type CachedProof = { labels: string; body: string; etag: string };
+/** How long a shared cache may keep the list and the page, and serve them stale while it revalidates (seconds). */
+export const LIST_CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
+/** A final proof changes only if the partner renames a winner: a day, then revalidated by its ETag. */
+export const FINAL_PROOF_CACHE_CONTROL = "public, max-age=86400";
+/** A provisional proof may be contradicted by a reorg: revalidated at every use. */
+export const PROVISIONAL_PROOF_CACHE_CONTROL = "public, no-cache";
+/** Renders are kept at most this long whatever else holds (a bound on anything this module did not foresee). */
+const MAX_KEEP_MS = 60 * 60_000;
+
+/** True when an If-None-Match header names `etag` (or is `*`), strong or weak. */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === `W/${etag}`;
+  });
+}
+
+/** Answers a render: 304 with its headers when the client has it, else its bytes. */
+export function answerRendered(c: Context, rendered: Rendered): Response {
+  const headers = { ...rendered.headers, ETag: rendered.etag };
+  if (matchesEtag(c.req.header("if-none-match"), rendered.etag)) return c.body(null, 304, headers);
+  return c.body(new Uint8Array(rendered.body), 200, headers);
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
-export function publicRoutes({ store, indexer, deployment, publicBaseUrl }: PublicRoutesDeps) {
+export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache }: PublicRoutesDeps) {
   const app = new Hono();
-  const finalProofs = new Map<string, CachedProof>();
   /** Provisional proofs being built, shared by the requests that arrive meanwhile (one indexer read per burst). */
-  const building = new Map<string, Promise<CachedProof>>();
+  const building = new Map<string, Promise<Rendered>>();
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
 
-  const build = async (campaign: Campaign, id: string, labels: string, finality: Finality | null): Promise<CachedProof> => {
-    const proof = await drawProof(store, indexer, deployment, campaign, id);
-    const body = JSON.stringify({ ...proof, finality: finality ?? "provisional" });
-    return { labels, body, etag: `"${createHash("sha256").update(body).digest("base64url")}"` };
-  };
-
-  app.get("/campaigns/:slug/draws.json", (c) => {
+  app.get("/campaigns/:slug/draws.json", async (c) => {
     const campaign = publicCampaign(store, c.req.param("slug"));
     const query = readQuery(c, drawsQuery);
     const before = query.before ? parseBefore(query.before, campaign.schedule.timezone) : null;
-    c.header("Cache-Control", "public, max-age=15");
-    return c.json(drawsPage(store, campaign, deployment, publicBaseUrl, { limit: query.limit ?? DRAWS_DEFAULT_LIMIT, before }));
+    const limit = query.limit ?? DRAWS_DEFAULT_LIMIT;
+    const rendered = await cache.get(drawsKey(campaign.id, limit, before), campaign.id, () => {
+      const now = new Date();
+      const page = drawsPage(store, campaign, deployment, publicBaseUrl, { limit, before }, now);
+      return {
+        body: Buffer.from(JSON.stringify(page)),
+        headers: { "Content-Type": JSON_TYPE, "Cache-Control": LIST_CACHE_CONTROL },
+        expiresAt: Math.min(publicListChangesAt(store, campaign, now), now.getTime() + MAX_KEEP_MS),
+        finalAt: publicFinalAt(store, campaign),
+      };
+    });
+    return answerRendered(c, rendered);
   });
 
   app.get("/campaigns/:slug/draws/:id/proof.json", async (c) => {
     const campaign = publicCampaign(store, c.req.param("slug"));
     const id = c.req.param("id");
-    // Names are public labels the partner may change after the draw; the rest changes only if a reorg took the
-    // reveal back (the keeper then clears the drawing's random value and reveal transaction).
+    const key = proofKey(campaign.id, id);
+    // A final proof changes only with a write to the campaign (a renamed winner): kept until then.
+    const kept = cache.fresh(key, campaign.id);
+    if (kept) return answerRendered(c, kept);
     const drawn = store.drawings.byId(campaign.id, id);
     const finality = drawn ? drawingFinality(drawn, store.finality.get()) : null;
-    const labels = JSON.stringify([drawn?.entropyValue ?? null, drawn?.revealTx ?? null, finality, store.drawings.winners(id).map((w) => w.displayName)]);
-    let cached: CachedProof;
-    if (finality === "final") {
-      // Final: nothing but the labels can change it, so it is built once.
-      const kept = finalProofs.get(id);
-      cached = kept && kept.labels === labels ? kept : await build(campaign, id, labels, finality);
-      finalProofs.set(id, cached);
-    } else {
-      // Provisional: built from the indexer for every request (requests arriving during a build share it), so a
-      // reorg that drops the reveal stops the proof as soon as the indexer reverts it, before the keeper's next cycle.
-      let pending = building.get(id);
-      if (!pending) {
-        pending = build(campaign, id, labels, finality).finally(() => building.delete(id));
-        building.set(id, pending);
-      }
-      cached = await pending;
+    const build = async (): Promise<Render> => {
+      const proof = await drawProof(store, indexer, deployment, campaign, id);
+      const final = finality === "final";
+      return {
+        body: Buffer.from(JSON.stringify({ ...proof, finality: finality ?? "provisional" })),
+        headers: { "Content-Type": JSON_TYPE, "Cache-Control": final ? FINAL_PROOF_CACHE_CONTROL : PROVISIONAL_PROOF_CACHE_CONTROL },
+        expiresAt: final ? Date.now() + MAX_KEEP_MS : 0,
+        finalAt: null,
+      };
+    };
+    if (finality === "final") return answerRendered(c, await cache.get(key, campaign.id, build));
+    // Provisional: built from the indexer for every request (requests arriving during a build share it), so a
+    // reorg that drops the reveal stops the proof as soon as the indexer reverts it, before the keeper's next cycle.
+    let pending = building.get(id);
+    if (!pending) {
+      pending = build().then((r) => ({ ...r, version: 0, etag: etagOf(r.body) })).finally(() => building.delete(id));
+      building.set(id, pending);
     }
-    c.header("ETag", cached.etag);
-    c.header("Cache-Control", finality === "final" ? "public, max-age=86400" : "public, no-cache");
-    if (c.req.header("if-none-match") === cached.etag) return c.body(null, 304);
-    return c.body(cached.body, 200, { "Content-Type": "application/json; charset=utf-8" });
+    return answerRendered(c, await pending);
   });
 
   for (const [name, file] of Object.entries(VERIFY_FILES)) {

@@ -1,0 +1,71 @@
+/**
+ * The public reads rendered once per change (issue 23): the campaign page, draws.json and a final proof.json are
+ * kept as bytes with their ETag, and served again while nothing they show can have changed:
+ * - the campaign's public version is the same (store/publicVersions.ts: triggers bump it on every write to the
+ *   campaign, its drawings, their winners or its logo, from any process);
+ * - the chain's finalized block has not reached a block that makes one of its provisional results final;
+ * - its expiry has not come: the next cutoff (the next open drawing changes then, with no write), or a bound of its
+ *   own (the page re-reads the indexer's commit count at most every 15 seconds).
+ * Checking costs two indexed reads (the campaign by slug, its version); the finalized block is read only for an
+ * entry with provisional results. Requests that miss together share one render.
+ */
+import { createHash } from "node:crypto";
+import type { Store } from "../store/index.js";
+
+/** What a route renders: the body and its headers, and until when it holds apart from version changes. */
+export type Render = {
+  body: Buffer;
+  headers: Record<string, string>;
+  /** Real time (ms) from which it is rendered again. */
+  expiresAt: number;
+  /** The lowest finalized block at which one of its provisional results becomes final; null when none is. */
+  finalAt: number | null;
+};
+
+/** A kept render: its strong ETag (over the body) and the campaign version it was rendered at. */
+export type Rendered = Render & { etag: string; version: number };
+
+/** A strong ETag of a body. */
+export function etagOf(body: Buffer): string {
+  return `"${createHash("sha256").update(body).digest("base64url")}"`;
+}
+
+/** Renders kept at most (query variants of draws.json are keys of their own); the oldest goes first. */
+const MAX_ENTRIES = 2_000;
+
+export class PublicCache {
+  private readonly entries = new Map<string, Rendered>();
+  private readonly rendering = new Map<string, Promise<Rendered>>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The render kept for `key` if it still holds for the campaign now; else null. */
+  fresh(key: string, campaignId: string, now: number = Date.now()): Rendered | null {
+    const entry = this.entries.get(key);
+    if (!entry || now >= entry.expiresAt) return null;
+    if (this.store.publicVersions.get(campaignId) !== entry.version) return null;
+    if (entry.finalAt !== null && (this.store.finality.get()?.block ?? -1) >= entry.finalAt) return null;
+    return entry;
+  }
+
+  /** The render of `key`: the kept one while it holds, else a new one from `render` (shared by concurrent misses). */
+  async get(key: string, campaignId: string, render: () => Promise<Render> | Render): Promise<Rendered> {
+    const kept = this.fresh(key, campaignId);
+    if (kept) return kept;
+    const pending = this.rendering.get(key);
+    if (pending) return pending;
+    const run = (async () => {
+      // The version is read before rendering: a write during the render leaves the entry one version behind, so
+      // the next request renders again instead of keeping what the write changed.
+      const version = this.store.publicVersions.get(campaignId);
+      const rendered = await render();
+      const entry: Rendered = { ...rendered, version, etag: etagOf(rendered.body) };
+      this.entries.delete(key);
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, entry);
+      return entry;
+    })().finally(() => this.rendering.delete(key));
+    this.rendering.set(key, run);
+    return run;
+  }
+}

@@ -1,0 +1,15 @@
+import type { Db } from "./db.js";
+
+/**
+ * A campaign's public version (migration 11): triggers bump it in the transaction of every write that can change
+ * what its page, draws.json or proofs show, whichever process writes. Equal versions mean equal public reads,
+ * apart from time and the chain's finality (http/publicCache.ts keeps track of those).
+ */
+export class PublicVersionStore {
+  constructor(private readonly db: Db) {}
+
+  /** The campaign's current version; 0 for an unknown campaign. */
+  get(campaignId: string): number {
+    return (this.db.prepare("SELECT version FROM public_versions WHERE campaign_id = ?").pluck().get(campaignId) as number | undefined) ?? 0;
+  }
+}
