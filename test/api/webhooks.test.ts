@@ -1,6 +1,7 @@
 // Webhooks on the real stack, to a local https server whose self-signed certificate only the service trusts
 // (NODE_EXTRA_CA_CERTS) and which PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK lets it reach (as test/api/pull.test.ts):
-// a whole push draw's events in order, each signature verified; a drawing left without winners; an endpoint
+// a whole push draw's events in order, each signature verified (by api/src/webhooks/signature.ts and by the client
+// package's verifyWebhook, as a partner would); a drawing left without winners; an endpoint
 // failing then recovering (the attempts listed by the CLI); a SIGKILL of the service while a delivery is held
 // open, after which every event still arrives; and the CLI's refusals of bad URLs, which store nothing.
 
@@ -12,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "@prizedraw/client";
 import { verify } from "../../api/src/webhooks/signature.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
@@ -59,6 +61,8 @@ const at = (p: string) => received.filter((r) => r.path === p);
 function expectSigned(requests: readonly Received[], secret: string): void {
   for (const r of requests) {
     expect(() => verify(secret, { id: r.id, timestamp: r.timestamp, signature: r.signature }, r.body), `${r.type} ${r.id}`).not.toThrow();
+    // As a partner does, with the client package's helper.
+    expect(verifyWebhook(secret, { "webhook-id": r.id, "webhook-timestamp": r.timestamp, "webhook-signature": r.signature }, r.body)).toMatchObject({ id: r.id, type: r.type });
     expect(Math.abs(Number(r.timestamp) - Date.now() / 1000)).toBeLessThan(300);
   }
 }
