@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from "node:http";
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from "node:http";
 import { serve } from "@hono/node-server";
 import { ConfigError, LOCAL_CHAIN_ID, isPublicDevelopmentKey, loadConfig } from "./config.js";
 import { IndexerClient } from "./chain/indexer.js";
@@ -6,6 +6,8 @@ import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
 import { createApp } from "./http/app.js";
 import { answerClientError } from "./http/errors.js";
+import { PublicCache } from "./http/publicCache.js";
+import { publicFastPath } from "./http/publicFastPath.js";
 import { Keeper } from "./keeper/keeper.js";
 import { logger } from "./logger.js";
 import { outboxMailer, smtpMailer } from "./mail/mailer.js";
@@ -32,7 +34,9 @@ function main(): void {
   const indexer = new IndexerClient(config.indexerUrl);
   const keeper = new Keeper({ store, chain, indexer, config, logger });
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(store, logger);
+  const cache = new PublicCache(store);
   const app = createApp({
+    cache,
     store,
     indexer,
     deployment,
@@ -41,7 +45,13 @@ function main(): void {
     readiness: () => checkReadiness({ db: store.db, chain, indexer }),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
-  const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port }, (info) => {
+  // Kept public reads are answered before Hono (http/publicFastPath.ts); everything else goes through the app.
+  const fastPath = publicFastPath(store, cache);
+  const createServer = ((options: ServerOptions, listener: RequestListener) =>
+    createHttpServer(options, (req, res) => {
+      if (!fastPath(req, res)) listener(req, res);
+    })) as typeof createHttpServer;
+  const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port, createServer }, (info) => {
     // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
     const randomness = deployment.mockEntropy ? "mock" : deployment.entropy;
     logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness, mail: mailer.kind }, "service listening");

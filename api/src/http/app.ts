@@ -45,10 +45,12 @@ export type AppDeps = {
   mailer: Mailer;
   readiness: () => Promise<Readiness>;
   runCampaign: (campaignId: string) => void;
+  /** The public reads' renders, shared with the fast path in front of the app (main.ts); a new one by default. */
+  cache?: PublicCache;
 };
 
 /** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
-export function createApp({ store, indexer, deployment, config, mailer, readiness, runCampaign }: AppDeps): Hono {
+export function createApp({ store, indexer, deployment, config, mailer, readiness, runCampaign, cache = new PublicCache(store) }: AppDeps): Hono {
   const app = new Hono();
   app.use(requestId());
   // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
@@ -75,7 +77,6 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   app.route("/api/v1", api);
   const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
   app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign, pullPolicy }));
-  const cache = new PublicCache(store);
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl, cache }));
   app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment, cache }));
   return app;

@@ -35,37 +35,49 @@ const MAX_ENTRIES = 2_000;
 
 export class PublicCache {
   private readonly entries = new Map<string, Rendered>();
-  private readonly rendering = new Map<string, Promise<Rendered>>();
+  /** Renders in flight by key, with the campaign version each began at. */
+  private readonly rendering = new Map<string, { version: number; run: Promise<Rendered> }>();
 
   constructor(private readonly store: Store) {}
 
   /** The render kept for `key` if it still holds for the campaign now; else null. */
   fresh(key: string, campaignId: string, now: number = Date.now()): Rendered | null {
+    return this.freshAt(key, this.store.publicVersions.get(campaignId), now);
+  }
+
+  /** As `fresh`, with the campaign's version already read (the fast path reads it with the campaign's id). */
+  freshAt(key: string, version: number, now: number = Date.now()): Rendered | null {
     const entry = this.entries.get(key);
-    if (!entry || now >= entry.expiresAt) return null;
-    if (this.store.publicVersions.get(campaignId) !== entry.version) return null;
+    if (!entry || now >= entry.expiresAt || entry.version !== version) return null;
     if (entry.finalAt !== null && (this.store.finality.get()?.block ?? -1) >= entry.finalAt) return null;
     return entry;
   }
 
   /** The render of `key`: the kept one while it holds, else a new one from `render` (shared by concurrent misses). */
   async get(key: string, campaignId: string, render: () => Promise<Render> | Render): Promise<Rendered> {
-    const kept = this.fresh(key, campaignId);
+    // The version is read before rendering: a write during the render leaves the entry one version behind, so
+    // the next request renders again instead of keeping what the write changed.
+    const version = this.store.publicVersions.get(campaignId);
+    const kept = this.freshAt(key, version);
     if (kept) return kept;
+    // A render begun at this version is shared; one begun before a write is not (a request made after the write
+    // must see it), so that request renders anew.
     const pending = this.rendering.get(key);
-    if (pending) return pending;
+    if (pending?.version === version) return pending.run;
     const run = (async () => {
-      // The version is read before rendering: a write during the render leaves the entry one version behind, so
-      // the next request renders again instead of keeping what the write changed.
-      const version = this.store.publicVersions.get(campaignId);
       const rendered = await render();
       const entry: Rendered = { ...rendered, version, etag: etagOf(rendered.body) };
-      this.entries.delete(key);
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, entry);
+      const current = this.entries.get(key);
+      if (!current || current.version <= version) {
+        this.entries.delete(key);
+        if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+        this.entries.set(key, entry);
+      }
       return entry;
-    })().finally(() => this.rendering.delete(key));
-    this.rendering.set(key, run);
+    })().finally(() => {
+      if (this.rendering.get(key)?.run === run) this.rendering.delete(key);
+    });
+    this.rendering.set(key, { version, run });
     return run;
   }
 }
