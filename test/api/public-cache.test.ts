@@ -181,6 +181,25 @@ describe("public reads after each change (issue 23)", () => {
     expect(nextDrawingText((await page()).text)).toContain("the campaign is paused.");
   });
 
+  it("a kept render, answered before Hono (http/publicFastPath.ts), carries the route's headers and bytes", async () => {
+    // A write (the test clock) makes the next read of each route a miss, rendered by Hono; the read after it is a hit.
+    expect((await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceBy: "1s" } })).status).toBe(200);
+    const perResponse = new Set(["date", "request-id", "connection", "keep-alive"]);
+    const comparable = (h: Headers) => [...h.entries()].filter(([name]) => !perResponse.has(name)).sort();
+    for (const route of [`/campaigns/${SLUG}/draws.json`, `/campaigns/${SLUG}`, proofRoute()]) {
+      const miss = await get(route);
+      const hit = await get(route, { "Request-Id": "support-case-4711" });
+      expect(hit.status, route).toBe(200);
+      expect(hit.text, route).toBe(miss.text);
+      expect(comparable(hit.headers), route).toEqual(comparable(miss.headers));
+      expect(hit.headers.get("request-id"), route).toBe("support-case-4711");
+      expect(miss.headers.get("request-id"), route).toMatch(/^req_[0-9a-z]{26}$/);
+      const notModified = await get(route, { "if-none-match": miss.headers.get("etag")! });
+      expect(notModified.status, route).toBe(304);
+      expect(notModified.headers.get("access-control-allow-origin"), route).toBe("*");
+    }
+  });
+
   it("draws.json and the page carry a strong ETag and the list Cache-Control, and answer 304 to exact, weak and listed tags", async () => {
     for (const route of [`/campaigns/${SLUG}/draws.json`, `/campaigns/${SLUG}`]) {
       const r = await get(route);
