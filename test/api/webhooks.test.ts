@@ -14,7 +14,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@prizedraw/client";
-import { verify } from "../../api/src/webhooks/signature.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
@@ -60,7 +59,6 @@ const at = (p: string) => received.filter((r) => r.path === p);
 /** Each request verifies with the secret (at its own timestamp) and names the drawing it says it is about. */
 function expectSigned(requests: readonly Received[], secret: string): void {
   for (const r of requests) {
-    expect(() => verify(secret, { id: r.id, timestamp: r.timestamp, signature: r.signature }, r.body), `${r.type} ${r.id}`).not.toThrow();
     // As a partner does, with the client package's helper.
     expect(verifyWebhook(secret, { "webhook-id": r.id, "webhook-timestamp": r.timestamp, "webhook-signature": r.signature }, r.body)).toMatchObject({ id: r.id, type: r.type });
     expect(Math.abs(Number(r.timestamp) - Date.now() / 1000)).toBeLessThan(300);
