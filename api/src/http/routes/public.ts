@@ -55,6 +55,7 @@ const MAX_KEEP_MS = 60 * 60_000;
 /** True when an If-None-Match header names `etag` (or is `*`), strong or weak. */
 export function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  if (header === etag) return true; // what a client that kept the answer sends: no parsing
   if (header.trim() === "*") return true;
   return header.split(",").some((tag) => {
     const t = tag.trim();
