@@ -1,8 +1,8 @@
 /**
  * The hottest reads answered before Hono (issue 23): a GET of a campaign page, its draws.json (no query) or a
  * final proof.json that the public cache holds is written straight to node:http's response, with the headers the
- * Hono route sends (the route rendered it: http/routes/public.ts and page.tsx). Checking costs one indexed read (the
- * campaign's id and public version by slug) and, for a render with provisional results, the finalized block.
+ * Hono route sends (the route rendered it: http/routes/public.ts and page.tsx). Checking costs one primary-key read
+ * (the campaign's public version) and, for a render with provisional results, the finalized block.
  * Everything else, and every miss, goes on to Hono, which renders and keeps the answer for the next request.
  * Measured in `npm run bench` (public.*): through Hono a kept page was served at a fraction of a bare server's rate.
  */
@@ -16,11 +16,15 @@ import { drawsKey, matchesEtag, pageKey, proofKey } from "./routes/public.js";
 /** The paths served here: the page, draws.json without a query, a proof. Slugs and ids as the routes take them. */
 const ROUTE = /^\/campaigns\/([^/?]+)(?:\/(draws\.json)|\/draws\/([^/?]+)\/proof\.json)?$/;
 
+/** Public campaigns' ids remembered by slug, at most (then the memory starts over). */
+const MAX_SLUGS = 10_000;
+
 /** Headers every public answer carries (app.ts and the public routes' CORS). */
 const COMMON_HEADERS = { "X-Content-Type-Options": "nosniff", "Access-Control-Allow-Origin": "*" };
 
 /** Answers `req` from the cache and returns true, or returns false (and touches nothing) for Hono to answer. */
 export function publicFastPath(store: Store, cache: PublicCache): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const campaignIds = new Map<string, string>();
   return (req, res) => {
     if (req.method !== "GET" || !req.url) return false;
     const match = ROUTE.exec(req.url);
@@ -33,10 +37,17 @@ export function publicFastPath(store: Store, cache: PublicCache): (req: Incoming
     } catch {
       return false; // malformed escapes: Hono answers them
     }
-    const campaign = store.publicVersions.bySlug(slug);
-    if (!campaign) return false;
-    const key = drawingId !== undefined ? proofKey(campaign.campaignId, drawingId) : match[2] ? drawsKey(campaign.campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaign.campaignId);
-    const rendered = cache.freshAt(key, campaign.version);
+    // A slug names one campaign for good and a public campaign never returns to draft, so its id is read once;
+    // the version (one primary-key read) is read every time.
+    let campaignId = campaignIds.get(slug);
+    if (campaignId === undefined) {
+      campaignId = store.publicVersions.bySlug(slug)?.campaignId;
+      if (campaignId === undefined) return false;
+      if (campaignIds.size >= MAX_SLUGS) campaignIds.clear();
+      campaignIds.set(slug, campaignId);
+    }
+    const key = drawingId !== undefined ? proofKey(campaignId, drawingId) : match[2] ? drawsKey(campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaignId);
+    const rendered = cache.freshAt(key, store.publicVersions.get(campaignId));
     if (!rendered) return false;
     write(req, res, rendered);
     return true;
