@@ -189,7 +189,7 @@ describe("the public campaign page on a phone", () => {
     expect(headers["content-security-policy"]).toBe(campaignCsp());
     expect(headers["x-content-type-options"]).toBe("nosniff");
     expect(headers["referrer-policy"]).toBe("no-referrer");
-    expect(headers["cache-control"]).toBe("public, max-age=15");
+    expect(headers["cache-control"]).toBe("public, max-age=15, stale-while-revalidate=60");
     expect(headers["content-type"]).toMatch(/^text\/html; charset=utf-8$/i);
 
     await expect(page.locator("h1").textContent()).resolves.toBe("Page Daily");
