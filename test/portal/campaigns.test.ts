@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { api, createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
 
@@ -16,67 +17,12 @@ const PULL_SECRET = "s3cr3t-t0ken-9f2c";
 /** A 1x1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
-type Reply = { status: number; text: string; location: string | null; headers: Headers };
-
-/** A browser without a browser: a cookie jar, forms posted as a browser posts them, redirects not followed. */
-class Client {
-  readonly jar = new Map<string, string>();
-  csrf = "";
-  constructor(private readonly base: string) {}
-
-  async request(method: "GET" | "POST", route: string, body?: URLSearchParams | FormData): Promise<Reply> {
-    const headers: Record<string, string> = {};
-    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    if (body instanceof URLSearchParams) headers["content-type"] = "application/x-www-form-urlencoded";
-    const response = await fetch(`${this.base}${route}`, { method, headers, body, redirect: "manual" });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const eq = pair!.indexOf("=");
-      const value = pair!.slice(eq + 1).trim();
-      if (value === "" || /max-age=0/i.test(cookie)) this.jar.delete(pair!.slice(0, eq).trim());
-      else this.jar.set(pair!.slice(0, eq).trim(), value);
-    }
-    const text = await response.text();
-    const token = /name="_csrf" value="([^"]+)"/.exec(text);
-    if (token) this.csrf = token[1]!;
-    return { status: response.status, text, location: response.headers.get("location"), headers: response.headers };
-  }
-  get(route: string) {
-    return this.request("GET", route);
-  }
-  post(route: string, form: Record<string, string>) {
-    return this.request("POST", route, new URLSearchParams({ _csrf: this.csrf, ...form }));
-  }
-  upload(route: string, name: string, file: Blob, fileName: string) {
-    const data = new FormData();
-    data.set("_csrf", this.csrf);
-    data.set(name, file, fileName);
-    return this.request("POST", route, data);
-  }
-}
-
 let stack: Stack;
 let store: Store;
 let accountId: string;
 let key: string;
-let owner: Client;
-let member: Client;
-
-/** Signs in by the link the test outbox shows for `email` (the newest one). */
-async function signIn(email: string): Promise<Client> {
-  const client = new Client(stack.baseUrl);
-  await client.get("/portal/sign-in");
-  expect((await client.post("/portal/sign-in", { email })).status).toBe(200);
-  const outbox = await new Client(stack.baseUrl).get("/portal/outbox");
-  const mail = outbox.text.split("<article>").find((a) => a.includes(`To ${email}`));
-  const link = /\/portal\/auth\?token=([A-Za-z0-9_-]+)/.exec(mail ?? "");
-  expect(link, `a sign-in link for ${email} in the outbox`).not.toBeNull();
-  await client.get(`/portal/auth?token=${link![1]}`);
-  const used = await client.post("/portal/auth", { token: link![1]! });
-  expect(used.status).toBe(303);
-  expect((await client.get("/portal")).status).toBe(200);
-  return client;
-}
+let owner: PortalClient;
+let member: PortalClient;
 
 /** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
 function fieldError(html: string, field: string): string | null {
@@ -119,8 +65,8 @@ beforeAll(async () => {
   store = openStore(storePath(stack.dataDir));
   ({ accountId, key } = await createAccount(stack, OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
-  owner = await signIn(OWNER);
-  member = await signIn(MEMBER);
+  owner = await signIn(stack, OWNER);
+  member = await signIn(stack, MEMBER);
 }, 240_000);
 
 afterAll(async () => {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIGN_INS_PER_ADDRESS, hashToken } from "../../api/src/domain/portal.js";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { PortalClient, type Reply } from "../support/portalClient.js";
 import { REPO_ROOT, sleep } from "../support/processes.js";
 import { startSmtp, type SmtpCatcher } from "../support/smtp.js";
 import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
@@ -28,44 +29,6 @@ const OTHER_SLUG = "sec-other";
 /** Whether the campaign screens (a page under /portal/campaigns/:slug) exist in this tree yet. */
 const CAMPAIGN_PAGE = readdirSync(path.join(REPO_ROOT, "api/src/http/portal")).some((f) => /campaigns\/:slug|"\/:slug/.test(readFileSync(path.join(REPO_ROOT, "api/src/http/portal", f), "utf8")));
 
-type Reply = { status: number; text: string; location: string | null; setCookies: string[] };
-
-/** A client with a cookie jar: what a browser keeps between requests, without a browser. */
-class Client {
-  readonly jar = new Map<string, string>();
-  constructor(private readonly base: string) {}
-
-  async request(method: "GET" | "POST", route: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    let body: string | undefined;
-    if (options.form) {
-      body = new URLSearchParams(options.form).toString();
-      headers["content-type"] = "application/x-www-form-urlencoded";
-    }
-    const response = await fetch(`${this.base}${route}`, { method, headers, body, redirect: "manual" });
-    const setCookies = response.headers.getSetCookie();
-    for (const cookie of setCookies) {
-      const [pair] = cookie.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === "" || /;\s*max-age=0/i.test(cookie)) this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-    return { status: response.status, text: await response.text(), location: response.headers.get("location"), setCookies };
-  }
-  get(route: string, headers?: Record<string, string>) {
-    return this.request("GET", route, { headers });
-  }
-  post(route: string, form: Record<string, string>, headers?: Record<string, string>) {
-    return this.request("POST", route, { form, headers });
-  }
-  get session(): string | undefined {
-    return this.jar.get("pd_session");
-  }
-}
-
 /** The CSRF token a page's forms carry. */
 function csrfOf(html: string): string {
   const match = /name="_csrf" value="([^"]+)"/.exec(html);
@@ -76,9 +39,9 @@ function csrfOf(html: string): string {
 let stack: Stack;
 let smtp: SmtpCatcher;
 let store: Store;
-let owner: Client;
+let owner: PortalClient;
 let ownerCsrf: string;
-let member: Client;
+let member: PortalClient;
 let memberCsrf: string;
 let ownerAccount: string;
 /** Every link token and session id the test saw: none may appear in the service's log. */
@@ -90,14 +53,14 @@ const liveKeys = () => store.accounts.keys(ownerAccount).filter((k) => k.revoked
 const members = () => store.accounts.members(ownerAccount).map((m) => `${m.email}:${m.role}`).sort();
 
 /** Asks for a sign-in link for `email` (from a signed-out form) and returns the response. */
-async function askForLink(client: Client, email: string): Promise<Reply> {
+async function askForLink(client: PortalClient, email: string): Promise<Reply> {
   const page = await client.get("/portal/sign-in");
   expect(page.status).toBe(200);
-  return client.post("/portal/sign-in", { _csrf: csrfOf(page.text), email });
+  return client.postForm("/portal/sign-in", { _csrf: csrfOf(page.text), email });
 }
 
 /** Opens an emailed link (the page with one button) and presses it: POST /portal/auth. */
-async function useLink(client: Client, link: string): Promise<Reply> {
+async function useLink(client: PortalClient, link: string): Promise<Reply> {
   const url = new URL(link);
   expect(url.origin).toBe(stack.baseUrl);
   const token = url.searchParams.get("token")!;
@@ -105,15 +68,15 @@ async function useLink(client: Client, link: string): Promise<Reply> {
   const page = await client.get(`${url.pathname}${url.search}`);
   expect(page.status).toBe(200);
   expect(page.text).toContain(`name="token" value="${token}"`);
-  return client.post("/portal/auth", { _csrf: csrfOf(page.text), token });
+  return client.postForm("/portal/auth", { _csrf: csrfOf(page.text), token });
 }
 
 /** Signs `client` in as `email` by an emailed link; returns the link and the session's CSRF token. */
-async function signIn(client: Client, email: string): Promise<{ link: string; csrf: string }> {
+async function signIn(client: PortalClient, email: string): Promise<{ link: string; csrf: string }> {
   const before = smtp.to(email).length;
   // Asked from a signed-out client (a signed-in one is sent from the sign-in page to /portal); the link is then
   // opened in `client`, as a person reads the mail in the browser they are signed in with.
-  const asked = await askForLink(new Client(stack.baseUrl), email);
+  const asked = await askForLink(new PortalClient(stack.baseUrl), email);
   expect(asked.status).toBe(200);
   const link = await smtp.nextLink(email, before + 1);
   const used = await useLink(client, link);
@@ -149,13 +112,13 @@ beforeAll(async () => {
   const other = await createAccount(stack, OTHER_OWNER);
   await stack.cli("campaign", "create", "--account", other.accountId, "--slug", OTHER_SLUG, "--name", "Other Campaign", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", TEST_WALLET);
 
-  owner = new Client(stack.baseUrl);
+  owner = new PortalClient(stack.baseUrl);
   ownerCsrf = (await signIn(owner, OWNER)).csrf;
   // The owner invites a member through the team page; the member joins by the emailed invite link.
-  const invited = await owner.post("/portal/team/invite", { _csrf: ownerCsrf, email: MEMBER, role: "member" });
+  const invited = await owner.postForm("/portal/team/invite", { _csrf: ownerCsrf, email: MEMBER, role: "member" });
   expect(invited.status).toBe(200);
   expect(members()).toContain(`${MEMBER}:member`);
-  member = new Client(stack.baseUrl);
+  member = new PortalClient(stack.baseUrl);
   const used = await useLink(member, await smtp.nextLink(MEMBER, 1));
   expect(used.status).toBe(303);
   secrets.add(member.session!);
@@ -173,13 +136,13 @@ afterAll(async () => {
 
 describe("sign-in links", () => {
   it("a reused link is refused and starts no session", async () => {
-    const first = new Client(stack.baseUrl);
+    const first = new PortalClient(stack.baseUrl);
     const { link } = await signIn(first, OWNER);
     const token = new URL(link).searchParams.get("token")!;
     const usedAt = store.portal.link(hashToken(token))!.usedAt;
     expect(usedAt).not.toBeNull();
     const before = snapshot();
-    const again = new Client(stack.baseUrl);
+    const again = new PortalClient(stack.baseUrl);
     const reply = await useLink(again, link);
     expect(reply.status).toBe(400);
     expect(reply.text).toContain("not valid any more");
@@ -202,7 +165,7 @@ describe("sign-in links", () => {
       usedAt: null,
     });
     const before = snapshot();
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const reply = await useLink(client, `${stack.baseUrl}/portal/auth?token=${token}`);
     expect(reply.status).toBe(400);
     expect(reply.text).toContain("not valid any more");
@@ -212,16 +175,16 @@ describe("sign-in links", () => {
   });
 
   it("malformed tokens are refused and start no session", async () => {
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const csrf = csrfOf((await client.get("/portal/sign-in")).text);
     const before = snapshot();
     for (const token of ["", "abc", "x".repeat(42), `${"A".repeat(42)}!`, "A".repeat(44), "../../etc/passwd", "' OR 1=1 --", "A".repeat(5000)]) {
-      const reply = await client.post("/portal/auth", { _csrf: csrf, token });
+      const reply = await client.postForm("/portal/auth", { _csrf: csrf, token });
       expect(reply.status, `token ${JSON.stringify(token.slice(0, 50))}`).toBe(400);
       expect(client.session).toBeUndefined();
     }
     // Without the field at all.
-    expect((await client.post("/portal/auth", { _csrf: csrf })).status).toBe(400);
+    expect((await client.postForm("/portal/auth", { _csrf: csrf })).status).toBe(400);
     // The GET page with a hostile token shows it only as an escaped hidden value.
     const page = await client.get(`/portal/auth?token=${encodeURIComponent('"><script>alert(1)</script>')}`);
     expect(page.status).toBe(200);
@@ -240,15 +203,15 @@ describe("forged forms", () => {
     ];
     for (const [route, form] of forged) {
       for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }] as Record<string, string>[]) {
-        const reply = await owner.post(route, form, headers);
+        const reply = await owner.postForm(route, form, headers);
         expect(reply.status, `${route} ${JSON.stringify(headers)}`).toBe(403);
         expect(reply.text).toContain("another site");
       }
     }
     // Signed out too: a forged "send me a link" sends nothing.
-    const stranger = new Client(stack.baseUrl);
+    const stranger = new PortalClient(stack.baseUrl);
     const csrf = csrfOf((await stranger.get("/portal/sign-in")).text);
-    expect((await stranger.post("/portal/sign-in", { _csrf: csrf, email: OWNER }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" })).status).toBe(403);
+    expect((await stranger.postForm("/portal/sign-in", { _csrf: csrf, email: OWNER }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" })).status).toBe(403);
     await sleep(500);
     expect(snapshot()).toBe(before);
     // The owner's session still works (the forged sign-out did not end it).
@@ -267,19 +230,19 @@ describe("forged forms", () => {
         ["/portal/team/remove", { email: MEMBER }],
         ["/portal/sign-out", {}],
       ] as [string, Record<string, string>][]) {
-        const reply = await owner.post(route, form(extra));
+        const reply = await owner.postForm(route, form(extra));
         expect(reply.status, `${route} with _csrf ${JSON.stringify(csrf)}`).toBe(403);
       }
     }
     // Signed out: the form cookie's token is required as well.
-    const stranger = new Client(stack.baseUrl);
+    const stranger = new PortalClient(stack.baseUrl);
     await stranger.get("/portal/sign-in");
-    expect((await stranger.post("/portal/sign-in", { email: OWNER })).status).toBe(403);
-    expect((await stranger.post("/portal/sign-in", { _csrf: "A".repeat(32), email: OWNER })).status).toBe(403);
+    expect((await stranger.postForm("/portal/sign-in", { email: OWNER })).status).toBe(403);
+    expect((await stranger.postForm("/portal/sign-in", { _csrf: "A".repeat(32), email: OWNER })).status).toBe(403);
     // Another client's form token is not this client's.
-    const other = new Client(stack.baseUrl);
+    const other = new PortalClient(stack.baseUrl);
     const otherCsrf = csrfOf((await other.get("/portal/sign-in")).text);
-    expect((await stranger.post("/portal/sign-in", { _csrf: otherCsrf, email: OWNER })).status).toBe(403);
+    expect((await stranger.postForm("/portal/sign-in", { _csrf: otherCsrf, email: OWNER })).status).toBe(403);
     await sleep(500);
     expect(snapshot()).toBe(before);
   });
@@ -287,7 +250,7 @@ describe("forged forms", () => {
 
 describe("a member", () => {
   it("is refused every owner action, and nothing changes", async () => {
-    const ownerKeys = await owner.post("/portal/keys", { _csrf: ownerCsrf });
+    const ownerKeys = await owner.postForm("/portal/keys", { _csrf: ownerCsrf });
     expect(ownerKeys.status).toBe(200);
     const keyId = store.accounts.keys(ownerAccount).find((k) => k.revokedAt === null)!.keyId;
     const before = snapshot();
@@ -299,11 +262,11 @@ describe("a member", () => {
     const attempts: [string, Promise<Reply>][] = [
       ["GET /portal/keys", member.get("/portal/keys")],
       ["GET /portal/team", member.get("/portal/team")],
-      ["POST /portal/keys", member.post("/portal/keys", { _csrf: memberCsrf })],
-      ["POST /portal/keys/revoke", member.post("/portal/keys/revoke", { _csrf: memberCsrf, keyId })],
-      ["POST /portal/team/invite", member.post("/portal/team/invite", { _csrf: memberCsrf, email: "friend@example.com", role: "owner" })],
-      ["POST /portal/team/role", member.post("/portal/team/role", { _csrf: memberCsrf, email: MEMBER, role: "owner" })],
-      ["POST /portal/team/remove", member.post("/portal/team/remove", { _csrf: memberCsrf, email: OWNER })],
+      ["POST /portal/keys", member.postForm("/portal/keys", { _csrf: memberCsrf })],
+      ["POST /portal/keys/revoke", member.postForm("/portal/keys/revoke", { _csrf: memberCsrf, keyId })],
+      ["POST /portal/team/invite", member.postForm("/portal/team/invite", { _csrf: memberCsrf, email: "friend@example.com", role: "owner" })],
+      ["POST /portal/team/role", member.postForm("/portal/team/role", { _csrf: memberCsrf, email: MEMBER, role: "owner" })],
+      ["POST /portal/team/remove", member.postForm("/portal/team/remove", { _csrf: memberCsrf, email: OWNER })],
     ];
     for (const [label, promise] of attempts) {
       const reply = await promise;
@@ -351,10 +314,10 @@ describe("another account's campaign", () => {
 
 describe("sessions", () => {
   it("after sign-out the old cookie is sent to sign-in on GET and refused on POST", async () => {
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const { csrf } = await signIn(client, OWNER2);
     const old = client.session!;
-    const out = await client.post("/portal/sign-out", { _csrf: csrf });
+    const out = await client.postForm("/portal/sign-out", { _csrf: csrf });
     expect(out.status).toBe(200);
     expect(client.session).toBeUndefined();
     expect(out.setCookies.some((c) => /^pd_session=;/.test(c))).toBe(true);
@@ -371,20 +334,20 @@ describe("sessions", () => {
       ["/portal/keys", { _csrf: csrf }],
       ["/portal/team/invite", { _csrf: csrf, email: "late@example.com", role: "owner" }],
     ] as [string, Record<string, string>][]) {
-      const reply = await client.post(route, form);
+      const reply = await client.postForm(route, form);
       expect([401, 403], `${route}: ${reply.status}`).toContain(reply.status);
     }
     // Even with the form cookie's token (what a signed-out page carries), the action needs a session.
     const fresh = csrfOf((await client.get("/portal/sign-in")).text);
     client.jar.set("pd_session", old);
-    const withFormToken = await client.post("/portal/keys", { _csrf: fresh });
+    const withFormToken = await client.postForm("/portal/keys", { _csrf: fresh });
     expect(withFormToken.status).toBe(401);
     await sleep(300);
     expect(snapshot()).toBe(before);
   });
 
   it("the session cookie is HttpOnly, SameSite=Lax, not Secure on loopback http, path /portal", async () => {
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const before = smtp.to(OWNER2).length;
     await askForLink(client, OWNER2);
     const reply = await useLink(client, await smtp.nextLink(OWNER2, before + 1));
@@ -398,24 +361,24 @@ describe("sessions", () => {
     expect(attrs).not.toContain("secure");
     expect(attrs.find((a) => a.startsWith("max-age="))).toBe("max-age=43200");
     // The form cookie: HttpOnly, SameSite=Strict.
-    const form = (await new Client(stack.baseUrl).get("/portal/sign-in")).setCookies.find((c) => c.startsWith("pd_form="))!;
+    const form = (await new PortalClient(stack.baseUrl).get("/portal/sign-in")).setCookies.find((c) => c.startsWith("pd_form="))!;
     expect(form.toLowerCase()).toContain("httponly");
     expect(form.toLowerCase()).toContain("samesite=strict");
   });
 
   it("every sign-in gives a new session id, never one the browser brought (session fixation)", async () => {
     const planted = "A".repeat(43);
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     client.jar.set("pd_session", planted);
     const before = smtp.to(OWNER2).length;
-    await askForLink(new Client(stack.baseUrl), OWNER2);
+    await askForLink(new PortalClient(stack.baseUrl), OWNER2);
     const reply = await useLink(client, await smtp.nextLink(OWNER2, before + 1));
     expect(reply.status).toBe(303);
     const first = client.session!;
     secrets.add(first);
     expect(first).not.toBe(planted);
     expect(store.portal.session(hashToken(planted))).toBeNull();
-    const other = new Client(stack.baseUrl);
+    const other = new PortalClient(stack.baseUrl);
     await signIn(other, OWNER2);
     expect(other.session).not.toBe(first);
     // The store keeps only hashes: the id itself is nowhere in the sessions table.
@@ -426,7 +389,7 @@ describe("sessions", () => {
   it("signing in again in a signed-in browser (a new link, same cookies) gives a new id and ends the old session", async () => {
     // The link page's form carries the form cookie's token while the guard checks a signed-in browser's post
     // against the session's token: see the report (fails with 403 "this form has expired" until fixed).
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     await signIn(client, OWNER3);
     const first = client.session!;
     await signIn(client, OWNER3);
@@ -434,7 +397,7 @@ describe("sessions", () => {
     expect(second).not.toBe(first);
     expect(store.portal.session(hashToken(first))!.endedAt).not.toBeNull();
     expect(store.portal.session(hashToken(second))!.endedAt).toBeNull();
-    const stale = new Client(stack.baseUrl);
+    const stale = new PortalClient(stack.baseUrl);
     stale.jar.set("pd_session", first);
     expect((await stale.get("/portal")).status).toBe(303);
   });
@@ -442,7 +405,7 @@ describe("sessions", () => {
 
 describe("send me a link", () => {
   it("answers the same page with and without an account; only the account gets mail", async () => {
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const [ownerBefore, nobodyBefore] = [smtp.to(OWNER).length, smtp.to(NOBODY).length];
     const withAccount = await askForLink(client, OWNER);
     const withoutAccount = await askForLink(client, NOBODY);
@@ -459,7 +422,7 @@ describe("send me a link", () => {
   });
 
   it(`refuses the ${SIGN_INS_PER_ADDRESS + 1}th request for one address in the window with 429, and sends no mail for it`, async () => {
-    const client = new Client(stack.baseUrl);
+    const client = new PortalClient(stack.baseUrl);
     const address = OTHER_OWNER;
     for (let i = 1; i <= SIGN_INS_PER_ADDRESS; i++) {
       expect((await askForLink(client, address)).status, `request ${i}`).toBe(200);

@@ -13,45 +13,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import type { WebhookEndpoint } from "../../api/src/store/webhooks.js";
+import { PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
 const OWNER = "hooks-owner@example.com";
 const MEMBER = "hooks-member@example.com";
 const OTHER_OWNER = "hooks-other@example.com";
-
-type Reply = { status: number; text: string; location: string | null };
-
-/** A browser without a browser: a cookie jar, forms posted as a browser posts them, redirects not followed. */
-class Client {
-  readonly jar = new Map<string, string>();
-  csrf = "";
-  constructor(private readonly base: string) {}
-
-  async request(method: "GET" | "POST", route: string, body?: URLSearchParams, extra: Record<string, string> = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...extra };
-    if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    if (body) headers["content-type"] = "application/x-www-form-urlencoded";
-    const response = await fetch(`${this.base}${route}`, { method, headers, body, redirect: "manual" });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const eq = pair!.indexOf("=");
-      const value = pair!.slice(eq + 1).trim();
-      if (value === "" || /max-age=0/i.test(cookie)) this.jar.delete(pair!.slice(0, eq).trim());
-      else this.jar.set(pair!.slice(0, eq).trim(), value);
-    }
-    const text = await response.text();
-    const token = /name="_csrf" value="([^"]+)"/.exec(text);
-    if (token) this.csrf = token[1]!;
-    return { status: response.status, text, location: response.headers.get("location") };
-  }
-  get(route: string) {
-    return this.request("GET", route);
-  }
-  post(route: string, form: Record<string, string>, headers?: Record<string, string>) {
-    return this.request("POST", route, new URLSearchParams({ _csrf: this.csrf, ...form }), headers);
-  }
-}
 
 let stack: Stack;
 let store: Store;
@@ -65,25 +33,10 @@ const hits = new Map<string, number>();
 let accountId: string;
 let key: string;
 let otherAccount: string;
-let owner: Client;
-let member: Client;
+let owner: PortalClient;
+let member: PortalClient;
 /** Every secret the test saw: none may appear in service.log. */
 const secrets = new Set<string>();
-
-/** Signs in by the link the test outbox shows for `email` (the newest one). */
-async function signIn(email: string): Promise<Client> {
-  const client = new Client(stack.baseUrl);
-  await client.get("/portal/sign-in");
-  expect((await client.post("/portal/sign-in", { email })).status).toBe(200);
-  const outbox = await new Client(stack.baseUrl).get("/portal/outbox");
-  const mail = outbox.text.split("<article>").find((a) => a.includes(`To ${email}`));
-  const link = /\/portal\/auth\?token=([A-Za-z0-9_-]+)/.exec(mail ?? "");
-  expect(link, `a sign-in link for ${email} in the outbox`).not.toBeNull();
-  await client.get(`/portal/auth?token=${link![1]}`);
-  expect((await client.post("/portal/auth", { token: link![1]! })).status).toBe(303);
-  expect((await client.get("/portal")).status).toBe(200);
-  return client;
-}
 
 /** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
 function fieldError(html: string, field: string): string | null {
@@ -122,8 +75,8 @@ beforeAll(async () => {
   ({ accountId, key } = await createAccount(stack, OWNER));
   ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
-  owner = await signIn(OWNER);
-  member = await signIn(MEMBER);
+  owner = await signIn(stack, OWNER);
+  member = await signIn(stack, MEMBER);
 }, 240_000);
 
 afterAll(async () => {
@@ -319,7 +272,7 @@ describe("refusals", () => {
         expect(reply.status, `${route} ${JSON.stringify(headers)}`).toBe(403);
         expect(reply.text).toContain("another site");
       }
-      const noToken = await owner.request("POST", route, new URLSearchParams(form));
+      const noToken = await owner.postForm(route, form);
       expect(noToken.status, `${route} without _csrf`).toBe(403);
     }
     expect(snapshot()).toBe(before);
