@@ -425,4 +425,21 @@ describe("PublicCache", () => {
     expect(cache.fresh("k1", campaign.id)).not.toBeNull();
     expect(cache.fresh("k2000", campaign.id)).not.toBeNull();
   });
+
+  it("keeps at most 64 MiB of bodies, dropping the oldest; a render again after a write replaces its own entry", async () => {
+    const big = (fill: number) => () => ({ body: Buffer.alloc(30 * 1024 * 1024, fill), headers: {}, expiresAt: Date.now() + 60_000, finalAt: null });
+    await cache.get("a", campaign.id, big(1));
+    await cache.get("b", campaign.id, big(2));
+    expect(cache.fresh("a", campaign.id)).not.toBeNull();
+    await cache.get("c", campaign.id, big(3)); // 90 MiB would be over: "a" goes
+    expect(cache.fresh("a", campaign.id)).toBeNull();
+    expect(cache.fresh("b", campaign.id)).not.toBeNull();
+    expect(cache.fresh("c", campaign.id)).not.toBeNull();
+    // A write makes both stale; each renders again into its own place, both kept (60 MiB).
+    store.campaigns.update({ ...store.campaigns.byId(campaign.id)!, name: "Bigger" });
+    await cache.get("c", campaign.id, big(4));
+    await cache.get("b", campaign.id, big(5));
+    expect(cache.fresh("b", campaign.id)?.body[0]).toBe(5);
+    expect(cache.fresh("c", campaign.id)?.body[0]).toBe(4);
+  });
 });

@@ -32,9 +32,12 @@ export function etagOf(body: Buffer): string {
 
 /** Renders kept at most (query variants of draws.json are keys of their own); the oldest goes first. */
 const MAX_ENTRIES = 2_000;
+/** Bytes of bodies kept at most: a proof of 1,000 winners is a few hundred KB, so the count alone is no bound. */
+const MAX_BYTES = 64 * 1024 * 1024;
 
 export class PublicCache {
   private readonly entries = new Map<string, Rendered>();
+  private bytes = 0;
   /** Renders in flight by key, with the campaign version each began at. */
   private readonly rendering = new Map<string, { version: number; run: Promise<Rendered> }>();
 
@@ -68,16 +71,27 @@ export class PublicCache {
       const rendered = await render();
       const entry: Rendered = { ...rendered, version, etag: etagOf(rendered.body) };
       const current = this.entries.get(key);
-      if (!current || current.version <= version) {
-        this.entries.delete(key);
-        if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, entry);
-      }
+      if (!current || current.version <= version) this.keep(key, entry);
       return entry;
     })().finally(() => {
       if (this.rendering.get(key)?.run === run) this.rendering.delete(key);
     });
     this.rendering.set(key, { version, run });
     return run;
+  }
+
+  /** Keeps `entry` as the newest, dropping the oldest beyond the count and byte bounds. */
+  private keep(key: string, entry: Rendered): void {
+    this.drop(key);
+    while (this.entries.size > 0 && (this.entries.size >= MAX_ENTRIES || this.bytes + entry.body.length > MAX_BYTES)) this.drop(this.entries.keys().next().value!);
+    this.entries.set(key, entry);
+    this.bytes += entry.body.length;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.body.length;
   }
 }
