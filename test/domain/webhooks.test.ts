@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 // Webhooks without the stack: Standard Webhooks signatures (the spec's published test vector), the retry
 // schedule, which drawing changes are events, the outbox written in the change's transaction (and rolled back
 // with it), guarantee.awaiting_pick, per-drawing ordering of deliveries, the delivery worker's outcomes with a
@@ -6,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCampaign } from "../../api/src/domain/campaigns.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
@@ -229,6 +231,58 @@ describe("the outbox on a real store", () => {
     expect(new Set(received.map((r) => r.body)).size).toBe(1);
   });
 
+  it("the timer does not look at the outbox again and again while a send is open, nor resend an unrecorded attempt at once", async () => {
+    await endpoint();
+    store.drawings.update({ ...drawing(), status: "locked" });
+    let release: () => void = () => undefined;
+    let sends = 0;
+    const timer = new WebhookTimer({
+      store,
+      logger,
+      allowLoopback: true,
+      retry: { testBaseMs: 1 },
+      send: async () => {
+        sends++;
+        await new Promise<void>((r) => (release = r));
+        return { status: 200, snippet: "" };
+      },
+    });
+    const realDue = store.webhooks.due.bind(store.webhooks);
+    let looks = 0;
+    store.webhooks.due = (...args) => (looks++, realDue(...args));
+    timer.start();
+    try {
+      await new Promise((r) => setTimeout(r, 600));
+      expect(sends).toBe(1);
+      // With the open send counted as due, this was hundreds of looks (a 0 ms timer each time).
+      expect(looks).toBeLessThanOrEqual(3);
+      // The outcome cannot be stored: the delivery waits instead of being sent again at once.
+      const realRecord = store.webhooks.recordAttempt.bind(store.webhooks);
+      store.webhooks.recordAttempt = () => {
+        throw new Error("SQLITE_BUSY: database is locked");
+      };
+      release();
+      await new Promise((r) => setTimeout(r, 600));
+      expect(sends).toBe(1);
+      store.webhooks.recordAttempt = realRecord;
+    } finally {
+      timer.stop();
+      release();
+    }
+  });
+
+  it("a drawing's change with its events waits for another process's write instead of failing at once", async () => {
+    const d = drawing();
+    // Another process holds a write transaction for 700 ms (as the CLI may); busy_timeout is 5 s.
+    const holder = spawn(process.execPath, ["-e", `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(path.join(dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((r) => holder.stdout!.once("data", () => r()));
+    const started = Date.now();
+    store.drawings.update({ ...d, status: "locked" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(store.drawings.byId(campaign.id, d.id)!.status).toBe("locked");
+    await new Promise((r) => holder.once("exit", r));
+  });
+
   it("endpoints: the secret is returned once and never listed; rotation signs with both for 24 h; delete stops deliveries", async () => {
     const { endpoint: e, secret } = await endpoint();
     expect(JSON.stringify(listEndpoints(store, accountId))).not.toContain(secret.slice(6));
@@ -271,6 +325,7 @@ describe("the outbox on a real store", () => {
     // http reaches only loopback, and only with the test allowance.
     expect(await refusal("http://127.0.0.1:9/hook", true)).toBe("accepted");
     expect(await refusal("http://intranet.example/hook", true)).toBe("400 url: the URL must be https");
+    expect(await refusal("https://hooks.example.com:0/x")).toBe("400 url: the URL's port must be 1 to 65535");
     expect(store.webhooks.endpoints(accountId)).toHaveLength(1);
   });
 });

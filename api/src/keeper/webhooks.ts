@@ -13,6 +13,8 @@ export const WEBHOOK_CONCURRENCY = 4;
  * (the keeper, an HTTP request, the CLI), so it cannot rely on being told.
  */
 const IDLE_CHECK_MS = 1_000;
+/** After an attempt whose outcome could not be stored (the store busy or closing), the delivery waits this long. */
+const UNRECORDED_WAIT_MS = 30_000;
 /** setTimeout's limit is about 24 days; a re-check costs one query. */
 const MAX_SLEEP_MS = 60 * 60_000;
 
@@ -38,6 +40,8 @@ export class WebhookTimer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly inFlight = new Set<number>();
+  /** Deliveries whose last attempt could not be recorded, and when they may be tried again. */
+  private readonly unrecorded = new Map<number, number>();
 
   constructor(private readonly deps: WebhookDeps) {}
 
@@ -58,7 +62,9 @@ export class WebhookTimer {
     if (this.timer) clearTimeout(this.timer);
     let wait = IDLE_CHECK_MS;
     try {
-      const next = this.deps.store.webhooks.nextDueAt();
+      // Deliveries being sent, or waiting after an attempt that could not be recorded, are not due: counting them
+      // set a 0 ms timer over and over while a send was open (hundreds of empty looks a second).
+      const next = WEBHOOK_CONCURRENCY - this.inFlight.size > 0 ? this.deps.store.webhooks.nextDueAt(this.busy()) : null;
       if (next !== null) wait = Math.min(wait, Math.max(0, Date.parse(next) - Date.now()));
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
@@ -72,20 +78,31 @@ export class WebhookTimer {
     const free = WEBHOOK_CONCURRENCY - this.inFlight.size;
     let due: DueDelivery[] = [];
     try {
-      if (free > 0) due = this.deps.store.webhooks.due(new Date().toISOString(), free, [...this.inFlight]);
+      if (free > 0) due = this.deps.store.webhooks.due(new Date().toISOString(), free, this.busy());
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
     }
     for (const delivery of due) {
       this.inFlight.add(delivery.id);
       void this.deliver(delivery)
-        .catch((error: unknown) => this.deps.logger.warn({ deliveryId: delivery.id, err: message(error) }, "webhook attempt not recorded; retried"))
+        .catch((error: unknown) => {
+          // Sent (perhaps) but not recorded: it stays due in the store, so it waits here before it is sent again.
+          this.unrecorded.set(delivery.id, Date.now() + UNRECORDED_WAIT_MS);
+          this.deps.logger.warn({ deliveryId: delivery.id, err: message(error) }, "webhook attempt not recorded; retried");
+        })
         .finally(() => {
           this.inFlight.delete(delivery.id);
           this.arm();
         });
     }
     this.arm();
+  }
+
+  /** Deliveries not to pick now: being sent, or waiting after an unrecorded attempt. */
+  private busy(): number[] {
+    const now = Date.now();
+    for (const [id, until] of this.unrecorded) if (until <= now) this.unrecorded.delete(id);
+    return [...this.inFlight, ...this.unrecorded.keys()];
   }
 
   /** One attempt: signs at send time (the timestamp is the attempt's), sends, records the outcome. */

@@ -208,9 +208,12 @@ export class DrawingStore {
       this.db.prepare(`UPDATE drawings SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toRecord(d));
       if (hook && before) hook({ status: before.status, needsAttention: before.needs_attention }, d);
     };
-    // The change and its events commit together (a savepoint inside the caller's transaction, if any).
-    if (this.onChange) this.db.transaction(write)();
-    else write();
+    // The change and its events commit together (a savepoint inside the caller's transaction, if any). Begun as a
+    // write (IMMEDIATE) on its own: a deferred one reads first and then cannot wait for another process's write
+    // (SQLite answers SQLITE_BUSY at once instead of waiting out busy_timeout).
+    if (!this.onChange) write();
+    else if (this.db.inTransaction) this.db.transaction(write)();
+    else this.db.transaction(write).immediate();
   }
 
   byId(campaignId: string, id: string): Drawing | null {

@@ -165,9 +165,12 @@ export class WebhookStore {
     return rows.map((r) => ({ ...delivery(r), body: r.body, endpoint: this.endpoint(r.endpoint_id)! }));
   }
 
-  /** When the next lane head is due (null when nothing is pending). */
-  nextDueAt(): string | null {
-    return (this.db.prepare(`SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE ${LANE_HEAD}`).pluck().get() as string | null) ?? null;
+  /** When the next lane head is due, leaving out `busy` deliveries (being sent); null when none is pending. */
+  nextDueAt(busy: readonly number[] = []): string | null {
+    return (this.db
+      .prepare(`SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE ${LANE_HEAD} AND d.id NOT IN (SELECT value FROM json_each(?))`)
+      .pluck()
+      .get(JSON.stringify(busy)) as string | null) ?? null;
   }
 
   /** Records an attempt and the delivery's new state, in one transaction. */

@@ -42,6 +42,7 @@ export function checkWebhookUrl(text: string, allowLoopback: boolean): URL {
   if (url.protocol !== "https:" && !(url.protocol === "http:" && allowLoopback && loopbackHost)) throw new WebhookUrlError("the URL must be https");
   if (url.username || url.password) throw new WebhookUrlError("the URL must not carry credentials; verify the signature instead");
   if (url.hash) throw new WebhookUrlError("the URL must not have a #fragment");
+  if (url.port === "0") throw new WebhookUrlError("the URL's port must be 1 to 65535");
   return url;
 }
 
