@@ -430,10 +430,12 @@ describe("reorgs during a drawing", () => {
       const reorg = await reorgFrom(stack.rpcUrl, paid.chain.paidIn[0]!);
       console.log(`[reorg] guarantee: anvil_reorg [${reorg.depth}, []] from the GuaranteePaid block ${paid.chain.paidIn[0]} (head ${reorg.head})`);
       const after = await waitFor("the indexer reverted the payment", () => look("guarantee: after", campaignId), (o) => o.indexer.length === 0);
-      expect(after.chain.status).toBe("picked");
-      expect(after.chain.paidIn).toHaveLength(0);
-      expect(await balance(GUARANTEE_WALLET)).toBe(before);
-      return { campaignId, before: { balance: before, tokens: paid.chain.paidTokens[0]! } };
+      // The keeper may already have paid it again (it checks payments every cycle until final): once, never twice.
+      const tokens = paid.chain.paidTokens[0]!;
+      expect(after.chain.paidIn.length).toBeLessThanOrEqual(1);
+      expect(after.chain.status).toBe(after.chain.paidIn.length === 0 ? "picked" : "paid");
+      expect([before, before + tokens]).toContain(await balance(GUARANTEE_WALLET));
+      return { campaignId, before: { balance: before, tokens } };
     });
     const end = await waitFor(
       "the guarantee paid exactly once on the canonical chain",
@@ -478,8 +480,10 @@ describe("reorgs during a drawing", () => {
       const reorg = await reorgFrom(stack.rpcUrl, seen.chain.paidIn[0]!);
       console.log(`[reorg] held: anvil_reorg [${reorg.depth}, []] from the HeldPrizePaid block ${seen.chain.paidIn[0]} (head ${reorg.head})`);
       const after = await waitFor("the indexer reverted the payment", () => look("held: after", campaignId, first.id, position), (o) => o.indexer.length === 0);
-      expect(after.chain.state).toBe("open");
-      expect(await balance(HELD_WALLET)).toBe(before);
+      // The keeper may already have sent the decision again (it checks sent decisions every cycle until final): the
+      // wallet then holds the prize once more, never twice.
+      expect(["open", "paid"]).toContain(after.chain.state);
+      expect([before, before + tokens]).toContain(await balance(HELD_WALLET));
       return { campaignId, id: first.id, position, before: { balance: before, tokens } };
     });
     const end = await waitFor(
