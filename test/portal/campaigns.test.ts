@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
-import { PortalClient, signIn } from "../support/portalClient.js";
+import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { api, createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
 
@@ -23,14 +23,6 @@ let accountId: string;
 let key: string;
 let owner: PortalClient;
 let member: PortalClient;
-
-/** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
-function fieldError(html: string, field: string): string | null {
-  const id = `f-${field}-error`;
-  if (!new RegExp(`aria-describedby="[^"]*${id}`).test(html)) return null;
-  const match = new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html);
-  return match ? match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&") : null;
-}
 
 const campaign = () => store.campaigns.bySlug(SLUG);
 

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import type { WebhookEndpoint } from "../../api/src/store/webhooks.js";
-import { PortalClient, signIn } from "../support/portalClient.js";
+import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
@@ -37,14 +37,6 @@ let owner: PortalClient;
 let member: PortalClient;
 /** Every secret the test saw: none may appear in service.log. */
 const secrets = new Set<string>();
-
-/** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
-function fieldError(html: string, field: string): string | null {
-  const id = `f-${field}-error`;
-  if (!new RegExp(`aria-describedby="[^"]*${id}`).test(html)) return null;
-  const match = new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html);
-  return match ? match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&") : null;
-}
 
 /** The one-time secret a page shows, or null. */
 function shownSecret(html: string): string | null {

@@ -77,3 +77,11 @@ export async function signIn(stack: Stack, email: string): Promise<PortalClient>
   expect((await client.get("/portal")).status).toBe(200);
   return client;
 }
+
+/** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
+export function fieldError(html: string, field: string): string | null {
+  const id = `f-${field}-error`;
+  if (!new RegExp(`aria-describedby="[^"]*${id}`).test(html)) return null;
+  const match = new RegExp(`<p class="field-error" id="${id}">([^<]*)</p>`).exec(html);
+  return match ? match[1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&") : null;
+}
