@@ -42,7 +42,7 @@ function main(): void {
     deployment,
     config,
     mailer,
-    readiness: () => checkReadiness({ db: store.db, chain, indexer }),
+    readiness: () => checkReadiness({ db: store.db, chain, indexer, holdsKeeperLease: () => keeper.holdsLease() }),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
   // Kept public reads are answered before Hono (http/publicFastPath.ts); everything else goes through the app.

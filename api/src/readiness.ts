@@ -7,12 +7,14 @@ export type Readiness = {
   store: boolean;
   chain: { ok: boolean; block: number | null };
   indexer: { ok: boolean; block: number | null; lagBlocks: number | null };
+  /** Whether this process holds the keeper lease (runs the keeper). A standby is ready too: it serves HTTP. */
+  keeper: { leaseHeld: boolean };
 };
 
 /** How far behind the chain head the indexer may be and still count as caught up (one block a second locally). */
 export const MAX_INDEXER_LAG_BLOCKS = 5;
 
-export type ReadinessDeps = { db: Db; chain: ChainPort; indexer: IndexerClient };
+export type ReadinessDeps = { db: Db; chain: ChainPort; indexer: IndexerClient; holdsKeeperLease: () => boolean };
 
 /** The indexer's processed block, or null when it is unreachable or still backfilling. */
 async function indexerBlock(indexer: IndexerClient): Promise<number | null> {
@@ -24,8 +26,11 @@ async function indexerBlock(indexer: IndexerClient): Promise<number | null> {
   }
 }
 
-/** Store open, chain reachable, indexer ready and within MAX_INDEXER_LAG_BLOCKS of the chain head. */
-export async function checkReadiness({ db, chain, indexer }: ReadinessDeps): Promise<Readiness> {
+/**
+ * Store open, chain reachable, indexer ready and within MAX_INDEXER_LAG_BLOCKS of the chain head. Whether this process
+ * holds the keeper lease is reported beside, and does not count: a standby serves HTTP like the holder.
+ */
+export async function checkReadiness({ db, chain, indexer, holdsKeeperLease }: ReadinessDeps): Promise<Readiness> {
   let store = false;
   try {
     store = db.prepare("SELECT 1").pluck().get() === 1;
@@ -46,5 +51,6 @@ export async function checkReadiness({ db, chain, indexer }: ReadinessDeps): Pro
     store,
     chain: { ok: head !== null, block: head },
     indexer: { ok: indexerOk, block: indexed, lagBlocks: lag },
+    keeper: { leaseHeld: holdsKeeperLease() },
   };
 }

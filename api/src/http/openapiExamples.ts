@@ -156,6 +156,6 @@ export const EXAMPLES: Examples = {
     finality: "final",
   },
   Health: { ok: true },
-  Readiness: { ready: true, store: true, chain: { ok: true, block: 1_280 }, indexer: { ok: true, block: 1_279, lagBlocks: 1 } },
+  Readiness: { ready: true, store: true, chain: { ok: true, block: 1_280 }, indexer: { ok: true, block: 1_279, lagBlocks: 1 }, keeper: { leaseHeld: true } },
   OpenApiDocument: { openapi: "3.1.0", info: { title: "Prize Draw Service", version: "1" }, paths: {} },
 };

@@ -318,8 +318,11 @@ export const readiness = component(
     store: z.boolean(),
     chain: z.object({ ok: z.boolean(), block: int.nullable() }),
     indexer: z.object({ ok: z.boolean(), block: int.nullable(), lagBlocks: int.nullable() }),
+    keeper: z.object({
+      leaseHeld: described(z.boolean(), "This process holds the keeper lease (runs the keeper); a standby process is ready too."),
+    }),
   }),
-  "Store open, chain reachable, indexer within 5 blocks of it.",
+  "Store open, chain reachable, indexer within 5 blocks of it; and whether this process runs the keeper.",
 );
 
 export const openApiDocument = component(

@@ -13,6 +13,7 @@ import type { Store } from "../store/index.js";
 import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
 import { recheckHeldDecisions } from "./heldPrizes.js";
+import { KeeperLease } from "./lease.js";
 import { PullTimer, type PullDeps } from "./pull.js";
 import { WebhookTimer } from "./webhooks.js";
 
@@ -56,6 +57,11 @@ const INDEXER_CONCURRENCY = 8;
 /** Payouts tried in one transaction at most; a larger set goes out as several, all in flight at once. */
 const MAX_PAYOUT_BATCH = 200;
 
+/** Thrown between a cycle's phases when this process no longer holds the keeper lease: the cycle stops there. */
+class LeaseLostError extends Error {
+  override name = "LeaseLostError";
+}
+
 type Committable = { campaign: Campaign; campaignId: Hex; drawing: Drawing & { number: number }; commit: CommitInput };
 type Payable = { campaign: Campaign; ref: DrawingRef; drawing: Drawing };
 
@@ -69,6 +75,10 @@ type Payable = { campaign: Campaign; ref: DrawingRef; drawing: Drawing };
  * and the block gas limit allow, each under one randomness request; requested drawings are revealed, settled and
  * mirrored campaign by campaign; settled drawings are paid together (payoutMany). The port keeps several
  * transactions in flight, so a cycle's sends share blocks instead of waiting one block each.
+ *
+ * Only the holder of the keeper lease (keeper/lease.ts) does any of this: several service processes may share one
+ * store, and the others stand by. Cycles, pull fetches and webhook sends start when the lease is taken and stop
+ * when it is lost; a cycle confirms the lease between its phases and each drawing's step checks it first.
  */
 export class Keeper {
   private timer: NodeJS.Timeout | undefined;
@@ -81,36 +91,64 @@ export class Keeper {
   private readonly indexerCalls = new Limiter(INDEXER_CONCURRENCY);
   /** Tables published onchain (or being published) by this process, by id and version. */
   private readonly tablesOnchain = new Map<string, Promise<void>>();
+  /** The keeper lease: this process works only while it holds it. */
+  private readonly lease: KeeperLease;
 
   constructor(private readonly deps: KeeperDeps) {
     const { store, logger, config, pullFetch } = deps;
     this.pulls = new PullTimer({ store, logger, allowLoopback: config.pullAllowHttpLoopback, ...(pullFetch ? { fetchList: pullFetch } : {}) });
     const testBaseMs = config.env === "test" ? (config.webhookRetryBaseMs ?? null) : null;
     this.webhooks = new WebhookTimer({ store, logger, allowLoopback: config.env === "test" && config.pullAllowHttpLoopback, retry: { testBaseMs } });
+    this.lease = new KeeperLease({ store, logger, onAcquired: () => this.startWork(), onLost: () => this.stopWork() });
   }
 
+  /** Starts the lease loop: the work starts once this process holds the lease (at once when it is free). */
   start(): void {
+    this.lease.start();
+  }
+
+  /** Stops the work and releases the lease, so a standby process takes over at its next try. */
+  stop(): void {
+    this.stopWork();
+    this.lease.stop();
+  }
+
+  /** Whether this process holds the keeper lease (and so runs the keeper); shown by /ready. */
+  holdsLease(): boolean {
+    return this.lease.holds();
+  }
+
+  private startWork(): void {
+    if (this.timer) return;
     const tick = () => void this.runAll();
-    tick();
     this.timer = setInterval(tick, this.deps.config.keeperIntervalSeconds * 1_000);
+    tick();
     this.pulls.start();
     this.webhooks.start();
   }
 
-  stop(): void {
+  private stopWork(): void {
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     this.pulls.stop();
     this.webhooks.stop();
   }
 
-  /** One cycle over every campaign; a request while one runs queues exactly one more after it. */
+  /**
+   * One cycle over every campaign; a request while one runs queues exactly one more after it. Nothing when this
+   * process does not hold the keeper lease (the holder's own cycles cover every campaign).
+   */
   runAll(): Promise<void> {
+    if (!this.lease.holds()) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;
     }
     const run = this.cycle()
-      .catch((error: unknown) => this.deps.logger.error({ err: describe(error) }, "keeper cycle failed"))
+      .catch((error: unknown) => {
+        if (error instanceof LeaseLostError) this.deps.logger.warn("keeper cycle stopped: this process no longer holds the keeper lease");
+        else this.deps.logger.error({ err: describe(error) }, "keeper cycle failed");
+      })
       .finally(() => {
         this.running = null;
         if (this.again) {
@@ -127,16 +165,28 @@ export class Keeper {
     return this.runAll();
   }
 
+  /** Between phases: the lease is checked against the store, and a cycle that lost it stops here. */
+  private confirmLease(): void {
+    if (!this.lease.confirm()) throw new LeaseLostError();
+  }
+
   private async cycle(): Promise<void> {
+    this.confirmLease();
     const campaigns = this.deps.store.campaigns.drawable().map((c) => c.id);
     await this.readFinality();
     // Housekeeping: idempotency answers are kept 24 hours (http/idempotency.ts).
     this.deps.store.idempotency.prune(new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString());
+    this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
+    this.confirmLease();
     await this.commitLocked(campaigns);
+    this.confirmLease();
     await this.revealRequests(campaigns);
+    this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.settleRequested(id)));
+    this.confirmLease();
     await this.paySettled(campaigns);
+    this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.finish(id)));
     // New drawings, an extended cutoff or a moved test clock change when the next pull slot comes.
     this.pulls.arm();
@@ -145,6 +195,7 @@ export class Keeper {
   }
 
   private async guard(campaignId: string, work: () => Promise<void>): Promise<void> {
+    if (!this.lease.holds()) return;
     try {
       await work();
     } catch (error) {
@@ -157,6 +208,7 @@ export class Keeper {
    * logged and retried next cycle, and the other drawings go on.
    */
   private async attempt<T>(campaign: Campaign, drawing: Drawing, step: () => Promise<T>): Promise<T | null> {
+    if (!this.lease.holds()) return null;
     try {
       return await step();
     } catch (error) {

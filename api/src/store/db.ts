@@ -393,6 +393,21 @@ CREATE TRIGGER public_version_logo_delete AFTER DELETE ON campaign_logos BEGIN
 END;
 `,
   },
+  {
+    version: 12,
+    name: "leases: one holder at a time of a named role (the keeper), for a limited time",
+    sql: `
+-- One row per lease while someone holds it (store/leases.ts; the keeper's is "keeper", see keeper/lease.ts).
+-- holder names the process (host:pid:random); expires_at and acquired_at are milliseconds since the epoch. A
+-- holder renews its lease well before expires_at; once that passes, anyone may take it.
+CREATE TABLE leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  acquired_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /** Statements kept per connection; past this the cache starts over (texts with a variable number of placeholders). */

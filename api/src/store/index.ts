@@ -8,6 +8,7 @@ import { EntryStore } from "./entries.js";
 import { FinalityStore } from "./finality.js";
 import { GuaranteeStore } from "./guarantees.js";
 import { IdempotencyStore } from "./idempotency.js";
+import { LeaseStore } from "./leases.js";
 import { PauseStore } from "./pauses.js";
 import { PortalStore } from "./portal.js";
 import { PrizeTableStore } from "./prizeTables.js";
@@ -33,6 +34,7 @@ export type Store = {
   idempotency: IdempotencyStore;
   webhooks: WebhookStore;
   publicVersions: PublicVersionStore;
+  leases: LeaseStore;
   /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
   tx<T>(fn: () => T): T;
 };
@@ -54,6 +56,7 @@ export function createStore(db: Db): Store {
     idempotency: new IdempotencyStore(db),
     webhooks: new WebhookStore(db),
     publicVersions: new PublicVersionStore(db),
+    leases: new LeaseStore(db),
     tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
   // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):

@@ -717,7 +717,7 @@ export interface components {
             /** @constant */
             ok: true;
         };
-        /** @description Store open, chain reachable, indexer within 5 blocks of it. */
+        /** @description Store open, chain reachable, indexer within 5 blocks of it; and whether this process runs the keeper. */
         Readiness: {
             ready: boolean;
             store: boolean;
@@ -729,6 +729,10 @@ export interface components {
                 ok: boolean;
                 block: number | null;
                 lagBlocks: number | null;
+            };
+            keeper: {
+                /** @description This process holds the keeper lease (runs the keeper); a standby process is ready too. */
+                leaseHeld: boolean;
             };
         };
         /** @description This document. */
@@ -2737,6 +2741,9 @@ export interface operations {
                      *         "ok": true,
                      *         "block": 1279,
                      *         "lagBlocks": 1
+                     *       },
+                     *       "keeper": {
+                     *         "leaseHeld": true
                      *       }
                      *     }
                      */
@@ -2762,6 +2769,9 @@ export interface operations {
                      *         "ok": true,
                      *         "block": 1279,
                      *         "lagBlocks": 1
+                     *       },
+                     *       "keeper": {
+                     *         "leaseHeld": true
                      *       }
                      *     }
                      */

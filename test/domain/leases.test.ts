@@ -1,0 +1,103 @@
+// The keeper lease (issue 24): the store's named leases (one holder at a time, taken when free, expired or the
+// holder's process is gone; renewed by its holder) and the lease loop that starts and stops a process's keeper.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { KEEPER_LEASE, KeeperLease, holderGone, newHolderId } from "../../api/src/keeper/lease.js";
+import { openStore, type Store } from "../../api/src/store/index.js";
+
+let dir: string;
+let store: Store;
+let other: Store;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "prizedraw-lease-"));
+  store = openStore(path.join(dir, "prizedraw.sqlite"));
+  other = openStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
+});
+
+afterEach(() => {
+  store.db.close();
+  other.db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A pid that ran on this machine and no longer does. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(child.stdout);
+}
+
+describe("leases in the store", () => {
+  it("one holder at a time: taken when free, renewed by its holder, refused to others until it expires", () => {
+    expect(store.leases.acquire("keeper", "a", 1_000, 15_000)).toBe(true);
+    expect(other.leases.acquire("keeper", "b", 2_000, 15_000)).toBe(false);
+    expect(store.leases.acquire("keeper", "a", 6_000, 15_000)).toBe(true);
+    expect(other.leases.current("keeper")).toEqual({ name: "keeper", holder: "a", expiresAt: 21_000, acquiredAt: 1_000 });
+    expect(other.leases.acquire("keeper", "b", 20_999, 15_000)).toBe(false);
+    expect(other.leases.acquire("keeper", "b", 21_000, 15_000)).toBe(true);
+    expect(store.leases.current("keeper")).toEqual({ name: "keeper", holder: "b", expiresAt: 36_000, acquiredAt: 21_000 });
+    expect(store.leases.acquire("keeper", "a", 22_000, 15_000)).toBe(false);
+  });
+
+  it("release frees it at once, and only its holder can release it", () => {
+    store.leases.acquire("keeper", "a", 1_000, 15_000);
+    expect(other.leases.release("keeper", "b")).toBe(false);
+    expect(other.leases.current("keeper")?.holder).toBe("a");
+    expect(store.leases.release("keeper", "a")).toBe(true);
+    expect(other.leases.current("keeper")).toBeNull();
+    expect(other.leases.acquire("keeper", "b", 1_001, 15_000)).toBe(true);
+  });
+
+  it("a holder the caller knows is gone is taken over before its expiry", () => {
+    store.leases.acquire("keeper", "dead", 1_000, 15_000);
+    expect(other.leases.acquire("keeper", "b", 2_000, 15_000, (h) => h === "dead")).toBe(true);
+    expect(other.leases.acquire("keeper", "c", 3_000, 15_000, (h) => h === "dead")).toBe(false);
+  });
+});
+
+describe("holderGone", () => {
+  it("is true only for a process of this machine that no longer runs", () => {
+    expect(holderGone(newHolderId())).toBe(false); // this process
+    expect(holderGone(`${hostname()}:${process.ppid}:abc`)).toBe(false); // the parent runs
+    expect(holderGone(`${hostname()}:${deadPid()}:abc`)).toBe(true);
+    expect(holderGone(`another-host.example:${deadPid()}:abc`)).toBe(false); // another machine's: wait for expiry
+    expect(holderGone("not an id")).toBe(false);
+  });
+});
+
+describe("KeeperLease", () => {
+  const logger = pino({ level: "silent" });
+
+  it("starts the work of one process only; a clean stop hands over at the other's next try; a dead holder's lease is taken at once", () => {
+    const events: string[] = [];
+    const make = (name: string, s: Store) => new KeeperLease({ store: s, logger, onAcquired: () => events.push(`${name} on`), onLost: () => events.push(`${name} off`), renewMs: 60_000 });
+    const a = make("a", store);
+    const b = make("b", other);
+    a.start();
+    b.start();
+    expect(events).toEqual(["a on"]);
+    expect([a.holds(), b.holds(), a.confirm()]).toEqual([true, false, true]);
+    a.stop();
+    expect(store.leases.current(KEEPER_LEASE)).toBeNull();
+    (b as unknown as { tick(): void }).tick();
+    expect(events).toEqual(["a on", "b on"]);
+    b.stop();
+
+    // A holder on this machine whose process is gone: its lease, still 15 s from expiry, is taken at once.
+    store.leases.acquire(KEEPER_LEASE, `${hostname()}:${deadPid()}:abc`, Date.now(), 15_000);
+    const c = make("c", store);
+    c.start();
+    expect(c.holds()).toBe(true);
+    // Taken by another (this process was paused past its expiry): confirm() sees it and the work stops.
+    other.db.prepare("UPDATE leases SET holder = 'elsewhere:1:x' WHERE name = ?").run(KEEPER_LEASE);
+    expect(c.confirm()).toBe(false);
+    expect(events.at(-1)).toBe("c off");
+    c.stop();
+    expect(other.leases.current(KEEPER_LEASE)?.holder).toBe("elsewhere:1:x"); // not released: it was not c's
+  });
+});
