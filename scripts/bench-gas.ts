@@ -219,7 +219,7 @@ async function batchFigures(size: number, mockOnly: number): Promise<number> {
   return commitGas;
 }
 
-main().catch((error: unknown) => {
+void main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

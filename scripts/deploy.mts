@@ -81,4 +81,4 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(record, null, 2));
 }
 
-main().catch((error: unknown) => fail(error instanceof Error ? error.message.split("\n")[0]! : String(error)));
+void main().catch((error: unknown) => fail(error instanceof Error ? error.message.split("\n")[0]! : String(error)));

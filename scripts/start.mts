@@ -319,7 +319,7 @@ async function setStoreAside(config: Config): Promise<void> {
   try {
     store.db.prepare("ATTACH DATABASE ? AS old").run(aside);
     let accounts = 0;
-    store.tx(() => {
+    await store.tx(async () => {
       for (const table of ["accounts", "members", "api_keys"]) {
         const columns = (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'old')`).pluck().all() as string[])
           .filter((c) => (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).pluck().all() as string[]).includes(c))
@@ -489,9 +489,9 @@ async function greet(config: Config): Promise<void> {
   const admin = cliCommand(config);
   const show = (line: string) => console.log(`    ${line}`);
   try {
-    if (store.accounts.count() === 0) {
-      const { accountId } = runCli(["account", "create", "--email", FIRST_ACCOUNT_EMAIL], store, config) as { accountId: string };
-      const { key } = runCli(["key", "create", "--account", accountId], store, config) as { key: string };
+    if ((await store.accounts.count()) === 0) {
+      const { accountId } = (await runCli(["account", "create", "--email", FIRST_ACCOUNT_EMAIL], store, config)) as { accountId: string };
+      const { key } = (await runCli(["key", "create", "--account", accountId], store, config)) as { key: string };
       say(`first account ${accountId} (${FIRST_ACCOUNT_EMAIL}); its API key, shown this once (only its hash is stored):`);
       show(`export PRIZEDRAW_KEY=${key}`);
       say("next: a campaign for this account, its drawings through the partner API, and its public page:");
@@ -591,7 +591,7 @@ process.on("uncaughtException", (error) => {
   void stopAll(1);
 });
 
-main().catch((error: unknown) => {
+void main().catch((error: unknown) => {
   if (error instanceof Stopping || stopping) return;
   const known = error instanceof StartError || error instanceof ConfigError || (error instanceof Error && "code" in error);
   console.error(`[start] ${known ? (error as Error).message : `failed: ${error instanceof Error ? error.message : String(error)}`}`);

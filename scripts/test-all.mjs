@@ -47,7 +47,11 @@ const suites = [];
     if (code === 0) passed += 1;
     else failed += 1;
   }
-  suites.push({ name: "typecheck (tsc)", passed, failed });
+  // Dropped promises (tsc does not see them): a store call nobody awaits may write after its transaction ends.
+  const { code } = await run("node", ["--import", "tsx", "scripts/floating-promises.mts"]);
+  if (code === 0) passed += 1;
+  else failed += 1;
+  suites.push({ name: "typecheck (tsc, floating promises)", passed, failed });
 }
 
 // TypeScript suites: vitest's JSON report.

@@ -44,11 +44,11 @@ async function main(): Promise<void> {
   const dir = requested ?? mkdtempSync(join(tmpdir(), "prizedraw-bench-"));
   const store = openStore(storePath(dir));
   const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
-  const { accountId } = cli(["account", "create", "--email", "bench@example.com"], store, config) as { accountId: string };
-  const { key } = cli(["key", "create", "--account", accountId], store, config) as { key: string };
+  const { accountId } = (await cli(["account", "create", "--email", "bench@example.com"], store, config)) as { accountId: string };
+  const { key } = (await cli(["key", "create", "--account", accountId], store, config)) as { key: string };
   for (let rep = 0; rep < REPETITIONS; rep++) {
-    cli(["campaign", "create", "--account", accountId, "--slug", `bench-${rep}`, "--name", "Bench", "--mode", "entries", "--cadence", "daily", "--payout-wallet", "0x00000000000000000000000000000000000000a1"], store, config);
-    cli(["campaign", "activate", `bench-${rep}`], store, config);
+    await cli(["campaign", "create", "--account", accountId, "--slug", `bench-${rep}`, "--name", "Bench", "--mode", "entries", "--cadence", "daily", "--payout-wallet", "0x00000000000000000000000000000000000000a1"], store, config);
+    await cli(["campaign", "activate", `bench-${rep}`], store, config);
   }
 
   store.db.close();

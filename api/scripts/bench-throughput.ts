@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     log(`stack up in ${((performance.now() - runStarted) / 1000).toFixed(1)} s (${stack.baseUrl}, chain ${stack.rpcUrl}, data ${stack.dataDir})`);
     store = openStore(storePath(stack.dataDir));
     const cliConfig = { env: "test" as const, publicBaseUrl: stack.baseUrl };
-    const cli = (...args: string[]) => runCli(args, store!, cliConfig) as Record<string, unknown>;
+    const cli = async (...args: string[]): Promise<Record<string, unknown>> => runCli(args, store!, cliConfig);
 
     // One shared draw time: the next whole minute after the setup's estimated end (a setup that overran it is
     // refused below, since the lists would miss their cutoff).
@@ -128,22 +128,22 @@ async function main(): Promise<void> {
     // the function behind POST .../drawings/{id}/winners. Not over HTTP: with 200 campaigns active the service
     // (keeper interval 1 s, before batching) stopped answering for minutes (408s, dropped connections, /health
     // silent for over 20 s), and the lists missed their cutoff.
-    const accountId = (cli("account", "create", "--email", "bench-throughput@example.com") as { accountId: string }).accountId;
+    const accountId = ((await cli("account", "create", "--email", "bench-throughput@example.com")) as { accountId: string }).accountId;
     const slugs = Array.from({ length: n }, (_, i) => `tp-${String(i).padStart(4, "0")}`);
     const drawingIds: string[] = [];
     const firstOpen = store.db.prepare("SELECT id, draw_at AS drawAt FROM drawings WHERE campaign_id = ? AND status = 'open' ORDER BY draw_at LIMIT 1");
     for (const slug of slugs) {
-      cli(
+      await cli(
         "campaign", "create", "--account", accountId, "--slug", slug, "--name", `Throughput ${slug}`, "--mode", "push",
         "--cadence", "daily", "--hour", String(drawAt.getUTCHours()), "--minute", String(drawAt.getUTCMinutes()),
         "--timezone", "UTC", "--cutoff-minutes", "0", "--winners", "1", "--payout-wallet", WALLET,
       );
-      cli("campaign", "activate", slug);
-      const campaign = store.campaigns.bySlug(slug);
+      await cli("campaign", "activate", slug);
+      const campaign = await store.campaigns.bySlug(slug);
       const first = campaign ? (firstOpen.get(campaign.id) as { id: string; drawAt: string } | undefined) : undefined;
       if (!campaign || !first) throw new Error(`${slug}: no open drawing after activation`);
       if (Date.parse(first.drawAt) !== drawAtMs) throw new Error(`${slug}: first open drawing is at ${first.drawAt}, not ${drawAt.toISOString()}`);
-      submitWinners(store, campaign, first.id, [{ winner: `winner-${slug}`, displayName: null, avatarUrl: null }]);
+      await submitWinners(store, campaign, first.id, [{ winner: `winner-${slug}`, displayName: null, avatarUrl: null }]);
       drawingIds.push(first.id);
     }
     const setupSeconds = (performance.now() - setupStarted) / 1000;

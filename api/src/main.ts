@@ -49,7 +49,16 @@ function main(): void {
   const fastPath = publicFastPath(store, cache);
   const createServer = ((options: ServerOptions, listener: RequestListener) =>
     createHttpServer(options, (req, res) => {
-      if (!fastPath(req, res)) listener(req, res);
+      // A read the fast path cannot answer (not a kept public read, or the store failed) goes to Hono.
+      void fastPath(req, res).then(
+        (served) => {
+          if (!served) listener(req, res);
+        },
+        () => {
+          if (res.headersSent) res.destroy();
+          else listener(req, res);
+        },
+      );
     })) as typeof createHttpServer;
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port, createServer }, (info) => {
     // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
@@ -59,11 +68,14 @@ function main(): void {
   });
   (server as HttpServer).on("clientError", answerClientError);
   const stop = () => {
-    keeper.stop();
-    server.close(() => {
+    // The lease is given up (a standby takes over at its next try) while the server drains; the store closes once
+    // both are done (keeper.stop() logs its own failures).
+    const keeperStopped = keeper.stop();
+    const close = () => {
       store.db.close();
       process.exit(0);
-    });
+    };
+    server.close(() => void keeperStopped.then(close, close));
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

@@ -48,10 +48,10 @@ const item = (draws: Draws, id: string) => draws.draws.find((d) => d.id === id);
 /** The page's "Next drawing" paragraph. */
 const nextDrawingText = (html: string) => /<h3>Next drawing<\/h3>\s*<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
 /** The campaign's public version, read from the store file as any other process would. */
-function storeVersion(): number {
+async function storeVersion(): Promise<number> {
   const store = openStore(storePath(stack.dataDir));
   try {
-    return store.publicVersions.get(store.campaigns.bySlug(SLUG)!.id);
+    return await store.publicVersions.get((await store.campaigns.bySlug(SLUG))!.id);
   } finally {
     store.db.close();
   }
@@ -119,7 +119,7 @@ describe("public reads after each change (issue 23)", () => {
     expect(p.headers.get("etag")).toMatch(STRONG_ETAG);
     expect((await page()).text).toContain("provisional: not yet final onchain");
     expect((await drawsJson()).headers.get("etag")).toBe(provisional.headers.get("etag")); // kept
-    const versionProvisional = storeVersion();
+    const versionProvisional = await storeVersion();
 
     // Past the local chain's 30-block finality depth, one block at a time (Ponder follows each); then the keeper's
     // next cycle reads the new finalized block, which the partner API shows as verification.final.
@@ -133,7 +133,7 @@ describe("public reads after each change (issue 23)", () => {
     expect(f.headers.get("cache-control")).toBe("public, max-age=86400");
     expect((await page()).text).not.toContain("provisional: not yet final onchain");
     // No write marked it: the kept draws.json was dropped because the finalized block reached its finalAt.
-    expect(storeVersion()).toBe(versionProvisional);
+    expect(await storeVersion()).toBe(versionProvisional);
   });
 
   it("a final proof keeps its ETag and answers 304; a winner renamed after the draw shows at once with a new ETag", async () => {

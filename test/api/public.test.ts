@@ -158,11 +158,11 @@ describe("draws.json", () => {
     const store: Store = openStore(storePath(stack.dataDir));
     const statuses = ["open", "locked", "entropy_requested", "settled", "paid"] as const;
     try {
-      const campaign = store.campaigns.bySlug("history")!;
-      store.tx(() => {
+      const campaign = (await store.campaigns.bySlug("history"))!;
+      await store.tx(async () => {
         for (let i = 0; i < 250; i++) {
           const drawAt = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000);
-          store.drawings.insertIfAbsent({
+          await store.drawings.insertIfAbsent({
             id: newId("drw"), campaignId: campaign.id, drawAt: drawAt.toISOString(), cutoffAt: new Date(drawAt.getTime() - 300_000).toISOString(),
             status: statuses[i % 5]!, winnersExpected: 1, number: i % 5 === 0 ? null : i + 1, partnerRound: null, tableId: "default", tableVersion: 1,
             needsAttention: null, listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null,

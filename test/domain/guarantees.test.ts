@@ -61,19 +61,19 @@ describe("checking periods and picking", () => {
   let store: Store;
   let campaign: Campaign;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "guarantees-"));
     store = openStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
-    store.accounts.createAccount(accountId, START);
-    const created = createCampaign(
+    await store.accounts.createAccount(accountId, START);
+    const created = await createCampaign(
       store,
       accountId,
       { slug: "gtd", name: "Guarantees", mode: "push", winnersPerDraw: 2, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC", startsAt: START }, guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 2 } },
       new Date(T0 - DAY),
     );
     campaign = { ...created, status: "active" };
-    store.campaigns.update(campaign);
+    await store.campaigns.update(campaign);
   });
 
   afterEach(() => {
@@ -82,26 +82,26 @@ describe("checking periods and picking", () => {
   });
 
   /** A drawing at `drawAt` with these winners and prizes, in `status`. */
-  function drawing(drawAt: number, status: DrawingStatus, winners: [string, number][]): Drawing {
+  async function drawing(drawAt: number, status: DrawingStatus, winners: [string, number][]): Promise<Drawing> {
     const d: Drawing = {
       id: newId("drw"), campaignId: campaign.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - HOUR).toISOString(), status,
       winnersExpected: winners.length, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
       listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
       settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: START, entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
     };
-    store.drawings.insertIfAbsent(d);
-    store.drawings.replaceWinners(d.id, winners.map(([winnerId]) => ({ winnerId, displayName: null, avatarUrl: null })));
+    await store.drawings.insertIfAbsent(d);
+    await store.drawings.replaceWinners(d.id, winners.map(([winnerId]) => ({ winnerId, displayName: null, avatarUrl: null })));
     if (status === "settled" || status === "paid") {
-      store.drawings.setPrizes(d.id, winners.map(([, amountCents], position) => ({ position, randomValue: "0x01", roll: 0, amountCents, held: false })));
+      await store.drawings.setPrizes(d.id, winners.map(([, amountCents], position) => ({ position, randomValue: "0x01", roll: 0, amountCents, held: false })));
     }
     return d;
   }
 
   /** Real time at which the campaign clock (offset 0 here) reads `ms`. */
   const at = (ms: number) => new Date(ms);
-  const refusal = (fn: () => unknown) => {
+  const refusal = async (fn: () => unknown): Promise<{ status: number; error: string } | null> => {
     try {
-      fn();
+      await fn();
     } catch (error) {
       if (error instanceof ServiceError) return { status: error.status, error: error.code };
       throw error;
@@ -109,65 +109,65 @@ describe("checking periods and picking", () => {
     return null;
   };
 
-  it("checks a period once its end passed and its drawings are drawn; open drawings hold it", () => {
-    const d1 = drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
-    const d2 = drawing(T0 + 36 * HOUR, "locked", [["alice", 100], ["carol", 100]]);
-    expect(checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY - 1))).toEqual([]);
-    expect(checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR))).toEqual([]); // d2 not drawn yet
-    store.drawings.update({ ...d2, status: "settled" });
-    store.drawings.setPrizes(d2.id, [{ position: 0, randomValue: "0x01", roll: 0, amountCents: 100, held: false }, { position: 1, randomValue: "0x01", roll: 0, amountCents: 100, held: false }]);
-    const [period] = checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR));
+  it("checks a period once its end passed and its drawings are drawn; open drawings hold it", async () => {
+    const d1 = await drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
+    const d2 = await drawing(T0 + 36 * HOUR, "locked", [["alice", 100], ["carol", 100]]);
+    expect(await checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY - 1))).toEqual([]);
+    expect(await checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR))).toEqual([]); // d2 not drawn yet
+    await store.drawings.update({ ...d2, status: "settled" });
+    await store.drawings.setPrizes(d2.id, [{ position: 0, randomValue: "0x01", roll: 0, amountCents: 100, held: false }, { position: 1, randomValue: "0x01", roll: 0, amountCents: 100, held: false }]);
+    const [period] = await checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR));
     expect(period).toMatchObject({ period: 1, periodStart: START, periodEnd: new Date(T0 + 2 * DAY).toISOString(), status: "awaiting_pick", amountCents: 2_000 });
-    expect(checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR))).toEqual([]); // checked once
+    expect(await checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY + HOUR))).toEqual([]); // checked once
 
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "dave" }))).toEqual({ status: 400, error: "rejected" });
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice" }))).toEqual({ status: 400, error: "rejected" });
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "bob", drawingId: d2.id }))).toEqual({ status: 400, error: "rejected" });
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: "drw_nope" }))).toEqual({ status: 404, error: "not_found" });
-    expect(refusal(() => pickGuarantee(store, campaign, "gtd_nope", { winner: "alice" }))).toEqual({ status: 404, error: "not_found" });
-    const picked = pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: d1.id });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "dave" }))).toEqual({ status: 400, error: "rejected" });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice" }))).toEqual({ status: 400, error: "rejected" });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "bob", drawingId: d2.id }))).toEqual({ status: 400, error: "rejected" });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: "drw_nope" }))).toEqual({ status: 404, error: "not_found" });
+    expect(await refusal(() => pickGuarantee(store, campaign, "gtd_nope", { winner: "alice" }))).toEqual({ status: 404, error: "not_found" });
+    const picked = await pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: d1.id });
     expect(picked.payoutId).toMatch(/^pay_/);
-    expect(store.guarantees.byId(campaign.id, period!.id)).toMatchObject({ status: "picked", pickedWinner: "alice", pickedDrawingId: d1.id, payoutId: picked.payoutId });
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: d1.id }))).toEqual({ status: 409, error: "rejected" });
+    expect(await store.guarantees.byId(campaign.id, period!.id)).toMatchObject({ status: "picked", pickedWinner: "alice", pickedDrawingId: d1.id, payoutId: picked.payoutId });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice", drawingId: d1.id }))).toEqual({ status: 409, error: "rejected" });
   });
 
-  it("is not_needed when a prize met the threshold or nobody won; several due periods are checked in order", () => {
-    drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 500]]);
-    const checked = checkDuePeriods(store, campaign.id, at(T0 + 6 * DAY + 1));
+  it("is not_needed when a prize met the threshold or nobody won; several due periods are checked in order", async () => {
+    await drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 500]]);
+    const checked = await checkDuePeriods(store, campaign.id, at(T0 + 6 * DAY + 1));
     expect(checked.map((g) => [g.period, g.status, g.periodStart])).toEqual([
       [1, "not_needed", START],
       [2, "not_needed", new Date(T0 + 2 * DAY).toISOString()],
       [3, "not_needed", new Date(T0 + 4 * DAY).toISOString()],
     ]);
-    expect(refusal(() => pickGuarantee(store, campaign, checked[0]!.id, { winner: "alice" }))).toEqual({ status: 409, error: "rejected" });
+    expect(await refusal(() => pickGuarantee(store, campaign, checked[0]!.id, { winner: "alice" }))).toEqual({ status: 409, error: "rejected" });
   });
 
-  it("does not count paused time, and ending the campaign closes its last period at the end", () => {
-    drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
-    transitionCampaign(store, "gtd", "pause", at(T0 + DAY));
-    transitionCampaign(store, "gtd", "resume", at(T0 + 4 * DAY));
+  it("does not count paused time, and ending the campaign closes its last period at the end", async () => {
+    await drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
+    await transitionCampaign(store, "gtd", "pause", at(T0 + DAY));
+    await transitionCampaign(store, "gtd", "resume", at(T0 + 4 * DAY));
     // Resuming created the drawings of the next 48 hours; the one inside period 1 is drawn here.
-    for (const open of store.drawings.list(campaign.id, "open", 50).filter((d) => d.drawAt < new Date(T0 + 5 * DAY).toISOString())) {
-      store.drawings.replaceWinners(open.id, [{ winnerId: "carol", displayName: null, avatarUrl: null }, { winnerId: "dave", displayName: null, avatarUrl: null }]);
-      store.drawings.setPrizes(open.id, [0, 1].map((position) => ({ position, randomValue: "0x01", roll: 0, amountCents: 100, held: false })));
-      store.drawings.update({ ...open, status: "paid" });
+    for (const open of (await store.drawings.list(campaign.id, "open", 50)).filter((d) => d.drawAt < new Date(T0 + 5 * DAY).toISOString())) {
+      await store.drawings.replaceWinners(open.id, [{ winnerId: "carol", displayName: null, avatarUrl: null }, { winnerId: "dave", displayName: null, avatarUrl: null }]);
+      await store.drawings.setPrizes(open.id, [0, 1].map((position) => ({ position, randomValue: "0x01", roll: 0, amountCents: 100, held: false })));
+      await store.drawings.update({ ...open, status: "paid" });
     }
-    expect(store.pauses.list(campaign.id)).toEqual([{ pausedAt: new Date(T0 + DAY).toISOString(), resumedAt: new Date(T0 + 4 * DAY).toISOString() }]);
-    expect(checkDuePeriods(store, campaign.id, at(T0 + 5 * DAY - 1))).toEqual([]);
-    const [first] = checkDuePeriods(store, campaign.id, at(T0 + 5 * DAY));
+    expect(await store.pauses.list(campaign.id)).toEqual([{ pausedAt: new Date(T0 + DAY).toISOString(), resumedAt: new Date(T0 + 4 * DAY).toISOString() }]);
+    expect(await checkDuePeriods(store, campaign.id, at(T0 + 5 * DAY - 1))).toEqual([]);
+    const [first] = await checkDuePeriods(store, campaign.id, at(T0 + 5 * DAY));
     expect(first).toMatchObject({ period: 1, periodEnd: new Date(T0 + 5 * DAY).toISOString(), status: "awaiting_pick" });
-    transitionCampaign(store, "gtd", "pause", at(T0 + 5 * DAY + HOUR));
-    transitionCampaign(store, "gtd", "end", at(T0 + 6 * DAY));
-    const [last] = checkDuePeriods(store, campaign.id, at(T0 + 6 * DAY));
+    await transitionCampaign(store, "gtd", "pause", at(T0 + 5 * DAY + HOUR));
+    await transitionCampaign(store, "gtd", "end", at(T0 + 6 * DAY));
+    const [last] = await checkDuePeriods(store, campaign.id, at(T0 + 6 * DAY));
     expect(last).toMatchObject({ period: 2, periodStart: new Date(T0 + 5 * DAY).toISOString(), periodEnd: new Date(T0 + 6 * DAY).toISOString(), status: "not_needed" });
-    expect(checkDuePeriods(store, campaign.id, at(T0 + 30 * DAY))).toEqual([]);
+    expect(await checkDuePeriods(store, campaign.id, at(T0 + 30 * DAY))).toEqual([]);
   });
 
-  it("refuses a pick with 409 rejected when the campaign has no payout wallet", () => {
-    drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
-    const [period] = checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY));
-    store.campaigns.update({ ...campaign, payoutWallet: null });
-    expect(refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice" }))).toEqual({ status: 409, error: "rejected" });
-    expect(store.guarantees.byId(campaign.id, period!.id)?.status).toBe("awaiting_pick");
+  it("refuses a pick with 409 rejected when the campaign has no payout wallet", async () => {
+    await drawing(T0 + 12 * HOUR, "paid", [["alice", 100], ["bob", 100]]);
+    const [period] = await checkDuePeriods(store, campaign.id, at(T0 + 2 * DAY));
+    await store.campaigns.update({ ...campaign, payoutWallet: null });
+    expect(await refusal(() => pickGuarantee(store, campaign, period!.id, { winner: "alice" }))).toEqual({ status: 409, error: "rejected" });
+    expect((await store.guarantees.byId(campaign.id, period!.id))?.status).toBe("awaiting_pick");
   });
 });

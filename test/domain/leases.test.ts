@@ -33,30 +33,30 @@ function deadPid(): number {
 }
 
 describe("leases in the store", () => {
-  it("one holder at a time: taken when free, renewed by its holder, refused to others until it expires", () => {
-    expect(store.leases.acquire("keeper", "a", 1_000, 15_000)).toBe(true);
-    expect(other.leases.acquire("keeper", "b", 2_000, 15_000)).toBe(false);
-    expect(store.leases.acquire("keeper", "a", 6_000, 15_000)).toBe(true);
-    expect(other.leases.current("keeper")).toEqual({ name: "keeper", holder: "a", expiresAt: 21_000, acquiredAt: 1_000 });
-    expect(other.leases.acquire("keeper", "b", 20_999, 15_000)).toBe(false);
-    expect(other.leases.acquire("keeper", "b", 21_000, 15_000)).toBe(true);
-    expect(store.leases.current("keeper")).toEqual({ name: "keeper", holder: "b", expiresAt: 36_000, acquiredAt: 21_000 });
-    expect(store.leases.acquire("keeper", "a", 22_000, 15_000)).toBe(false);
+  it("one holder at a time: taken when free, renewed by its holder, refused to others until it expires", async () => {
+    expect(await store.leases.acquire("keeper", "a", 1_000, 15_000)).toBe(true);
+    expect(await other.leases.acquire("keeper", "b", 2_000, 15_000)).toBe(false);
+    expect(await store.leases.acquire("keeper", "a", 6_000, 15_000)).toBe(true);
+    expect(await other.leases.current("keeper")).toEqual({ name: "keeper", holder: "a", expiresAt: 21_000, acquiredAt: 1_000 });
+    expect(await other.leases.acquire("keeper", "b", 20_999, 15_000)).toBe(false);
+    expect(await other.leases.acquire("keeper", "b", 21_000, 15_000)).toBe(true);
+    expect(await store.leases.current("keeper")).toEqual({ name: "keeper", holder: "b", expiresAt: 36_000, acquiredAt: 21_000 });
+    expect(await store.leases.acquire("keeper", "a", 22_000, 15_000)).toBe(false);
   });
 
-  it("release frees it at once, and only its holder can release it", () => {
-    store.leases.acquire("keeper", "a", 1_000, 15_000);
-    expect(other.leases.release("keeper", "b")).toBe(false);
-    expect(other.leases.current("keeper")?.holder).toBe("a");
-    expect(store.leases.release("keeper", "a")).toBe(true);
-    expect(other.leases.current("keeper")).toBeNull();
-    expect(other.leases.acquire("keeper", "b", 1_001, 15_000)).toBe(true);
+  it("release frees it at once, and only its holder can release it", async () => {
+    await store.leases.acquire("keeper", "a", 1_000, 15_000);
+    expect(await other.leases.release("keeper", "b")).toBe(false);
+    expect((await other.leases.current("keeper"))?.holder).toBe("a");
+    expect(await store.leases.release("keeper", "a")).toBe(true);
+    expect(await other.leases.current("keeper")).toBeNull();
+    expect(await other.leases.acquire("keeper", "b", 1_001, 15_000)).toBe(true);
   });
 
-  it("a holder the caller knows is gone is taken over before its expiry", () => {
-    store.leases.acquire("keeper", "dead", 1_000, 15_000);
-    expect(other.leases.acquire("keeper", "b", 2_000, 15_000, (h) => h === "dead")).toBe(true);
-    expect(other.leases.acquire("keeper", "c", 3_000, 15_000, (h) => h === "dead")).toBe(false);
+  it("a holder the caller knows is gone is taken over before its expiry", async () => {
+    await store.leases.acquire("keeper", "dead", 1_000, 15_000);
+    expect(await other.leases.acquire("keeper", "b", 2_000, 15_000, (h) => h === "dead")).toBe(true);
+    expect(await other.leases.acquire("keeper", "c", 3_000, 15_000, (h) => h === "dead")).toBe(false);
   });
 });
 
@@ -73,31 +73,31 @@ describe("holderGone", () => {
 describe("KeeperLease", () => {
   const logger = pino({ level: "silent" });
 
-  it("starts the work of one process only; a clean stop hands over at the other's next try; a dead holder's lease is taken at once", () => {
+  it("starts the work of one process only; a clean stop hands over at the other's next try; a dead holder's lease is taken at once", async () => {
     const events: string[] = [];
     const make = (name: string, s: Store) => new KeeperLease({ store: s, logger, onAcquired: () => events.push(`${name} on`), onLost: () => events.push(`${name} off`), renewMs: 60_000 });
     const a = make("a", store);
     const b = make("b", other);
-    a.start();
-    b.start();
+    await a.start();
+    await b.start();
     expect(events).toEqual(["a on"]);
-    expect([a.holds(), b.holds(), a.confirm()]).toEqual([true, false, true]);
-    a.stop();
-    expect(store.leases.current(KEEPER_LEASE)).toBeNull();
-    (b as unknown as { tick(): void }).tick();
+    expect([a.holds(), b.holds(), await a.confirm()]).toEqual([true, false, true]);
+    await a.stop();
+    expect(await store.leases.current(KEEPER_LEASE)).toBeNull();
+    await (b as unknown as { tick(): Promise<void> }).tick();
     expect(events).toEqual(["a on", "b on"]);
-    b.stop();
+    await b.stop();
 
     // A holder on this machine whose process is gone: its lease, still 15 s from expiry, is taken at once.
-    store.leases.acquire(KEEPER_LEASE, `${hostname()}:${deadPid()}:abc`, Date.now(), 15_000);
+    await store.leases.acquire(KEEPER_LEASE, `${hostname()}:${deadPid()}:abc`, Date.now(), 15_000);
     const c = make("c", store);
-    c.start();
+    await c.start();
     expect(c.holds()).toBe(true);
     // Taken by another (this process was paused past its expiry): confirm() sees it and the work stops.
     other.db.prepare("UPDATE leases SET holder = 'elsewhere:1:x' WHERE name = ?").run(KEEPER_LEASE);
-    expect(c.confirm()).toBe(false);
+    expect(await c.confirm()).toBe(false);
     expect(events.at(-1)).toBe("c off");
-    c.stop();
-    expect(other.leases.current(KEEPER_LEASE)?.holder).toBe("elsewhere:1:x"); // not released: it was not c's
+    await c.stop();
+    expect((await other.leases.current(KEEPER_LEASE))?.holder).toBe("elsewhere:1:x"); // not released: it was not c's
   });
 });

@@ -29,13 +29,13 @@ let accountId: string;
 let campaign: Campaign;
 let other: Campaign;
 
-function newCampaign(slug: string, mode: Campaign["mode"] = "push"): Campaign {
+async function newCampaign(slug: string, mode: Campaign["mode"] = "push"): Promise<Campaign> {
   return createCampaign(store, accountId, { slug, name: slug, mode, winnersPerDraw: 2, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
 }
 
 let drawings = 0;
 /** A drawing of `c` written straight into the store (open, its cutoff an hour ahead unless overridden). */
-function drawing(c: Campaign, over: Partial<Drawing> = {}): Drawing {
+async function drawing(c: Campaign, over: Partial<Drawing> = {}): Promise<Drawing> {
   drawings++;
   const d: Drawing = {
     id: newId("drw"), campaignId: c.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
@@ -44,28 +44,28 @@ function drawing(c: Campaign, over: Partial<Drawing> = {}): Drawing {
     settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
     ...over,
   };
-  expect(store.drawings.insertIfAbsent(d)).toBe(true);
+  expect(await store.drawings.insertIfAbsent(d)).toBe(true);
   return d;
 }
 
-const version = (c: Campaign = campaign) => store.publicVersions.get(c.id);
+const version = (c: Campaign = campaign): Promise<number> => store.publicVersions.get(c.id);
 
 /** Runs `write` and answers how far each campaign's version moved: [this campaign, the other one]. */
-function bumps(write: () => unknown): [number, number] {
-  const [a, b] = [version(campaign), version(other)];
-  write();
-  return [version(campaign) - a, version(other) - b];
+async function bumps(write: () => unknown): Promise<[number, number]> {
+  const [a, b] = [await version(campaign), await version(other)];
+  await write();
+  return [(await version(campaign)) - a, (await version(other)) - b];
 }
 
-const current = () => store.campaigns.byId(campaign.id)!;
+const current = async () => (await store.campaigns.byId(campaign.id))!;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "public-cache-"));
   store = openStore(path.join(dir, "store.sqlite"));
   accountId = newId("acc");
-  store.accounts.createAccount(accountId, new Date().toISOString());
-  campaign = newCampaign("cached");
-  other = newCampaign("elsewhere");
+  await store.accounts.createAccount(accountId, new Date().toISOString());
+  campaign = await newCampaign("cached");
+  other = await newCampaign("elsewhere");
 });
 
 afterEach(() => {
@@ -74,107 +74,107 @@ afterEach(() => {
 });
 
 describe("public versions (migration 11's triggers)", () => {
-  it("starts at 1 for a new campaign and 0 for an unknown one", () => {
-    expect(version(campaign)).toBeGreaterThanOrEqual(1);
-    expect(store.publicVersions.get("cmp_unknown")).toBe(0);
+  it("starts at 1 for a new campaign and 0 for an unknown one", async () => {
+    expect(await version(campaign)).toBeGreaterThanOrEqual(1);
+    expect(await store.publicVersions.get("cmp_unknown")).toBe(0);
   });
 
-  it("moves with every change to the campaign itself: name, links, status, test clock", () => {
-    expect(bumps(() => store.campaigns.update({ ...current(), name: "Renamed" }))).toEqual([1, 0]);
-    expect(bumps(() => store.campaigns.update({ ...current(), termsUrl: "https://example.com/terms", privacyUrl: "https://example.com/privacy" }))).toEqual([1, 0]);
-    expect(bumps(() => updateCampaign(store, "cached", { name: "Renamed again" })).map((n) => n > 0)).toEqual([true, false]);
-    expect(bumps(() => transitionCampaign(store, "cached", "activate")).map((n) => n > 0)).toEqual([true, false]);
-    expect(bumps(() => advanceClock(store, campaign.id, new Date(Date.now() + 2 * HOUR))).map((n) => n > 0)).toEqual([true, false]);
-    expect(bumps(() => transitionCampaign(store, "cached", "pause")).map((n) => n > 0)).toEqual([true, false]);
+  it("moves with every change to the campaign itself: name, links, status, test clock", async () => {
+    expect(await bumps(async () => store.campaigns.update({ ...(await current()), name: "Renamed" }))).toEqual([1, 0]);
+    expect(await bumps(async () => store.campaigns.update({ ...(await current()), termsUrl: "https://example.com/terms", privacyUrl: "https://example.com/privacy" }))).toEqual([1, 0]);
+    expect((await bumps(() => updateCampaign(store, "cached", { name: "Renamed again" }))).map((n) => n > 0)).toEqual([true, false]);
+    expect((await bumps(() => transitionCampaign(store, "cached", "activate"))).map((n) => n > 0)).toEqual([true, false]);
+    expect((await bumps(() => advanceClock(store, campaign.id, new Date(Date.now() + 2 * HOUR)))).map((n) => n > 0)).toEqual([true, false]);
+    expect((await bumps(() => transitionCampaign(store, "cached", "pause"))).map((n) => n > 0)).toEqual([true, false]);
   });
 
-  it("moves with a drawing's insert, update and delete, and a no-op insert leaves it", () => {
+  it("moves with a drawing's insert, update and delete, and a no-op insert leaves it", async () => {
     let d!: Drawing;
-    expect(bumps(() => (d = drawing(campaign)))).toEqual([1, 0]);
-    expect(bumps(() => store.drawings.insertIfAbsent({ ...d, id: newId("drw") }))).toEqual([0, 0]); // same draw time: DO NOTHING
-    expect(bumps(() => store.drawings.update({ ...d, status: "locked", lockedAt: new Date().toISOString() }))).toEqual([1, 0]);
-    expect(bumps(() => store.drawings.retableOpen(campaign.id, campaign.tableId, campaign.tableVersion))).toEqual([0, 0]); // no open drawing left
-    const open = drawing(campaign);
-    expect(bumps(() => store.drawings.deleteUpcoming(campaign.id, new Date().toISOString()))).toEqual([1, 0]);
-    expect(store.drawings.byId(campaign.id, open.id)).toBeNull();
+    expect(await bumps(async () => (d = await drawing(campaign)))).toEqual([1, 0]);
+    expect(await bumps(() => store.drawings.insertIfAbsent({ ...d, id: newId("drw") }))).toEqual([0, 0]); // same draw time: DO NOTHING
+    expect(await bumps(() => store.drawings.update({ ...d, status: "locked", lockedAt: new Date().toISOString() }))).toEqual([1, 0]);
+    expect(await bumps(() => store.drawings.retableOpen(campaign.id, campaign.tableId, campaign.tableVersion))).toEqual([0, 0]); // no open drawing left
+    const open = await drawing(campaign);
+    expect(await bumps(() => store.drawings.deleteUpcoming(campaign.id, new Date().toISOString()))).toEqual([1, 0]);
+    expect(await store.drawings.byId(campaign.id, open.id)).toBeNull();
   });
 
-  it("moves with its winners: a list stored, relabelled, prizes set, held status, deleted", () => {
-    const d = drawing(campaign);
+  it("moves with its winners: a list stored, relabelled, prizes set, held status, deleted", async () => {
+    const d = await drawing(campaign);
     const list = [{ winnerId: "u-1", displayName: "Ada", avatarUrl: null }, { winnerId: "u-2", displayName: null, avatarUrl: null }];
-    expect(bumps(() => store.drawings.replaceWinners(d.id, list))[0]).toBeGreaterThan(0);
-    expect(bumps(() => store.drawings.updateWinnerLabels(d.id, [{ displayName: "Ada L.", avatarUrl: null }, { displayName: "Bo", avatarUrl: null }]))[0]).toBeGreaterThan(0);
-    expect(bumps(() => store.drawings.setPrizes(d.id, [{ position: 0, randomValue: "0x01", roll: 5, amountCents: 100, held: true }]))).toEqual([1, 0]);
-    expect(bumps(() => store.drawings.setHeldStatus(d.id, 0, "paid", null, 42))).toEqual([1, 0]);
-    expect(bumps(() => store.drawings.replaceWinners(d.id, []))).toEqual([2, 0]); // two rows deleted
+    expect((await bumps(() => store.drawings.replaceWinners(d.id, list)))[0]).toBeGreaterThan(0);
+    expect((await bumps(() => store.drawings.updateWinnerLabels(d.id, [{ displayName: "Ada L.", avatarUrl: null }, { displayName: "Bo", avatarUrl: null }])))[0]).toBeGreaterThan(0);
+    expect(await bumps(() => store.drawings.setPrizes(d.id, [{ position: 0, randomValue: "0x01", roll: 5, amountCents: 100, held: true }]))).toEqual([1, 0]);
+    expect(await bumps(() => store.drawings.setHeldStatus(d.id, 0, "paid", null, 42))).toEqual([1, 0]);
+    expect(await bumps(() => store.drawings.replaceWinners(d.id, []))).toEqual([2, 0]); // two rows deleted
     // Through the partner API's domain function: a list and, with the same ids, new names.
-    const e = drawing(campaign);
+    const e = await drawing(campaign);
     const winners = [{ winner: "u-1", displayName: null, avatarUrl: null }, { winner: "u-2", displayName: null, avatarUrl: null }];
-    expect(bumps(() => submitWinners(store, current(), e.id, winners))[0]).toBeGreaterThan(0);
-    expect(bumps(() => submitWinners(store, current(), e.id, winners.map((w) => ({ ...w, displayName: `${w.winner}!` }))))[0]).toBeGreaterThan(0);
-    expect(store.drawings.winners(e.id).map((w) => w.displayName)).toEqual(["u-1!", "u-2!"]);
+    expect((await bumps(async () => submitWinners(store, await current(), e.id, winners)))[0]).toBeGreaterThan(0);
+    expect((await bumps(async () => submitWinners(store, await current(), e.id, winners.map((w) => ({ ...w, displayName: `${w.winner}!` })))))[0]).toBeGreaterThan(0);
+    expect((await store.drawings.winners(e.id)).map((w) => w.displayName)).toEqual(["u-1!", "u-2!"]);
   });
 
-  it("moves with its logo: set, replaced, removed", () => {
+  it("moves with its logo: set, replaced, removed", async () => {
     const logo = (etag: string) => ({ bytes: PNG, contentType: "image/png" as const, etag, updatedAt: new Date().toISOString() });
-    expect(bumps(() => store.portal.setLogo(campaign.id, logo('"a"')))).toEqual([1, 0]);
-    expect(bumps(() => store.portal.setLogo(campaign.id, logo('"b"')))).toEqual([1, 0]);
-    expect(bumps(() => store.portal.removeLogo(campaign.id))).toEqual([1, 0]);
+    expect(await bumps(() => store.portal.setLogo(campaign.id, logo('"a"')))).toEqual([1, 0]);
+    expect(await bumps(() => store.portal.setLogo(campaign.id, logo('"b"')))).toEqual([1, 0]);
+    expect(await bumps(() => store.portal.removeLogo(campaign.id))).toEqual([1, 0]);
   });
 
-  it("does not move for writes its public reads do not show", () => {
-    const mine = drawing(campaign);
+  it("does not move for writes its public reads do not show", async () => {
+    const mine = await drawing(campaign);
     // Another campaign's drawing, winners and logo.
-    const theirs = drawing(other);
-    expect(bumps(() => store.drawings.replaceWinners(theirs.id, [{ winnerId: "x", displayName: null, avatarUrl: null }]))).toEqual([0, 1]);
-    expect(bumps(() => store.drawings.update({ ...theirs, status: "locked" }))).toEqual([0, 1]);
-    expect(bumps(() => store.campaigns.update({ ...store.campaigns.byId(other.id)!, name: "Other" }))).toEqual([0, 1]);
+    const theirs = await drawing(other);
+    expect(await bumps(() => store.drawings.replaceWinners(theirs.id, [{ winnerId: "x", displayName: null, avatarUrl: null }]))).toEqual([0, 1]);
+    expect(await bumps(() => store.drawings.update({ ...theirs, status: "locked" }))).toEqual([0, 1]);
+    expect(await bumps(async () => store.campaigns.update({ ...(await store.campaigns.byId(other.id))!, name: "Other" }))).toEqual([0, 1]);
     // Audit rows, API keys, members, the finalized block, pauses, entries rows alone.
-    expect(bumps(() => store.audit.record("operator", "campaign.note", "cached", { x: 1 }))).toEqual([0, 0]);
+    expect(await bumps(() => store.audit.record("operator", "campaign.note", "cached", { x: 1 }))).toEqual([0, 0]);
     expect(
-      bumps(() =>
+      await bumps(() =>
         store.accounts.insertKey({ keyId: newId("key"), accountId, environment: "test", secretHash: "h", last4: "abcd", createdBy: null, createdAt: new Date().toISOString(), revokedAt: null, lastUsedAt: null }),
       ),
     ).toEqual([0, 0]);
-    expect(bumps(() => store.accounts.addMember({ id: newId("mem"), accountId, email: "m@example.com", role: "member", createdAt: new Date().toISOString() }))).toEqual([0, 0]);
-    expect(bumps(() => store.finality.set(1_000, new Date().toISOString()))).toEqual([0, 0]);
-    expect(bumps(() => store.entries.insertIfNew(mine.id, { entrantId: "e-1", weight: 1, displayName: null, avatarUrl: null }))).toEqual([0, 0]);
-    expect(bumps(() => store.pauses.start(campaign.id, new Date().toISOString()))).toEqual([0, 0]);
+    expect(await bumps(() => store.accounts.addMember({ id: newId("mem"), accountId, email: "m@example.com", role: "member", createdAt: new Date().toISOString() }))).toEqual([0, 0]);
+    expect(await bumps(() => store.finality.set(1_000, new Date().toISOString()))).toEqual([0, 0]);
+    expect(await bumps(() => store.entries.insertIfNew(mine.id, { entrantId: "e-1", weight: 1, displayName: null, avatarUrl: null }))).toEqual([0, 0]);
+    expect(await bumps(() => store.pauses.start(campaign.id, new Date().toISOString()))).toEqual([0, 0]);
   });
 
-  it("entries: a submission moves its campaign's version (the drawing's running count), not another's", () => {
-    const entries = newCampaign("entries", "entries");
-    transitionCampaign(store, "entries", "activate");
-    const before = [version(entries), version(campaign)];
-    submitEntries(store, store.campaigns.byId(entries.id)!, [{ entrantId: "e-1", weight: 2, displayName: null, avatarUrl: null }], new Date());
-    expect(version(entries)).toBeGreaterThan(before[0]!);
-    expect(version(campaign)).toBe(before[1]);
+  it("entries: a submission moves its campaign's version (the drawing's running count), not another's", async () => {
+    const entries = await newCampaign("entries", "entries");
+    await transitionCampaign(store, "entries", "activate");
+    const before = [await version(entries), await version(campaign)];
+    await submitEntries(store, (await store.campaigns.byId(entries.id))!, [{ entrantId: "e-1", weight: 2, displayName: null, avatarUrl: null }], new Date());
+    expect(await version(entries)).toBeGreaterThan(before[0]!);
+    expect(await version(campaign)).toBe(before[1]);
   });
 
-  it("is bumped inside the writing transaction: a rolled-back write leaves it", () => {
-    const v = version();
-    expect(() =>
-      store.tx(() => {
-        store.campaigns.update({ ...current(), name: "Never" });
+  it("is bumped inside the writing transaction: a rolled-back write leaves it", async () => {
+    const v = await version();
+    await expect(
+      store.tx(async () => {
+        await store.campaigns.update({ ...(await current()), name: "Never" });
         throw new Error("rolled back");
       }),
-    ).toThrow("rolled back");
-    expect(version()).toBe(v);
+    ).rejects.toThrow("rolled back");
+    expect(await version()).toBe(v);
   });
 
-  it("seeds version 1 for the campaigns of a store upgraded to migration 11, which the triggers then move", () => {
+  it("seeds version 1 for the campaigns of a store upgraded to migration 11, which the triggers then move", async () => {
     const file = path.join(dir, "old.sqlite");
     const oldDb = openDb(file, MIGRATIONS.filter((m) => m.version < 11));
     const old = createStore(oldDb);
-    old.accounts.createAccount("acc_old", new Date().toISOString());
-    const c = createCampaign(old, "acc_old", { slug: "old", name: "Old", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    await old.accounts.createAccount("acc_old", new Date().toISOString());
+    const c = await createCampaign(old, "acc_old", { slug: "old", name: "Old", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
     expect(oldDb.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'public_versions'").pluck().get()).toBe(0);
     oldDb.close();
     const upgraded = openStore(file);
     try {
-      expect(upgraded.publicVersions.get(c.id)).toBe(1);
-      upgraded.campaigns.update({ ...upgraded.campaigns.byId(c.id)!, name: "Upgraded" });
-      expect(upgraded.publicVersions.get(c.id)).toBe(2);
+      expect(await upgraded.publicVersions.get(c.id)).toBe(1);
+      await upgraded.campaigns.update({ ...(await upgraded.campaigns.byId(c.id))!, name: "Upgraded" });
+      expect(await upgraded.publicVersions.get(c.id)).toBe(2);
     } finally {
       upgraded.db.close();
     }
@@ -182,28 +182,28 @@ describe("public versions (migration 11's triggers)", () => {
 });
 
 describe("store.drawings.nextFinalBlock", () => {
-  it("is the lowest block above the finalized one that makes a settled or paid result final", () => {
-    expect(store.drawings.nextFinalBlock(campaign.id, -1)).toBeNull();
-    drawing(campaign, { status: "settled", revealBlock: 100 });
-    drawing(campaign, { status: "paid", revealBlock: 90, paidBlock: 130 }); // final only once its payout is
-    expect(store.drawings.nextFinalBlock(campaign.id, -1)).toBe(100);
-    expect(store.drawings.nextFinalBlock(campaign.id, 99)).toBe(100);
-    expect(store.drawings.nextFinalBlock(campaign.id, 100)).toBe(130);
-    expect(store.drawings.nextFinalBlock(campaign.id, 129)).toBe(130);
-    expect(store.drawings.nextFinalBlock(campaign.id, 130)).toBeNull();
+  it("is the lowest block above the finalized one that makes a settled or paid result final", async () => {
+    expect(await store.drawings.nextFinalBlock(campaign.id, -1)).toBeNull();
+    await drawing(campaign, { status: "settled", revealBlock: 100 });
+    await drawing(campaign, { status: "paid", revealBlock: 90, paidBlock: 130 }); // final only once its payout is
+    expect(await store.drawings.nextFinalBlock(campaign.id, -1)).toBe(100);
+    expect(await store.drawings.nextFinalBlock(campaign.id, 99)).toBe(100);
+    expect(await store.drawings.nextFinalBlock(campaign.id, 100)).toBe(130);
+    expect(await store.drawings.nextFinalBlock(campaign.id, 129)).toBe(130);
+    expect(await store.drawings.nextFinalBlock(campaign.id, 130)).toBeNull();
   });
 
-  it("ignores results whose blocks are not recorded, drawings without a result and other campaigns", () => {
-    drawing(campaign, { status: "settled", revealBlock: null });
-    drawing(campaign, { status: "paid", revealBlock: 50, paidBlock: null });
-    drawing(campaign, { status: "paid", revealBlock: null, paidBlock: 60 });
-    drawing(campaign, { status: "entropy_requested", revealBlock: 40 });
-    drawing(campaign, { status: "open", revealBlock: 45, paidBlock: 46 });
-    drawing(other, { status: "settled", revealBlock: 10 });
-    expect(store.drawings.nextFinalBlock(campaign.id, -1)).toBeNull();
-    expect(store.drawings.nextFinalBlock(other.id, -1)).toBe(10);
-    drawing(campaign, { status: "paid", revealBlock: 70, paidBlock: 65 }); // the later of the two counts
-    expect(store.drawings.nextFinalBlock(campaign.id, -1)).toBe(70);
+  it("ignores results whose blocks are not recorded, drawings without a result and other campaigns", async () => {
+    await drawing(campaign, { status: "settled", revealBlock: null });
+    await drawing(campaign, { status: "paid", revealBlock: 50, paidBlock: null });
+    await drawing(campaign, { status: "paid", revealBlock: null, paidBlock: 60 });
+    await drawing(campaign, { status: "entropy_requested", revealBlock: 40 });
+    await drawing(campaign, { status: "open", revealBlock: 45, paidBlock: 46 });
+    await drawing(other, { status: "settled", revealBlock: 10 });
+    expect(await store.drawings.nextFinalBlock(campaign.id, -1)).toBeNull();
+    expect(await store.drawings.nextFinalBlock(other.id, -1)).toBe(10);
+    await drawing(campaign, { status: "paid", revealBlock: 70, paidBlock: 65 }); // the later of the two counts
+    expect(await store.drawings.nextFinalBlock(campaign.id, -1)).toBe(70);
   });
 });
 
@@ -221,6 +221,8 @@ describe("PublicCache", () => {
     const opened = new Promise<void>((resolve) => (open = resolve));
     return { opened, open };
   };
+  /** Lets the gets begun so far run up to their render's first await (each reads the store first, asynchronously). */
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   beforeEach(() => {
     cache = new PublicCache(store);
@@ -230,23 +232,23 @@ describe("PublicCache", () => {
   it("serves a render while nothing changed, with a strong ETag over its body", async () => {
     const first = await cache.get("k", campaign.id, render());
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
-    expect(first.version).toBe(version());
+    expect(first.version).toBe(await version());
     const again = await cache.get("k", campaign.id, render());
     expect(again).toBe(first);
-    expect(cache.fresh("k", campaign.id)).toBe(first);
+    expect(await cache.fresh("k", campaign.id)).toBe(first);
     expect(renders).toBe(1);
     // Keys are apart: another key renders its own, another campaign's write leaves this one.
     await cache.get("k2", campaign.id, render());
-    drawing(other);
-    expect(cache.fresh("k", campaign.id)).toBe(first);
+    await drawing(other);
+    expect(await cache.fresh("k", campaign.id)).toBe(first);
     expect(renders).toBe(2);
-    expect(cache.fresh("never rendered", campaign.id)).toBeNull();
+    expect(await cache.fresh("never rendered", campaign.id)).toBeNull();
   });
 
   it("stops serving a render after each kind of write to the campaign, and renders again", async () => {
-    const d = drawing(campaign);
-    const writes: [string, () => void][] = [
-      ["campaign update", () => store.campaigns.update({ ...current(), name: `n${renders}` })],
+    const d = await drawing(campaign);
+    const writes: [string, () => Promise<unknown>][] = [
+      ["campaign update", async () => store.campaigns.update({ ...(await current()), name: `n${renders}` })],
       ["test clock", () => advanceClock(store, campaign.id, new Date(Date.now() + renders * HOUR))],
       ["drawing insert", () => drawing(campaign)],
       ["drawing update", () => store.drawings.update({ ...d, listSubmittedAt: new Date().toISOString() })],
@@ -259,13 +261,13 @@ describe("PublicCache", () => {
     ];
     for (const [name, write] of writes) {
       const kept = await cache.get("k", campaign.id, render());
-      expect(cache.fresh("k", campaign.id), name).toBe(kept);
-      write();
-      expect(cache.fresh("k", campaign.id), name).toBeNull();
+      expect(await cache.fresh("k", campaign.id), name).toBe(kept);
+      await write();
+      expect(await cache.fresh("k", campaign.id), name).toBeNull();
       const next = await cache.get("k", campaign.id, render());
       expect(next, name).not.toBe(kept);
       expect(next.body.toString(), name).toBe(`render ${renders}`);
-      expect(next.version, name).toBe(version());
+      expect(next.version, name).toBe(await version());
     }
     expect(renders).toBe(writes.length + 1);
   });
@@ -273,9 +275,9 @@ describe("PublicCache", () => {
   it("stops serving a render at its expiry", async () => {
     const expiresAt = Date.now() + 60_000;
     const kept = await cache.get("k", campaign.id, render({ expiresAt }));
-    expect(cache.fresh("k", campaign.id, expiresAt - 1)).toBe(kept);
-    expect(cache.fresh("k", campaign.id, expiresAt)).toBeNull();
-    expect(cache.fresh("k", campaign.id, expiresAt + 1)).toBeNull();
+    expect(await cache.fresh("k", campaign.id, expiresAt - 1)).toBe(kept);
+    expect(await cache.fresh("k", campaign.id, expiresAt)).toBeNull();
+    expect(await cache.fresh("k", campaign.id, expiresAt + 1)).toBeNull();
     // An expiry already past: every get renders.
     await cache.get("gone", campaign.id, render({ expiresAt: Date.now() - 1 }));
     await cache.get("gone", campaign.id, render({ expiresAt: Date.now() - 1 }));
@@ -285,31 +287,31 @@ describe("PublicCache", () => {
   it("stops serving a render once the finalized block reaches its finalAt, and not before", async () => {
     // Nothing read yet: a render waiting for block 100 holds.
     const kept = await cache.get("k", campaign.id, render({ finalAt: 100 }));
-    expect(cache.fresh("k", campaign.id)).toBe(kept);
-    store.finality.set(99, new Date().toISOString());
-    expect(cache.fresh("k", campaign.id)).toBe(kept);
-    store.finality.set(100, new Date().toISOString());
-    expect(cache.fresh("k", campaign.id)).toBeNull();
+    expect(await cache.fresh("k", campaign.id)).toBe(kept);
+    await store.finality.set(99, new Date().toISOString());
+    expect(await cache.fresh("k", campaign.id)).toBe(kept);
+    await store.finality.set(100, new Date().toISOString());
+    expect(await cache.fresh("k", campaign.id)).toBeNull();
     // A render without provisional results ignores the finalized block.
     const plain = await cache.get("plain", campaign.id, render({ finalAt: null }));
-    store.finality.set(10_000, new Date().toISOString());
-    expect(cache.fresh("plain", campaign.id)).toBe(plain);
+    await store.finality.set(10_000, new Date().toISOString());
+    expect(await cache.fresh("plain", campaign.id)).toBe(plain);
     // Past it: the next render (finalAt from nextFinalBlock, say) holds again.
-    const after = await cache.get("k", campaign.id, render({ finalAt: store.drawings.nextFinalBlock(campaign.id, 10_000) }));
+    const after = await cache.get("k", campaign.id, render({ finalAt: await store.drawings.nextFinalBlock(campaign.id, 10_000) }));
     expect(after).not.toBe(kept);
-    expect(cache.fresh("k", campaign.id)).toBe(after);
+    expect(await cache.fresh("k", campaign.id)).toBe(after);
   });
 
   it("finalAt from nextFinalBlock: a paid drawing's render turns stale when its payout block is final", async () => {
-    drawing(campaign, { status: "paid", revealBlock: 200, paidBlock: 205 });
-    store.finality.set(150, new Date().toISOString());
-    const finalAt = store.drawings.nextFinalBlock(campaign.id, store.finality.get()!.block);
+    await drawing(campaign, { status: "paid", revealBlock: 200, paidBlock: 205 });
+    await store.finality.set(150, new Date().toISOString());
+    const finalAt = await store.drawings.nextFinalBlock(campaign.id, (await store.finality.get())!.block);
     expect(finalAt).toBe(205);
     const kept = await cache.get("k", campaign.id, render({ finalAt }));
-    store.finality.set(204, new Date().toISOString()); // the reveal is final, the payout not yet: still provisional
-    expect(cache.fresh("k", campaign.id)).toBe(kept);
-    store.finality.set(205, new Date().toISOString());
-    expect(cache.fresh("k", campaign.id)).toBeNull();
+    await store.finality.set(204, new Date().toISOString()); // the reveal is final, the payout not yet: still provisional
+    expect(await cache.fresh("k", campaign.id)).toBe(kept);
+    await store.finality.set(205, new Date().toISOString());
+    expect(await cache.fresh("k", campaign.id)).toBeNull();
   });
 
   it("shares one render between concurrent misses", async () => {
@@ -321,7 +323,7 @@ describe("PublicCache", () => {
       return render()();
     };
     const waiting = [cache.get("k", campaign.id, slow), cache.get("k", campaign.id, slow), cache.get("k", campaign.id, slow)];
-    await Promise.resolve();
+    await settle();
     expect(calls).toBe(1);
     g.open();
     const [a, b, c] = await Promise.all(waiting);
@@ -341,19 +343,19 @@ describe("PublicCache", () => {
     const waiting = Promise.allSettled([cache.get("k", campaign.id, failing), cache.get("k", campaign.id, failing)]);
     g.open();
     expect((await waiting).map((r) => (r.status === "rejected" ? String(r.reason) : "kept"))).toEqual(["Error: indexer down", "Error: indexer down"]);
-    expect(cache.fresh("k", campaign.id)).toBeNull();
+    expect(await cache.fresh("k", campaign.id)).toBeNull();
     const next = await cache.get("k", campaign.id, render());
     expect(next.body.toString()).toBe("render 1");
   });
 
   it("a write made by the render itself leaves its entry stale", async () => {
-    const writing = (): Render => {
-      store.drawings.replaceWinners(drawing(campaign).id, [{ winnerId: "u", displayName: null, avatarUrl: null }]);
+    const writing = async (): Promise<Render> => {
+      await store.drawings.replaceWinners((await drawing(campaign)).id, [{ winnerId: "u", displayName: null, avatarUrl: null }]);
       return render()();
     };
     const first = await cache.get("k", campaign.id, writing);
-    expect(first.version).toBeLessThan(version());
-    expect(cache.fresh("k", campaign.id)).toBeNull();
+    expect(first.version).toBeLessThan(await version());
+    expect(await cache.fresh("k", campaign.id)).toBeNull();
     const second = await cache.get("k", campaign.id, render());
     expect(second).not.toBe(first);
     expect(renders).toBe(2);
@@ -366,14 +368,14 @@ describe("PublicCache", () => {
       return render()();
     };
     const pending = cache.get("k", campaign.id, slow);
-    store.campaigns.update({ ...current(), name: "Changed mid-render" });
+    await store.campaigns.update({ ...(await current()), name: "Changed mid-render" });
     g.open();
     const first = await pending;
-    expect(cache.fresh("k", campaign.id)).toBeNull();
+    expect(await cache.fresh("k", campaign.id)).toBeNull();
     const second = await cache.get("k", campaign.id, render());
     expect(second).not.toBe(first);
-    expect(second.version).toBe(version());
-    expect(cache.fresh("k", campaign.id)).toBe(second);
+    expect(second.version).toBe(await version());
+    expect(await cache.fresh("k", campaign.id)).toBe(second);
   });
 
   it("a get that starts after a write does not share a render that started before it", async () => {
@@ -383,63 +385,64 @@ describe("PublicCache", () => {
     let calls = 0;
     const slow = async (): Promise<Render> => {
       calls++;
-      const name = store.campaigns.byId(campaign.id)!.name; // what the render shows, read when it starts
+      const name = (await store.campaigns.byId(campaign.id))!.name; // what the render shows, read when it starts
       await g.opened;
       return { ...render()(), body: Buffer.from(name) };
     };
     const before = cache.get("k", campaign.id, slow);
-    await Promise.resolve();
-    store.campaigns.update({ ...current(), name: "After the write" });
+    await settle();
+    await store.campaigns.update({ ...(await current()), name: "After the write" });
     const after = cache.get("k", campaign.id, slow);
     g.open();
     expect((await before).body.toString()).toBe("cached");
     expect((await after).body.toString()).toBe("After the write");
     expect(calls).toBe(2);
     // The later render is the one kept.
-    expect(cache.fresh("k", campaign.id)?.body.toString()).toBe("After the write");
+    expect((await cache.fresh("k", campaign.id))?.body.toString()).toBe("After the write");
   });
 
   it("of two overlapping renders, the older finishing last does not replace the newer one's entry", async () => {
     const [first, second] = [gate(), gate()];
     const held = (g: { opened: Promise<void> }) => async (): Promise<Render> => {
-      const name = store.campaigns.byId(campaign.id)!.name;
+      const name = (await store.campaigns.byId(campaign.id))!.name;
       await g.opened;
       return { ...render()(), body: Buffer.from(name) };
     };
     const older = cache.get("k", campaign.id, held(first));
-    store.campaigns.update({ ...current(), name: "Newer" });
+    await settle();
+    await store.campaigns.update({ ...(await current()), name: "Newer" });
     const newer = cache.get("k", campaign.id, held(second));
     second.open();
     expect((await newer).body.toString()).toBe("Newer");
     first.open();
     expect((await older).body.toString()).toBe("cached");
-    expect(cache.fresh("k", campaign.id)?.body.toString()).toBe("Newer");
+    expect((await cache.fresh("k", campaign.id))?.body.toString()).toBe("Newer");
     // Both in-flight markers are gone: the next miss renders (after a write) instead of waiting on either.
-    store.campaigns.update({ ...current(), name: "Newest" });
+    await store.campaigns.update({ ...(await current()), name: "Newest" });
     expect((await cache.get("k", campaign.id, held(first))).body.toString()).toBe("Newest");
   });
 
   it("keeps at most 2000 renders, dropping the oldest", async () => {
     for (let i = 0; i < 2_001; i++) await cache.get(`k${i}`, campaign.id, render());
-    expect(cache.fresh("k0", campaign.id)).toBeNull();
-    expect(cache.fresh("k1", campaign.id)).not.toBeNull();
-    expect(cache.fresh("k2000", campaign.id)).not.toBeNull();
+    expect(await cache.fresh("k0", campaign.id)).toBeNull();
+    expect(await cache.fresh("k1", campaign.id)).not.toBeNull();
+    expect(await cache.fresh("k2000", campaign.id)).not.toBeNull();
   });
 
   it("keeps at most 64 MiB of bodies, dropping the oldest; a render again after a write replaces its own entry", async () => {
     const big = (fill: number) => () => ({ body: Buffer.alloc(30 * 1024 * 1024, fill), headers: {}, expiresAt: Date.now() + 60_000, finalAt: null });
     await cache.get("a", campaign.id, big(1));
     await cache.get("b", campaign.id, big(2));
-    expect(cache.fresh("a", campaign.id)).not.toBeNull();
+    expect(await cache.fresh("a", campaign.id)).not.toBeNull();
     await cache.get("c", campaign.id, big(3)); // 90 MiB would be over: "a" goes
-    expect(cache.fresh("a", campaign.id)).toBeNull();
-    expect(cache.fresh("b", campaign.id)).not.toBeNull();
-    expect(cache.fresh("c", campaign.id)).not.toBeNull();
+    expect(await cache.fresh("a", campaign.id)).toBeNull();
+    expect(await cache.fresh("b", campaign.id)).not.toBeNull();
+    expect(await cache.fresh("c", campaign.id)).not.toBeNull();
     // A write makes both stale; each renders again into its own place, both kept (60 MiB).
-    store.campaigns.update({ ...store.campaigns.byId(campaign.id)!, name: "Bigger" });
+    await store.campaigns.update({ ...(await store.campaigns.byId(campaign.id))!, name: "Bigger" });
     await cache.get("c", campaign.id, big(4));
     await cache.get("b", campaign.id, big(5));
-    expect(cache.fresh("b", campaign.id)?.body[0]).toBe(5);
-    expect(cache.fresh("c", campaign.id)?.body[0]).toBe(4);
+    expect((await cache.fresh("b", campaign.id))?.body[0]).toBe(5);
+    expect((await cache.fresh("c", campaign.id))?.body[0]).toBe(4);
   });
 });

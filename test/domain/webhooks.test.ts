@@ -117,12 +117,12 @@ describe("the outbox on a real store", () => {
   let accountId: string;
   let campaign: Campaign;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "webhooks-"));
     store = openStore(path.join(dir, "store.sqlite"));
     accountId = newId("acc");
-    store.accounts.createAccount(accountId, new Date().toISOString());
-    campaign = createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    await store.accounts.createAccount(accountId, new Date().toISOString());
+    campaign = await createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
   });
 
   afterEach(() => {
@@ -131,7 +131,7 @@ describe("the outbox on a real store", () => {
   });
 
   let drawings = 0;
-  function drawing(): Drawing {
+  async function drawing(): Promise<Drawing> {
     drawings++;
     const d: Drawing = {
       id: newId("drw"), campaignId: campaign.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
@@ -139,30 +139,30 @@ describe("the outbox on a real store", () => {
       listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
       settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
     };
-    store.drawings.insertIfAbsent(d);
-    store.drawings.replaceWinners(d.id, [{ winnerId: "u-1", displayName: null, avatarUrl: null }]);
+    await store.drawings.insertIfAbsent(d);
+    await store.drawings.replaceWinners(d.id, [{ winnerId: "u-1", displayName: null, avatarUrl: null }]);
     return d;
   }
 
   const endpoint = async (url = "https://127.0.0.1/hook") => createEndpoint(store, accountId, url, { allowLoopback: true });
 
-  it("records nothing for an account without endpoints", () => {
-    const d = drawing();
-    store.drawings.update({ ...d, status: "locked" });
+  it("records nothing for an account without endpoints", async () => {
+    const d = await drawing();
+    await store.drawings.update({ ...d, status: "locked" });
     expect(store.db.prepare("SELECT COUNT(*) FROM webhook_events").pluck().get()).toBe(0);
   });
 
   it("writes each event with its change, as the API shows the drawing; a rolled-back change leaves no event", async () => {
     const { endpoint: e } = await endpoint();
-    const d = drawing();
-    store.tx(() => store.drawings.update({ ...d, status: "locked", lockedAt: new Date().toISOString() }));
-    expect(() =>
-      store.tx(() => {
-        store.drawings.update({ ...d, status: "locked", needsAttention: "chain: refused" });
+    const d = await drawing();
+    await store.tx(() => store.drawings.update({ ...d, status: "locked", lockedAt: new Date().toISOString() }));
+    await expect(
+      store.tx(async () => {
+        await store.drawings.update({ ...d, status: "locked", needsAttention: "chain: refused" });
         throw new Error("rolled back");
       }),
-    ).toThrow("rolled back");
-    const deliveries = listDeliveries(store, e.id);
+    ).rejects.toThrow("rolled back");
+    const deliveries = await listDeliveries(store, e.id);
     expect(deliveries.map((x) => [x.eventType, x.status, x.attempts])).toEqual([["drawing.locked", "pending", 0]]);
     const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events").pluck().get() as string) as { type: string; timestamp: string; data: { campaign: string; drawing: { id: string; status: string; winners: { winner: string }[] } } };
     expect(body.type).toBe("drawing.locked");
@@ -174,16 +174,16 @@ describe("the outbox on a real store", () => {
 
   it("records guarantee.awaiting_pick when a period ends without a prize at the threshold", async () => {
     const start = Date.now() - 3 * 86_400_000;
-    const withGuarantee = createCampaign(store, accountId, { slug: "gtd", name: "G", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC", startsAt: new Date(start).toISOString() }, guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 1 } }, new Date(start - 86_400_000));
-    store.campaigns.update({ ...withGuarantee, status: "active" });
+    const withGuarantee = await createCampaign(store, accountId, { slug: "gtd", name: "G", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC", startsAt: new Date(start).toISOString() }, guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 1 } }, new Date(start - 86_400_000));
+    await store.campaigns.update({ ...withGuarantee, status: "active" });
     const { endpoint: e } = await endpoint();
-    const d: Drawing = { ...drawing(), id: newId("drw"), campaignId: withGuarantee.id, drawAt: new Date(start + HOUR).toISOString(), status: "settled" };
-    store.drawings.insertIfAbsent(d);
-    store.drawings.replaceWinners(d.id, [{ winnerId: "u-9", displayName: null, avatarUrl: null }]);
-    store.drawings.setPrizes(d.id, [{ position: 0, randomValue: "0x01", roll: 0, amountCents: 100, held: false }]);
-    const checked = checkDuePeriods(store, withGuarantee.id);
+    const d: Drawing = { ...(await drawing()), id: newId("drw"), campaignId: withGuarantee.id, drawAt: new Date(start + HOUR).toISOString(), status: "settled" };
+    await store.drawings.insertIfAbsent(d);
+    await store.drawings.replaceWinners(d.id, [{ winnerId: "u-9", displayName: null, avatarUrl: null }]);
+    await store.drawings.setPrizes(d.id, [{ position: 0, randomValue: "0x01", roll: 0, amountCents: 100, held: false }]);
+    const checked = await checkDuePeriods(store, withGuarantee.id);
     expect(checked[0]!.status).toBe("awaiting_pick");
-    const events = listDeliveries(store, e.id).filter((x) => x.eventType === "guarantee.awaiting_pick");
+    const events = (await listDeliveries(store, e.id)).filter((x) => x.eventType === "guarantee.awaiting_pick");
     expect(events).toHaveLength(1);
     expect(events[0]!.subjectId).toBe(checked[0]!.id);
     const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events WHERE type = 'guarantee.awaiting_pick'").pluck().get() as string) as { data: unknown };
@@ -192,35 +192,35 @@ describe("the outbox on a real store", () => {
 
   it("sends one drawing's events in order (the next waits for the one before), other drawings alongside", async () => {
     await endpoint();
-    const [a, b] = [drawing(), drawing()];
-    store.drawings.update({ ...a, status: "locked" });
-    store.drawings.update({ ...a, status: "settled" });
-    store.drawings.update({ ...b, status: "locked" });
+    const [a, b] = [await drawing(), await drawing()];
+    await store.drawings.update({ ...a, status: "locked" });
+    await store.drawings.update({ ...a, status: "settled" });
+    await store.drawings.update({ ...b, status: "locked" });
     const now = new Date(Date.now() + 1_000).toISOString();
-    const due = store.webhooks.due(now, 10);
+    const due = await store.webhooks.due(now, 10);
     expect(due.map((x) => [x.subjectId, x.eventType])).toEqual([[a.id, "drawing.locked"], [b.id, "drawing.locked"]]);
     // The head fails and waits: a's settled event still waits behind it.
-    store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "pending", nextAttemptAt: new Date(Date.now() + HOUR).toISOString() });
-    expect(store.webhooks.due(now, 10).map((x) => x.eventType)).toEqual(["drawing.locked"]);
-    expect(store.webhooks.nextDueAt()! <= now).toBe(true);
+    await store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "pending", nextAttemptAt: new Date(Date.now() + HOUR).toISOString() });
+    expect((await store.webhooks.due(now, 10)).map((x) => x.eventType)).toEqual(["drawing.locked"]);
+    expect((await store.webhooks.nextDueAt())! <= now).toBe(true);
     // Once it has failed for good the next one goes.
-    store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "failed", nextAttemptAt: null });
-    expect(store.webhooks.due(now, 10).map((x) => [x.subjectId, x.eventType])).toEqual([[a.id, "drawing.settled"], [b.id, "drawing.locked"]]);
+    await store.webhooks.recordAttempt(due[0]!.id, { at: now, httpStatus: 500, error: null, durationMs: 3, responseSnippet: null }, { status: "failed", nextAttemptAt: null });
+    expect((await store.webhooks.due(now, 10)).map((x) => [x.subjectId, x.eventType])).toEqual([[a.id, "drawing.settled"], [b.id, "drawing.locked"]]);
   });
 
   it("the worker signs with the endpoint's secrets, records each attempt, retries a failure and delivers", async () => {
     const { endpoint: e, secret } = await endpoint();
-    const d = drawing();
-    store.drawings.update({ ...d, status: "locked" });
+    const d = await drawing();
+    await store.drawings.update({ ...d, status: "locked" });
     const answers: SendResult[] = [{ status: 503, snippet: "x".repeat(50) }, { error: "connection failed (ECONNREFUSED)" }, { status: 204, snippet: "" }];
     const received: { headers: Record<string, string>; body: string }[] = [];
     const timer = new WebhookTimer({ store, logger, allowLoopback: true, retry: { testBaseMs: 1 }, send: async (_url, headers, body) => (received.push({ headers, body }), answers.shift()!) });
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 5));
-      const [due] = store.webhooks.due(new Date().toISOString(), 1);
+      const [due] = await store.webhooks.due(new Date().toISOString(), 1);
       await timer.deliver(due!);
     }
-    const [delivery] = listDeliveries(store, e.id);
+    const [delivery] = await listDeliveries(store, e.id);
     expect(delivery).toMatchObject({ status: "delivered", attempts: 3, nextAttemptAt: null });
     expect(delivery!.attemptList.map((x) => [x.httpStatus, x.error])).toEqual([[503, null], [null, "connection failed (ECONNREFUSED)"], [204, null]]);
     expect(delivery!.attemptList[0]!.responseSnippet).toBe("x".repeat(50));
@@ -233,7 +233,7 @@ describe("the outbox on a real store", () => {
 
   it("the timer does not look at the outbox again and again while a send is open, nor resend an unrecorded attempt at once", async () => {
     await endpoint();
-    store.drawings.update({ ...drawing(), status: "locked" });
+    await store.drawings.update({ ...(await drawing()), status: "locked" });
     let release: () => void = () => undefined;
     let sends = 0;
     const timer = new WebhookTimer({
@@ -258,7 +258,7 @@ describe("the outbox on a real store", () => {
       expect(looks).toBeLessThanOrEqual(3);
       // The outcome cannot be stored: the delivery waits instead of being sent again at once.
       const realRecord = store.webhooks.recordAttempt.bind(store.webhooks);
-      store.webhooks.recordAttempt = () => {
+      store.webhooks.recordAttempt = async () => {
         throw new Error("SQLITE_BUSY: database is locked");
       };
       release();
@@ -272,36 +272,36 @@ describe("the outbox on a real store", () => {
   });
 
   it("a drawing's change with its events waits for another process's write instead of failing at once", async () => {
-    const d = drawing();
+    const d = await drawing();
     // Another process holds a write transaction for 700 ms (as the CLI may); busy_timeout is 5 s.
     const holder = spawn(process.execPath, ["-e", `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(path.join(dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((r) => holder.stdout!.once("data", () => r()));
     const started = Date.now();
-    store.drawings.update({ ...d, status: "locked" });
+    await store.drawings.update({ ...d, status: "locked" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    expect(store.drawings.byId(campaign.id, d.id)!.status).toBe("locked");
+    expect((await store.drawings.byId(campaign.id, d.id))!.status).toBe("locked");
     await new Promise((r) => holder.once("exit", r));
   });
 
   it("endpoints: the secret is returned once and never listed; rotation signs with both for 24 h; delete stops deliveries", async () => {
     const { endpoint: e, secret } = await endpoint();
-    expect(JSON.stringify(listEndpoints(store, accountId))).not.toContain(secret.slice(6));
-    const rotated = rotateSecret(store, e.id, "operator", new Date("2026-03-01T00:00:00.000Z"));
+    expect(JSON.stringify(await listEndpoints(store, accountId))).not.toContain(secret.slice(6));
+    const rotated = await rotateSecret(store, e.id, "operator", new Date("2026-03-01T00:00:00.000Z"));
     expect(rotated.secret).not.toBe(secret);
     expect(rotated.endpoint.previousSecretExpiresAt).toBe("2026-03-02T00:00:00.000Z");
-    const row = store.webhooks.endpoint(e.id)!;
+    const row = (await store.webhooks.endpoint(e.id))!;
     expect(signingSecrets(row, new Date("2026-03-01T23:59:59.000Z"))).toEqual([rotated.secret, secret]);
     expect(signingSecrets(row, new Date("2026-03-02T00:00:00.000Z"))).toEqual([rotated.secret]);
-    const audit = JSON.stringify(store.audit.ofAccount(accountId));
+    const audit = JSON.stringify(await store.audit.ofAccount(accountId));
     expect(audit).toContain("webhook.create");
     expect(audit).toContain("webhook.rotate");
     for (const s of [secret, rotated.secret]) expect(audit).not.toContain(s.slice(6));
 
-    store.drawings.update({ ...drawing(), status: "locked" });
-    expect(deleteEndpoint(store, e.id)).toMatchObject({ deleted: true, pendingDropped: 1 });
-    expect(listEndpoints(store, accountId)).toEqual([]);
-    expect(listDeliveries(store, e.id).map((x) => x.status)).toEqual(["failed"]);
-    expect(store.webhooks.due(new Date(Date.now() + HOUR).toISOString(), 10)).toEqual([]);
+    await store.drawings.update({ ...(await drawing()), status: "locked" });
+    expect(await deleteEndpoint(store, e.id)).toMatchObject({ deleted: true, pendingDropped: 1 });
+    expect(await listEndpoints(store, accountId)).toEqual([]);
+    expect((await listDeliveries(store, e.id)).map((x) => x.status)).toEqual(["failed"]);
+    expect(await store.webhooks.due(new Date(Date.now() + HOUR).toISOString(), 10)).toEqual([]);
   });
 
   it("refuses non-https URLs and private or unresolvable hosts with a clear 400, storing nothing", async () => {
@@ -326,6 +326,6 @@ describe("the outbox on a real store", () => {
     expect(await refusal("http://127.0.0.1:9/hook", true)).toBe("accepted");
     expect(await refusal("http://intranet.example/hook", true)).toBe("400 url: the URL must be https");
     expect(await refusal("https://hooks.example.com:0/x")).toBe("400 url: the URL's port must be 1 to 65535");
-    expect(store.webhooks.endpoints(accountId)).toHaveLength(1);
+    expect(await store.webhooks.endpoints(accountId)).toHaveLength(1);
   });
 });

@@ -84,7 +84,7 @@ describe("creating a campaign", () => {
     expect(reply.status).toBe(400);
     expect(fieldError(reply.text, "payoutWallet")).toMatch(/checksum/);
     expect(reply.text).toContain('value="Portal daily"'); // what was typed is kept
-    expect(campaign()).toBeNull();
+    expect(await campaign()).toBeNull();
   });
 
   it("refuses an amount that is not dollars and a pull URL that is not https, and stores nothing", async () => {
@@ -97,14 +97,14 @@ describe("creating a campaign", () => {
     const weekday = await member.post("/portal/campaigns/new", newForm({ cadence: "weekly" }));
     expect(weekday.status).toBe(400);
     expect(fieldError(weekday.text, "drawWeekday")).toMatch(/^drawWeekday is required for weekly campaigns/);
-    expect(campaign()).toBeNull();
+    expect(await campaign()).toBeNull();
   });
 
   it("creates the draft with every setting, cents from dollars, and never shows the pull URL's secret again", async () => {
     const reply = await member.post("/portal/campaigns/new", newForm());
     expect(reply.status).toBe(303);
     expect(reply.location).toBe(`/portal/campaigns/${SLUG}?done=created`);
-    const stored = campaign()!;
+    const stored = (await campaign())!;
     expect(stored).toMatchObject({ name: "Portal daily", mode: "pull", status: "draft", winnersPerDraw: 3, largePrizeThresholdCents: 123_450, payoutWallet: TEST_WALLET, accountId });
     expect(stored.guarantee).toEqual({ amountCents: 2_500, thresholdCents: 10_000, periodDays: 7 });
     expect(stored.schedule).toMatchObject({ cadence: "daily", drawHour: 20, drawMinute: 0, timezone: "Europe/Berlin", cutoffMinutes: 60 });
@@ -122,26 +122,26 @@ describe("creating a campaign", () => {
 
 describe("settings and status", () => {
   it("refuses too many winners by the field and changes nothing, then saves a valid edit", async () => {
-    const before = JSON.stringify(campaign());
+    const before = JSON.stringify(await campaign());
     const bad = await member.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "5000", pullUrl: "" }) });
     expect(bad.status).toBe(400);
     expect(fieldError(bad.text, "winnersPerDraw")).toMatch(/^winnersPerDraw must be an integer from 1 to 1000/);
-    expect(JSON.stringify(campaign())).toBe(before);
+    expect(JSON.stringify(await campaign())).toBe(before);
     const good = await member.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "2", pullUrl: "", largePrizeThreshold: "600" }) });
     expect(good.status).toBe(303);
-    expect(campaign()).toMatchObject({ name: "Renamed", winnersPerDraw: 2, largePrizeThresholdCents: 60_000 });
-    expect(campaign()!.pullUrl).toContain(PULL_SECRET); // an empty field keeps the stored URL
+    expect(await campaign()).toMatchObject({ name: "Renamed", winnersPerDraw: 2, largePrizeThresholdCents: 60_000 });
+    expect((await campaign())!.pullUrl).toContain(PULL_SECRET); // an empty field keeps the stored URL
   });
 
   it("asks to confirm before ending, then activates, pauses and resumes", async () => {
     const unconfirmed = await member.post(`/portal/campaigns/${SLUG}/status`, { action: "end" });
     expect(unconfirmed.status).toBe(400);
     expect(fieldError(unconfirmed.text, "confirm")).toMatch(/cannot be undone/);
-    expect(campaign()!.status).toBe("draft");
+    expect((await campaign())!.status).toBe("draft");
     for (const [action, status] of [["activate", "active"], ["pause", "paused"], ["resume", "active"]] as const) {
       const reply = await member.post(`/portal/campaigns/${SLUG}/status`, { action });
       expect(reply.status, action).toBe(303);
-      expect(campaign()!.status).toBe(status);
+      expect((await campaign())!.status).toBe(status);
     }
     const resumeAgain = await member.post(`/portal/campaigns/${SLUG}/status`, { action: "resume" });
     expect(resumeAgain.status).toBe(409);
@@ -153,7 +153,7 @@ describe("settings and status", () => {
     const endsAt = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 16);
     const saved = await member.post(`/portal/campaigns/${SLUG}/edit`, { name: "Renamed", winnersPerDraw: "2", payoutWallet: TEST_WALLET, largePrizeThreshold: "600", pullUrl: "", endsAt });
     expect(saved.status).toBe(303);
-    expect(campaign()!.schedule.endsAt).toBe(`${endsAt}:00.000Z`);
+    expect((await campaign())!.schedule.endsAt).toBe(`${endsAt}:00.000Z`);
   });
 });
 
@@ -161,11 +161,11 @@ describe("the prize table", () => {
   const rows = { amount0: "1000", weight0: "1", amount1: "10", weight1: "99", amount2: "1", weight2: "900" };
 
   it("shows a weight of 0 as the table rule, by the row, and changes nothing", async () => {
-    const version = campaign()!.tableVersion;
+    const version = (await campaign())!.tableVersion;
     const reply = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, weight1: "0", intent: "preview" });
     expect(reply.status).toBe(400);
     expect(fieldError(reply.text, "weight1")).toBe("Tier 1: weight must be above 0");
-    expect(campaign()!.tableVersion).toBe(version);
+    expect((await campaign())!.tableVersion).toBe(version);
   });
 
   it("previews the odds and the exact average, then publishes what was previewed", async () => {
@@ -181,11 +181,11 @@ describe("the prize table", () => {
     // Rows changed after the preview are not published.
     const changed = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, weight2: "901", intent: "publish", previewed });
     expect(changed.status).toBe(409);
-    expect(campaign()!.tableId).not.toBe(SLUG);
+    expect((await campaign())!.tableId).not.toBe(SLUG);
     const published = await member.post(`/portal/campaigns/${SLUG}/table`, { ...rows, intent: "publish", previewed });
     expect(published.status).toBe(303);
-    expect(campaign()).toMatchObject({ tableId: SLUG, tableVersion: 1 });
-    expect(store.prizeTables.get(SLUG, 1)!.tiers.map((t) => t.amountCents)).toEqual([100_000, 1_000, 100]);
+    expect(await campaign()).toMatchObject({ tableId: SLUG, tableVersion: 1 });
+    expect((await store.prizeTables.get(SLUG, 1))!.tiers.map((t) => t.amountCents)).toEqual([100_000, 1_000, 100]);
   });
 });
 
@@ -195,11 +195,11 @@ describe("drawings", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h2 id="stage-open">Open</h2>');
     expect(page.text).toContain("No drawing is flagged.");
-    const drawing = store.drawings.unfinished(campaign()!.id)[0]!;
+    const drawing = (await store.drawings.unfinished((await campaign())!.id))[0]!;
     const refused = await member.post(`/portal/campaigns/${SLUG}/drawings/${drawing.id}/extend`, { cutoffAt: "2020-01-01T00:00" });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain("cutoffAt must be later than the campaign&#39;s current time");
-    expect(store.drawings.byId(campaign()!.id, drawing.id)!.cutoffAt).toBe(drawing.cutoffAt);
+    expect((await store.drawings.byId((await campaign())!.id, drawing.id))!.cutoffAt).toBe(drawing.cutoffAt);
   });
 });
 
@@ -209,11 +209,11 @@ describe("a flagged drawing", () => {
   it("shows the reason first, and an extended cutoff clears it", async () => {
     await stack.cli("campaign", "create", "--account", accountId, "--slug", PUSH, "--name", "Portal push", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
     expect((await member.post(`/portal/campaigns/${PUSH}/status`, { action: "activate" })).status).toBe(303);
-    const id = store.campaigns.bySlug(PUSH)!.id;
-    const open = store.drawings.nextOpen(id, new Date().toISOString())!;
+    const id = (await store.campaigns.bySlug(PUSH))!.id;
+    const open = (await store.drawings.nextOpen(id, new Date().toISOString()))!;
     const moved = await api(stack, "POST", `/api/v1/campaigns/${PUSH}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } });
     expect(moved.status).toBe(200);
-    await until("flagged", async () => (store.drawings.byId(id, open.id)?.needsAttention ? true : undefined), 20_000, 200);
+    await until("flagged", async () => ((await store.drawings.byId(id, open.id))?.needsAttention ? true : undefined), 20_000, 200);
     const page = await member.get(`/portal/campaigns/${PUSH}/drawings`);
     expect(page.text).toContain(`<h3 id="flag-${open.id}">`);
     expect(page.text).toMatch(/no winners at the cutoff/);
@@ -224,7 +224,7 @@ describe("a flagged drawing", () => {
     const to = new Date(Date.parse(moved.body.now as string) + 3_600_000).toISOString().slice(0, 16);
     const extended = await member.post(`/portal/campaigns/${PUSH}/drawings/${open.id}/extend`, { cutoffAt: to });
     expect(extended.status).toBe(303);
-    const after = store.drawings.byId(id, open.id)!;
+    const after = (await store.drawings.byId(id, open.id))!;
     expect(after.needsAttention).toBeNull();
     expect(after.cutoffAt).toBe(`${to}:00.000Z`);
     expect((await member.get(`/portal/campaigns/${PUSH}/drawings`)).text).toContain("No drawing is flagged.");
@@ -247,8 +247,8 @@ describe("logo and links (owners only)", () => {
     expect(upload.status).toBe(403);
     const links = await member.post(`/portal/campaigns/${SLUG}/branding/links`, { termsUrl: "https://partner.example/terms", privacyUrl: "" });
     expect(links.status).toBe(403);
-    expect(store.portal.logo(campaign()!.id)).toBeNull();
-    expect(campaign()!.termsUrl).toBeNull();
+    expect(await store.portal.logo((await campaign())!.id)).toBeNull();
+    expect((await campaign())!.termsUrl).toBeNull();
     expect((await member.get("/portal/audit")).status).toBe(403);
   });
 
@@ -261,11 +261,11 @@ describe("logo and links (owners only)", () => {
     const big = await owner.upload(`/portal/campaigns/${SLUG}/branding/logo`, "logo", new Blob([PNG, Buffer.alloc(300 * 1024)]), "big.png");
     expect(big.status).toBe(400);
     expect(fieldError(big.text, "logo")).toMatch(/at most 256 KB/);
-    expect(store.portal.logo(campaign()!.id)).toBeNull();
+    expect(await store.portal.logo((await campaign())!.id)).toBeNull();
     const http = await owner.post(`/portal/campaigns/${SLUG}/branding/links`, { termsUrl: "http://partner.example/terms", privacyUrl: "" });
     expect(http.status).toBe(400);
     expect(fieldError(http.text, "termsUrl")).toMatch(/https/);
-    expect(campaign()!.termsUrl).toBeNull();
+    expect((await campaign())!.termsUrl).toBeNull();
   });
 
   it("uploads a PNG, serves it publicly with a fixed type, and shows it on the campaign page", async () => {

@@ -49,8 +49,8 @@ const secrets = new Set<string>();
 
 const count = (sql: string, ...params: unknown[]): number => store.db.prepare(sql).pluck().get(...params) as number;
 const sessions = () => count("SELECT COUNT(*) FROM portal_sessions");
-const liveKeys = () => store.accounts.keys(ownerAccount).filter((k) => k.revokedAt === null).length;
-const members = () => store.accounts.members(ownerAccount).map((m) => `${m.email}:${m.role}`).sort();
+const liveKeys = async () => (await store.accounts.keys(ownerAccount)).filter((k) => k.revokedAt === null).length;
+const members = async () => (await store.accounts.members(ownerAccount)).map((m) => `${m.email}:${m.role}`).sort();
 
 /** Asks for a sign-in link for `email` (from a signed-out form) and returns the response. */
 async function askForLink(client: PortalClient, email: string): Promise<Reply> {
@@ -90,13 +90,13 @@ async function signIn(client: PortalClient, email: string): Promise<{ link: stri
 }
 
 /** The status of a refused attempt, which must leave the store as it was (compared by `snapshot`). */
-function snapshot() {
+async function snapshot(): Promise<string> {
   return JSON.stringify({
     sessions: sessions(),
     liveSessions: count("SELECT COUNT(*) FROM portal_sessions WHERE ended_at IS NULL"),
     links: store.db.prepare("SELECT token_hash, used_at FROM portal_links ORDER BY token_hash").all(),
-    keys: store.accounts.keys(ownerAccount).map((k) => [k.keyId, k.revokedAt]),
-    members: members(),
+    keys: (await store.accounts.keys(ownerAccount)).map((k) => [k.keyId, k.revokedAt]),
+    members: await members(),
     mails: smtp.mails.length,
   });
 }
@@ -117,7 +117,7 @@ beforeAll(async () => {
   // The owner invites a member through the team page; the member joins by the emailed invite link.
   const invited = await owner.postForm("/portal/team/invite", { _csrf: ownerCsrf, email: MEMBER, role: "member" });
   expect(invited.status).toBe(200);
-  expect(members()).toContain(`${MEMBER}:member`);
+  expect(await members()).toContain(`${MEMBER}:member`);
   member = new PortalClient(stack.baseUrl);
   const used = await useLink(member, await smtp.nextLink(MEMBER, 1));
   expect(used.status).toBe(303);
@@ -139,23 +139,23 @@ describe("sign-in links", () => {
     const first = new PortalClient(stack.baseUrl);
     const { link } = await signIn(first, OWNER);
     const token = new URL(link).searchParams.get("token")!;
-    const usedAt = store.portal.link(hashToken(token))!.usedAt;
+    const usedAt = (await store.portal.link(hashToken(token)))!.usedAt;
     expect(usedAt).not.toBeNull();
-    const before = snapshot();
+    const before = await snapshot();
     const again = new PortalClient(stack.baseUrl);
     const reply = await useLink(again, link);
     expect(reply.status).toBe(400);
     expect(reply.text).toContain("not valid any more");
     expect(again.session).toBeUndefined();
-    expect(snapshot()).toBe(before);
-    expect(store.portal.link(hashToken(token))!.usedAt).toBe(usedAt);
+    expect(await snapshot()).toBe(before);
+    expect((await store.portal.link(hashToken(token)))!.usedAt).toBe(usedAt);
   });
 
   it("an expired link is refused, starts no session and stays unused", async () => {
     const token = randomBytes(32).toString("base64url");
     secrets.add(token);
     const past = Date.now() - 60_000;
-    store.portal.insertLink({
+    await store.portal.insertLink({
       tokenHash: hashToken(token),
       email: OWNER,
       purpose: "sign_in",
@@ -164,20 +164,20 @@ describe("sign-in links", () => {
       expiresAt: new Date(past).toISOString(),
       usedAt: null,
     });
-    const before = snapshot();
+    const before = await snapshot();
     const client = new PortalClient(stack.baseUrl);
     const reply = await useLink(client, `${stack.baseUrl}/portal/auth?token=${token}`);
     expect(reply.status).toBe(400);
     expect(reply.text).toContain("not valid any more");
     expect(client.session).toBeUndefined();
-    expect(snapshot()).toBe(before);
-    expect(store.portal.link(hashToken(token))!.usedAt).toBeNull();
+    expect(await snapshot()).toBe(before);
+    expect((await store.portal.link(hashToken(token)))!.usedAt).toBeNull();
   });
 
   it("malformed tokens are refused and start no session", async () => {
     const client = new PortalClient(stack.baseUrl);
     const csrf = csrfOf((await client.get("/portal/sign-in")).text);
-    const before = snapshot();
+    const before = await snapshot();
     for (const token of ["", "abc", "x".repeat(42), `${"A".repeat(42)}!`, "A".repeat(44), "../../etc/passwd", "' OR 1=1 --", "A".repeat(5000)]) {
       const reply = await client.postForm("/portal/auth", { _csrf: csrf, token });
       expect(reply.status, `token ${JSON.stringify(token.slice(0, 50))}`).toBe(400);
@@ -189,13 +189,13 @@ describe("sign-in links", () => {
     const page = await client.get(`/portal/auth?token=${encodeURIComponent('"><script>alert(1)</script>')}`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain("<script>alert(1)</script>");
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 });
 
 describe("forged forms", () => {
   it("a cross-site post (Origin of another site, Sec-Fetch-Site: cross-site) is refused and changes nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const forged: [string, Record<string, string>][] = [
       ["/portal/keys", { _csrf: ownerCsrf }],
       ["/portal/team/invite", { _csrf: ownerCsrf, email: "evil@example.com", role: "owner" }],
@@ -213,13 +213,13 @@ describe("forged forms", () => {
     const csrf = csrfOf((await stranger.get("/portal/sign-in")).text);
     expect((await stranger.postForm("/portal/sign-in", { _csrf: csrf, email: OWNER }, { origin: "https://evil.example", "sec-fetch-site": "cross-site" })).status).toBe(403);
     await sleep(500);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
     // The owner's session still works (the forged sign-out did not end it).
     expect((await owner.get("/portal/keys")).status).toBe(200);
   });
 
   it("a post with a missing or wrong _csrf is refused and changes nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const wrong = [undefined, "", "x", memberCsrf, ownerCsrf.slice(0, -1), `${ownerCsrf}x`, ownerCsrf.toUpperCase() === ownerCsrf ? "A".repeat(ownerCsrf.length) : ownerCsrf.toUpperCase()];
     for (const csrf of wrong) {
       const form = (extra: Record<string, string>) => (csrf === undefined ? extra : { _csrf: csrf, ...extra });
@@ -244,7 +244,7 @@ describe("forged forms", () => {
     const otherCsrf = csrfOf((await other.get("/portal/sign-in")).text);
     expect((await stranger.postForm("/portal/sign-in", { _csrf: otherCsrf, email: OWNER })).status).toBe(403);
     await sleep(500);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 });
 
@@ -252,9 +252,9 @@ describe("a member", () => {
   it("is refused every owner action, and nothing changes", async () => {
     const ownerKeys = await owner.postForm("/portal/keys", { _csrf: ownerCsrf });
     expect(ownerKeys.status).toBe(200);
-    const keyId = store.accounts.keys(ownerAccount).find((k) => k.revokedAt === null)!.keyId;
-    const before = snapshot();
-    const liveBefore = liveKeys();
+    const keyId = (await store.accounts.keys(ownerAccount)).find((k) => k.revokedAt === null)!.keyId;
+    const before = await snapshot();
+    const liveBefore = await liveKeys();
 
     const nav = await member.get("/portal");
     expect(nav.text).not.toContain('href="/portal/keys"');
@@ -274,11 +274,11 @@ describe("a member", () => {
       expect(reply.text, label).toContain("Not allowed");
     }
     await sleep(500);
-    expect(liveKeys()).toBe(liveBefore);
-    expect(store.accounts.key(keyId)!.revokedAt).toBeNull();
-    expect(members()).toEqual([`${MEMBER}:member`, `${OWNER}:owner`, `${OWNER2}:owner`, `${OWNER3}:owner`].sort());
+    expect(await liveKeys()).toBe(liveBefore);
+    expect((await store.accounts.key(keyId))!.revokedAt).toBeNull();
+    expect(await members()).toEqual([`${MEMBER}:member`, `${OWNER}:owner`, `${OWNER2}:owner`, `${OWNER3}:owner`].sort());
     expect(smtp.to("friend@example.com")).toHaveLength(0);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
     // The member's own pages still work.
     expect((await member.get("/portal")).status).toBe(200);
   });
@@ -321,7 +321,7 @@ describe("sessions", () => {
     expect(out.status).toBe(200);
     expect(client.session).toBeUndefined();
     expect(out.setCookies.some((c) => /^pd_session=;/.test(c))).toBe(true);
-    expect(store.portal.session(hashToken(old))!.endedAt).not.toBeNull();
+    expect((await store.portal.session(hashToken(old)))!.endedAt).not.toBeNull();
     // A copy of the old cookie (as an attacker who kept it would send it).
     client.jar.set("pd_session", old);
     for (const route of ["/portal", "/portal/keys", "/portal/team"]) {
@@ -329,7 +329,7 @@ describe("sessions", () => {
       expect(reply.status, route).toBe(303);
       expect(reply.location, route).toBe("/portal/sign-in");
     }
-    const before = snapshot();
+    const before = await snapshot();
     for (const [route, form] of [
       ["/portal/keys", { _csrf: csrf }],
       ["/portal/team/invite", { _csrf: csrf, email: "late@example.com", role: "owner" }],
@@ -343,7 +343,7 @@ describe("sessions", () => {
     const withFormToken = await client.postForm("/portal/keys", { _csrf: fresh });
     expect(withFormToken.status).toBe(401);
     await sleep(300);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("the session cookie is HttpOnly, SameSite=Lax, not Secure on loopback http, path /portal", async () => {
@@ -377,7 +377,7 @@ describe("sessions", () => {
     const first = client.session!;
     secrets.add(first);
     expect(first).not.toBe(planted);
-    expect(store.portal.session(hashToken(planted))).toBeNull();
+    expect(await store.portal.session(hashToken(planted))).toBeNull();
     const other = new PortalClient(stack.baseUrl);
     await signIn(other, OWNER2);
     expect(other.session).not.toBe(first);
@@ -395,8 +395,8 @@ describe("sessions", () => {
     await signIn(client, OWNER3);
     const second = client.session!;
     expect(second).not.toBe(first);
-    expect(store.portal.session(hashToken(first))!.endedAt).not.toBeNull();
-    expect(store.portal.session(hashToken(second))!.endedAt).toBeNull();
+    expect((await store.portal.session(hashToken(first)))!.endedAt).not.toBeNull();
+    expect((await store.portal.session(hashToken(second)))!.endedAt).toBeNull();
     const stale = new PortalClient(stack.baseUrl);
     stale.jar.set("pd_session", first);
     expect((await stale.get("/portal")).status).toBe(303);

@@ -46,9 +46,13 @@ function shownSecret(html: string): string | null {
 }
 
 /** The account's endpoints in the store, deleted ones too, secrets included: what every refusal must leave alone. */
-const endpointsOf = (account: string): WebhookEndpoint[] =>
-  (store.db.prepare("SELECT id FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id").pluck().all(account) as string[]).map((id) => store.webhooks.endpoint(id)!);
-const snapshot = () => JSON.stringify([endpointsOf(accountId), endpointsOf(otherAccount), store.audit.ofAccount(accountId).length, store.audit.ofAccount(otherAccount).length]);
+async function endpointsOf(account: string): Promise<WebhookEndpoint[]> {
+  const endpoints: WebhookEndpoint[] = [];
+  for (const id of store.db.prepare("SELECT id FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id").pluck().all(account) as string[]) endpoints.push((await store.webhooks.endpoint(id))!);
+  return endpoints;
+}
+const snapshot = async (): Promise<string> =>
+  JSON.stringify([await endpointsOf(accountId), await endpointsOf(otherAccount), (await store.audit.ofAccount(accountId)).length, (await store.audit.ofAccount(otherAccount)).length]);
 
 beforeAll(async () => {
   execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
@@ -101,7 +105,7 @@ describe("the webhook screen (owners)", () => {
     const secret = shownSecret(created.text);
     expect(secret).toMatch(/^whsec_/);
     expect(created.text).toContain('data-copy="new-secret-value"');
-    const stored = endpointsOf(accountId);
+    const stored = await endpointsOf(accountId);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ url, secret, previousSecret: null, deletedAt: null });
     endpointId = stored[0]!.id;
@@ -115,7 +119,7 @@ describe("the webhook screen (owners)", () => {
     expect(own.status).toBe(200);
     expect(own.text).not.toContain(secret!.slice(6));
     expect(shownSecret(own.text)).toBeNull();
-    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.create")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, host: new URL(base).host } })]);
+    expect((await store.audit.ofAccount(accountId)).filter((r) => r.action === "webhook.create")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, host: new URL(base).host } })]);
   });
 
   it("lists a real delivery's attempts: event type, status, each attempt's time, HTTP status and duration", async () => {
@@ -127,7 +131,7 @@ describe("the webhook screen (owners)", () => {
     expect((await api(stack, "POST", "/api/v1/campaigns/hooks-portal/test-clock", { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } })).status).toBe(200);
     await until("a failed attempt", async () => ((hits.get("/hooks/portal") ?? 0) >= 1 ? true : undefined), 60_000, 100);
     failing.delete("/hooks/portal");
-    await until("delivered", async () => (store.webhooks.deliveries(endpointId, 10)[0]?.status === "delivered" ? true : undefined), 60_000, 250);
+    await until("delivered", async () => ((await store.webhooks.deliveries(endpointId, 10))[0]?.status === "delivered" ? true : undefined), 60_000, 250);
 
     const page = await owner.get(`/portal/webhooks/${endpointId}`);
     expect(page.status).toBe(200);
@@ -140,18 +144,18 @@ describe("the webhook screen (owners)", () => {
   }, 120_000);
 
   it("rotates only once confirmed: the new secret shown once, the old one listed as valid until a time", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const unticked = await owner.post(`/portal/webhooks/${endpointId}/rotate`, {});
     expect(unticked.status).toBe(400);
     expect(fieldError(unticked.text, "rotate-confirm")).toMatch(/Tick the box/);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
 
     const rotated = await owner.post(`/portal/webhooks/${endpointId}/rotate`, { confirm: "yes" });
     expect(rotated.status).toBe(200);
     const secret = shownSecret(rotated.text);
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(firstSecret);
-    const stored = store.webhooks.endpoint(endpointId)!;
+    const stored = (await store.webhooks.endpoint(endpointId))!;
     expect(stored).toMatchObject({ secret, previousSecret: firstSecret });
     const until = `${stored.previousExpiresAt!.slice(0, 16).replace("T", " ")} UTC`;
     expect(Date.parse(stored.previousExpiresAt!) - Date.now()).toBeGreaterThan(23 * 3_600_000);
@@ -161,11 +165,11 @@ describe("the webhook screen (owners)", () => {
     expect(list.text).toContain(`still signs too, until ${until}`);
     for (const s of [secret!, firstSecret]) expect(list.text).not.toContain(s.slice(6));
     expect((await owner.get(`/portal/webhooks/${endpointId}`)).text).not.toContain(secret!.slice(6));
-    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.rotate")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, previousSecretExpiresAt: stored.previousExpiresAt } })]);
+    expect((await store.audit.ofAccount(accountId)).filter((r) => r.action === "webhook.rotate")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, previousSecretExpiresAt: stored.previousExpiresAt } })]);
   });
 
   it("shows a non-https URL or a private address as a field error and stores nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const [url, words] of [
       ["http://hooks.example.com/in", /the URL must be https/],
       ["https://10.0.0.7/in", /refused: the host resolves to a loopback, private/],
@@ -179,27 +183,27 @@ describe("the webhook screen (owners)", () => {
       expect(reply.text, url).toContain(`value="${url}"`);
       expect(shownSecret(reply.text), url).toBeNull();
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("deletes only once confirmed: gone from the list, its history still on its page", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const unticked = await owner.post(`/portal/webhooks/${endpointId}/delete`, {});
     expect(unticked.status).toBe(400);
     expect(fieldError(unticked.text, "delete-confirm")).toMatch(/Tick the box/);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
 
     const deleted = await owner.post(`/portal/webhooks/${endpointId}/delete`, { confirm: "yes" });
     expect(deleted.status).toBe(200);
     expect(deleted.text).toContain("deleted: nothing more is sent to it");
     expect(deleted.text).not.toContain(`href="/portal/webhooks/${endpointId}"`);
-    expect(store.webhooks.endpoint(endpointId)!.deletedAt).not.toBeNull();
-    expect(store.webhooks.endpoints(accountId)).toEqual([]);
+    expect((await store.webhooks.endpoint(endpointId))!.deletedAt).not.toBeNull();
+    expect(await store.webhooks.endpoints(accountId)).toEqual([]);
     const history = await owner.get(`/portal/webhooks/${endpointId}`);
     expect(history.status).toBe(200);
     expect(history.text).toContain("drawing.needs_attention");
     expect(history.text).not.toContain("Rotate the secret</button>");
-    expect(store.audit.ofAccount(accountId).filter((r) => r.action === "webhook.delete")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, pendingDropped: 0 } })]);
+    expect((await store.audit.ofAccount(accountId)).filter((r) => r.action === "webhook.delete")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, pendingDropped: 0 } })]);
   });
 });
 
@@ -217,7 +221,7 @@ describe("refusals", () => {
   });
 
   it("refuses a member every page and action (403), changing nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const route of ["/portal/webhooks", `/portal/webhooks/${mine}`]) {
       const page = await member.get(route);
       expect(page.status, route).toBe(403);
@@ -233,11 +237,11 @@ describe("refusals", () => {
       expect(reply.status, route).toBe(403);
       expect(shownSecret(reply.text), route).toBeNull();
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("answers another account's endpoint as not found (404), changing nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     expect((await owner.get("/portal/webhooks")).text).not.toContain("/hooks/theirs");
     for (const reply of [
       await owner.get(`/portal/webhooks/${theirs}`),
@@ -249,11 +253,11 @@ describe("refusals", () => {
       expect(reply.text).not.toContain("/hooks/theirs");
       expect(shownSecret(reply.text)).toBeNull();
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("refuses a cross-site post or a missing token (403), changing nothing", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const [route, form] of [
       ["/portal/webhooks", { url: `${base}/hooks/forged` }],
       [`/portal/webhooks/${mine}/rotate`, { confirm: "yes" }],
@@ -267,7 +271,7 @@ describe("refusals", () => {
       const noToken = await owner.postForm(route, form);
       expect(noToken.status, `${route} without _csrf`).toBe(403);
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 });
 

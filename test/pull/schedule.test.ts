@@ -71,15 +71,15 @@ describe("the keeper's pull fetches on the production interval", () => {
     vi.useFakeTimers({ now: start, toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
     store = openStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
-    store.accounts.createAccount(accountId, new Date(start).toISOString());
+    await store.accounts.createAccount(accountId, new Date(start).toISOString());
     const schedule = { cadence: "daily" as const, drawHour: 20, timezone: "UTC", startsAt: new Date(start - 60 * MINUTE).toISOString() };
     // The slow campaign is created first, so the keeper's cycle reaches it first and its fetch delays the other's.
     for (const slug of ["slow", "watched"]) {
-      createCampaign(store, accountId, { slug, name: slug, mode: "pull", winnersPerDraw: 2, payoutWallet: WALLET, schedule, pullUrl: `https://${slug}.example/winners/{drawingId}` }, new Date(start));
-      transitionCampaign(store, slug, "activate", new Date(start));
+      await createCampaign(store, accountId, { slug, name: slug, mode: "pull", winnersPerDraw: 2, payoutWallet: WALLET, schedule, pullUrl: `https://${slug}.example/winners/{drawingId}` }, new Date(start));
+      await transitionCampaign(store, slug, "activate", new Date(start));
     }
-    const watched = store.campaigns.bySlug("watched")!;
-    const drawing = store.drawings.nextOpen(watched.id, new Date(start).toISOString())!;
+    const watched = (await store.campaigns.bySlug("watched"))!;
+    const drawing = (await store.drawings.nextOpen(watched.id, new Date(start).toISOString()))!;
     expect(drawing.cutoffAt).toBe(new Date(cutoffAt).toISOString());
 
     const fetchedAt: number[] = [];
@@ -107,12 +107,12 @@ describe("the keeper's pull fetches on the production interval", () => {
       // Up to a minute past the cutoff, in steps that let the keeper's promises run.
       while (Date.now() < cutoffAt + MINUTE) await vi.advanceTimersByTimeAsync(1_000);
     } finally {
-      keeper.stop();
+      await keeper.stop();
     }
 
     expect(fetchedAt.map((t) => (t - cutoffAt) / MINUTE)).toEqual(pullSlots(cutoffAt).map((t) => (t - cutoffAt) / MINUTE));
-    expect(store.pull.history(drawing.id)).toHaveLength(24);
-    const alerts = store.pull.alerts().filter((a) => a.drawingId === drawing.id);
+    expect(await store.pull.history(drawing.id)).toHaveLength(24);
+    const alerts = (await store.pull.alerts()).filter((a) => a.drawingId === drawing.id);
     expect(alerts).toEqual([expect.objectContaining({ kind: PULL_ALERT_KIND, campaignSlug: "watched" })]);
   });
 });

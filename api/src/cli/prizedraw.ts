@@ -133,7 +133,7 @@ export function parseCommand(argv: string[]): Parsed {
 }
 
 /** Runs one command; returns what `--json` prints. */
-export function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>): CliResult {
+export async function run(argv: string[], store: Store, config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>): Promise<CliResult> {
   const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
   const { values, positionals } = parseCommand(argv);
   const [noun, verb, ...rest] = positionals;
@@ -141,25 +141,25 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
   switch (`${noun} ${verb}`) {
     // Team rules live in domain/team.ts: owners add members and create or revoke keys; `--as` names who acts.
     case "account create":
-      return { accountId: createAccount(store, need(values, "email"), now).accountId };
+      return { accountId: (await createAccount(store, need(values, "email"), now)).accountId };
     case "member add": {
       const accountId = need(values, "account");
       const role = values.role ?? "member";
       if (role !== "owner" && role !== "member") throw new CliError("--role must be owner or member");
-      const member = addMember(store, accountId, actorOf(values.as), { email: need(values, "email"), role }, now);
+      const member = await addMember(store, accountId, actorOf(values.as), { email: need(values, "email"), role }, now);
       return { accountId, email: member.email, role: member.role };
     }
     case "key create":
-      return createKey(store, config.env, need(values, "account"), actorOf(values.as), now);
+      return await createKey(store, config.env, need(values, "account"), actorOf(values.as), now);
     case "key revoke": {
       const accountId = need(values, "account");
       const keyId = rest[0];
       if (!keyId) throw new CliError("usage: prizedraw key revoke --account ID KEYID");
-      return revokeKey(store, accountId, actorOf(values.as), keyId, now);
+      return await revokeKey(store, accountId, actorOf(values.as), keyId, now);
     }
     case "campaign create": {
       const accountId = need(values, "account");
-      if (!store.accounts.accountExists(accountId)) throw new CliError(`no account ${accountId}`);
+      if (!(await store.accounts.accountExists(accountId))) throw new CliError(`no account ${accountId}`);
       const cadence = need(values, "cadence") as Cadence;
       if (!CADENCES.includes(cadence)) throw new CliError(`--cadence must be one of ${CADENCES.join(", ")}`);
       const mode = (values.mode ?? "pull") as CampaignMode;
@@ -189,8 +189,8 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         termsUrl: values["terms-url"] ?? null,
         privacyUrl: values["privacy-url"] ?? null,
       };
-      const campaign = createCampaign(store, accountId, input, now, pullPolicy);
-      return { campaign: campaignView(store, campaign, config) };
+      const campaign = await createCampaign(store, accountId, input, now, pullPolicy);
+      return { campaign: await campaignView(store, campaign, config) };
     }
     case "campaign activate":
     case "campaign pause":
@@ -198,8 +198,8 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
     case "campaign end": {
       const slug = rest[0];
       if (!slug) throw new CliError(`usage: prizedraw campaign ${verb} SLUG`);
-      const campaign = transitionCampaign(store, slug, verb as CampaignAction, now);
-      return { campaign: campaignView(store, campaign, config) };
+      const campaign = await transitionCampaign(store, slug, verb as CampaignAction, now);
+      return { campaign: await campaignView(store, campaign, config) };
     }
     case "campaign set": {
       const slug = rest[0];
@@ -207,19 +207,19 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
       if (["payout-wallet", "winners", "ends-at", "pull-url"].every((k) => values[k as keyof Values] === undefined)) {
         throw new CliError("campaign set needs at least one of --payout-wallet, --winners, --ends-at, --pull-url");
       }
-      const campaign = updateCampaign(store, slug, {
+      const campaign = await updateCampaign(store, slug, {
         ...(values["payout-wallet"] !== undefined ? { payoutWallet: values["payout-wallet"] } : {}),
         ...(values.winners !== undefined ? { winnersPerDraw: integer("winners", values.winners) } : {}),
         ...(values["ends-at"] !== undefined ? { endsAt: values["ends-at"] } : {}),
         ...(values["pull-url"] !== undefined ? { pullUrl: values["pull-url"] } : {}),
       }, now, pullPolicy);
-      return { campaign: campaignView(store, campaign, config) };
+      return { campaign: await campaignView(store, campaign, config) };
     }
     case "prize-table publish": {
       const [slug, file] = rest;
       if (!slug || !file) throw new CliError("usage: prizedraw prize-table publish SLUG FILE.json");
-      const table = publishCampaignTable(store, slug, tiersFrom(file), now);
-      const campaign = store.campaigns.bySlug(slug)!;
+      const table = await publishCampaignTable(store, slug, tiersFrom(file), now);
+      const campaign = (await store.campaigns.bySlug(slug))!;
       return { prizeTable: prizeTableView(table, campaign.winnersPerDraw) };
     }
     case "drawing extend-cutoff": {
@@ -227,27 +227,27 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
       if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing extend-cutoff SLUG DRAWING_ID --to ISO");
       const to = new Date(need(values, "to"));
       if (Number.isNaN(to.getTime())) throw new CliError("--to must be an ISO 8601 time");
-      const drawing = extendCutoff(store, slug, drawingId, to, "operator", now);
+      const drawing = await extendCutoff(store, slug, drawingId, to, "operator", now);
       return { drawing: { id: drawing.id, cutoffAt: drawing.cutoffAt, drawAt: drawing.drawAt } };
     }
     case "held list":
-      return { heldPrizes: listHeldPrizes(store, rest[0]) };
+      return { heldPrizes: await listHeldPrizes(store, rest[0]) };
     case "alerts list": {
-      return { alerts: store.pull.alerts() };
+      return { alerts: await store.pull.alerts() };
     }
     case "drawing fetches": {
       const [slug, drawingId] = rest;
       if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing fetches SLUG DRAWING_ID");
-      const campaign = store.campaigns.bySlug(slug);
-      const drawing = campaign ? store.drawings.byId(campaign.id, drawingId) : null;
+      const campaign = await store.campaigns.bySlug(slug);
+      const drawing = campaign ? await store.drawings.byId(campaign.id, drawingId) : null;
       if (!drawing) throw new CliError(`no drawing ${drawingId} in ${slug}`);
-      return { drawingId, fetches: store.pull.history(drawing.id) };
+      return { drawingId, fetches: await store.pull.history(drawing.id) };
     }
     case "clock advance": {
       if (config.env !== "test") throw new CliError("the test clock exists only in the test environment");
       const slug = rest[0];
       if (!slug) throw new CliError("usage: prizedraw clock advance SLUG --by 90m | --to ISO");
-      const campaign = store.campaigns.bySlug(slug);
+      const campaign = await store.campaigns.bySlug(slug);
       if (!campaign) throw new CliError(`no campaign ${slug}`);
       let target: Date;
       if (values.by !== undefined) {
@@ -257,7 +257,7 @@ export function run(argv: string[], store: Store, config: Pick<Config, "env" | "
         target = new Date(need(values, "to"));
         if (Number.isNaN(target.getTime())) throw new CliError("--to must be an ISO 8601 time");
       }
-      const moved = advanceClock(store, campaign.id, target, now);
+      const moved = await advanceClock(store, campaign.id, target, now);
       // The running service's keeper picks the move up on its next cycle (or at once through the HTTP route).
       return { slug, now: campaignNow(moved, now).toISOString() };
     }
@@ -316,7 +316,7 @@ async function main(argv: string[]): Promise<void> {
     try {
       const held = command.name === "held pay" || command.name === "held refuse";
       if (isWebhookCommand(command.name)) print(await runWebhookCommand(command.name, words.slice(2), parsed, store, config), json);
-      else print(held ? await runHeldDecision(argv, store, config) : run(argv, store, config), json);
+      else print(held ? await runHeldDecision(argv, store, config) : await run(argv, store, config), json);
     } finally {
       store.db.close();
     }

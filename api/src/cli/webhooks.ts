@@ -1,7 +1,7 @@
 /**
  * `prizedraw webhook create|list|rotate|delete|deliveries`: an account's webhook endpoints (webhooks/endpoints.ts).
- * Async because create resolves the URL's host to check its addresses. A secret is printed only by create and
- * rotate, once.
+ * Async like every store call (and create resolves the URL's host to check its addresses). A secret is printed
+ * only by create and rotate, once.
  */
 import type { Config } from "../config.js";
 import { BadRequestError } from "../domain/errors.js";
@@ -37,15 +37,15 @@ export async function runWebhookCommand(
       return { endpoint: created.endpoint, secret: created.secret, note: "the secret is shown this once: keep it to verify deliveries" };
     }
     case "webhook list":
-      return { endpoints: listEndpoints(store, required("account")) };
+      return { endpoints: await listEndpoints(store, required("account")) };
     case "webhook rotate": {
-      const rotated = rotateSecret(store, endpointId());
+      const rotated = await rotateSecret(store, endpointId());
       return { endpoint: rotated.endpoint, secret: rotated.secret, note: "the new secret is shown this once; the previous one also signs until previousSecretExpiresAt" };
     }
     case "webhook delete":
-      return deleteEndpoint(store, endpointId());
+      return await deleteEndpoint(store, endpointId());
     case "webhook deliveries":
-      return { endpointId: endpointId(), deliveries: listDeliveries(store, endpointId()) };
+      return { endpointId: endpointId(), deliveries: await listDeliveries(store, endpointId()) };
     default:
       throw new BadRequestError(`unknown command ${name}`);
   }

@@ -34,60 +34,60 @@ function httpsLink(field: string, value: string | null): string | null {
 }
 
 /** Sets (or, with null or "", clears: the service's own pages are linked then) the campaign's terms and privacy links. */
-export function setCampaignLinks(
+export async function setCampaignLinks(
   store: Store,
   accountId: string,
   slug: string,
   actor: Actor,
   links: { termsUrl: string | null; privacyUrl: string | null },
   realNow: Date = new Date(),
-): Campaign {
-  return store.tx(() => {
-    const by = requireOwner(store, accountId, actor, "change a campaign's links");
-    const campaign = ownCampaign(store, accountId, slug);
+): Promise<Campaign> {
+  return store.tx(async () => {
+    const by = await requireOwner(store, accountId, actor, "change a campaign's links");
+    const campaign = await ownCampaign(store, accountId, slug);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
     const next: Campaign = { ...campaign, termsUrl: httpsLink("termsUrl", links.termsUrl), privacyUrl: httpsLink("privacyUrl", links.privacyUrl), updatedAt: realNow.toISOString() };
-    store.campaigns.update(next);
-    store.audit.record(by, "campaign.links", campaign.slug, { termsUrl: next.termsUrl, privacyUrl: next.privacyUrl });
+    await store.campaigns.update(next);
+    await store.audit.record(by, "campaign.links", campaign.slug, { termsUrl: next.termsUrl, privacyUrl: next.privacyUrl });
     return next;
   });
 }
 
 /** Stores the campaign's logo after checking its size and its bytes. */
-export function setCampaignLogo(store: Store, accountId: string, slug: string, actor: Actor, bytes: Uint8Array, realNow: Date = new Date()): CampaignLogo {
-  return store.tx(() => {
-    const by = requireOwner(store, accountId, actor, "change a campaign's logo");
-    const campaign = ownCampaign(store, accountId, slug);
+export async function setCampaignLogo(store: Store, accountId: string, slug: string, actor: Actor, bytes: Uint8Array, realNow: Date = new Date()): Promise<CampaignLogo> {
+  return store.tx(async () => {
+    const by = await requireOwner(store, accountId, actor, "change a campaign's logo");
+    const campaign = await ownCampaign(store, accountId, slug);
     if (bytes.length === 0) throw new BadRequestError("logo: choose an image file to upload");
     if (bytes.length > MAX_LOGO_BYTES) throw new BadRequestError(`logo must be at most ${MAX_LOGO_BYTES / 1024} KB (this one is ${Math.ceil(bytes.length / 1024)} KB)`);
     const contentType = sniffImageType(bytes);
     if (!contentType) throw new BadRequestError("logo must be a PNG, JPEG or WebP image (SVG, HTML and other files are refused, whatever their name)");
     const buffer = Buffer.from(bytes);
     const logo: CampaignLogo = { bytes: buffer, contentType, etag: `"${createHash("sha256").update(buffer).digest("hex")}"`, updatedAt: realNow.toISOString() };
-    store.portal.setLogo(campaign.id, logo);
-    store.audit.record(by, "campaign.logo", campaign.slug, { contentType, bytes: buffer.length });
+    await store.portal.setLogo(campaign.id, logo);
+    await store.audit.record(by, "campaign.logo", campaign.slug, { contentType, bytes: buffer.length });
     return logo;
   });
 }
 
-export function removeCampaignLogo(store: Store, accountId: string, slug: string, actor: Actor): void {
-  store.tx(() => {
-    const by = requireOwner(store, accountId, actor, "change a campaign's logo");
-    const campaign = ownCampaign(store, accountId, slug);
-    store.portal.removeLogo(campaign.id);
-    store.audit.record(by, "campaign.logo-remove", campaign.slug);
+export async function removeCampaignLogo(store: Store, accountId: string, slug: string, actor: Actor): Promise<void> {
+  await store.tx(async () => {
+    const by = await requireOwner(store, accountId, actor, "change a campaign's logo");
+    const campaign = await ownCampaign(store, accountId, slug);
+    await store.portal.removeLogo(campaign.id);
+    await store.audit.record(by, "campaign.logo-remove", campaign.slug);
   });
 }
 
 /** The logo the public page shows: only for a campaign whose page is public (not a draft). */
-export function publicLogo(store: Store, campaign: Campaign): CampaignLogo | null {
+export async function publicLogo(store: Store, campaign: Campaign): Promise<CampaignLogo | null> {
   if (campaign.status === "draft") return null;
   return store.portal.logo(campaign.id);
 }
 
 /** What the branding page shows (owners only, like every change here). */
-export function campaignBranding(store: Store, accountId: string, slug: string, actor: Actor): { campaign: Campaign; logo: CampaignLogo | null } {
-  requireOwner(store, accountId, actor, "manage a campaign's logo and links");
-  const campaign = ownCampaign(store, accountId, slug);
-  return { campaign, logo: store.portal.logo(campaign.id) };
+export async function campaignBranding(store: Store, accountId: string, slug: string, actor: Actor): Promise<{ campaign: Campaign; logo: CampaignLogo | null }> {
+  await requireOwner(store, accountId, actor, "manage a campaign's logo and links");
+  const campaign = await ownCampaign(store, accountId, slug);
+  return { campaign, logo: await store.portal.logo(campaign.id) };
 }

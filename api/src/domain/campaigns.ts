@@ -101,9 +101,9 @@ function checkPullUrl(url: string, cadence: Cadence, policy: PullUrlPolicy): str
 }
 
 /** A custom table's id is its campaign's slug; versions count up from 1. */
-function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): PrizeTable {
+async function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): Promise<PrizeTable> {
   try {
-    return validatePrizeTable({ id: slug, version: store.prizeTables.latestVersion(slug) + 1, tiers });
+    return validatePrizeTable({ id: slug, version: (await store.prizeTables.latestVersion(slug)) + 1, tiers });
   } catch (error) {
     if (error instanceof PrizeTableError) throw new BadRequestError(`prizeTable: ${error.message}`);
     throw error;
@@ -111,16 +111,16 @@ function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): Prize
 }
 
 /** Creates a draft campaign (the partner portal's job; the CLI's here). */
-export function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }, by: string = "operator"): Campaign {
+export async function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }, by: string = "operator"): Promise<Campaign> {
   if (!SLUG.test(input.slug)) throw new BadRequestError("slug must be 1 to 32 characters: lowercase letters, digits and inner hyphens");
   if (input.name.trim().length === 0 || input.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
   if (input.mode === "pull" && !input.pullUrl) throw new BadRequestError("a pull campaign needs pullUrl");
   if (input.mode !== "pull" && input.pullUrl) throw new BadRequestError("pullUrl is only for pull campaigns");
-  return store.tx(() => {
-    if (store.campaigns.bySlug(input.slug)) throw new ConflictError("rejected", `slug ${input.slug} is taken`);
-    store.prizeTables.insert(DEFAULT_PRIZE_TABLE, now.toISOString());
-    const table = input.prizeTable ? customTable(store, input.slug, input.prizeTable) : DEFAULT_PRIZE_TABLE;
-    store.prizeTables.insert(table, now.toISOString());
+  return store.tx(async () => {
+    if (await store.campaigns.bySlug(input.slug)) throw new ConflictError("rejected", `slug ${input.slug} is taken`);
+    await store.prizeTables.insert(DEFAULT_PRIZE_TABLE, now.toISOString());
+    const table = input.prizeTable ? await customTable(store, input.slug, input.prizeTable) : DEFAULT_PRIZE_TABLE;
+    await store.prizeTables.insert(table, now.toISOString());
     const campaign: Campaign = {
       id: newId("cmp"),
       accountId,
@@ -144,8 +144,8 @@ export function createCampaign(store: Store, accountId: string, input: CampaignI
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    store.campaigns.insert(campaign);
-    store.audit.record(by, "campaign.create", campaign.slug, { mode: campaign.mode });
+    await store.campaigns.insert(campaign);
+    await store.audit.record(by, "campaign.create", campaign.slug, { mode: campaign.mode });
     return campaign;
   });
 }
@@ -173,24 +173,24 @@ export function campaignNow(campaign: Campaign, realNow: Date = new Date()): Dat
  * never draw, and would stay open and hold its guarantee checks for ever (issue 18.5). They were never committed
  * (no number), so nothing onchain refers to them.
  */
-export function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date(), by: string = "operator"): Campaign {
-  return store.tx(() => {
-    const campaign = store.campaigns.bySlug(slug);
+export async function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date(), by: string = "operator"): Promise<Campaign> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
     const to = TRANSITIONS[action][campaign.status];
     if (!to) throw new ConflictError("invalid_transition", `cannot ${action} a campaign that is ${campaign.status}`);
     if (action === "activate" && !campaign.payoutWallet) throw new ConflictError("invalid_transition", "activate needs a payout wallet (campaign set --payout-wallet)");
     const now = campaignNow(campaign, realNow);
     const next: Campaign = { ...campaign, status: to, updatedAt: realNow.toISOString() };
-    if (action === "pause" || action === "end") store.drawings.deleteUpcoming(campaign.id, now.toISOString());
-    if (action === "end") store.drawings.deleteWithoutList(campaign.id, campaign.mode === "entries");
+    if (action === "pause" || action === "end") await store.drawings.deleteUpcoming(campaign.id, now.toISOString());
+    if (action === "end") await store.drawings.deleteWithoutList(campaign.id, campaign.mode === "entries");
     // Guarantee periods do not count paused time (spec, Guarantee period): pauses are kept in the campaign's clock.
-    if (action === "pause") store.pauses.start(campaign.id, now.toISOString());
-    if (action === "resume" || action === "end") store.pauses.end(campaign.id, now.toISOString());
+    if (action === "pause") await store.pauses.start(campaign.id, now.toISOString());
+    if (action === "resume" || action === "end") await store.pauses.end(campaign.id, now.toISOString());
     if (action === "end") next.schedule = { ...campaign.schedule, endsAt: now.toISOString() };
-    store.campaigns.update(next);
-    store.audit.record(by, `campaign.${action}`, campaign.slug, { from: campaign.status, to });
-    if (next.status === "active") planDrawings(store, next, realNow);
+    await store.campaigns.update(next);
+    await store.audit.record(by, `campaign.${action}`, campaign.slug, { from: campaign.status, to });
+    if (next.status === "active") await planDrawings(store, next, realNow);
     return next;
   });
 }
@@ -214,16 +214,16 @@ export type CampaignSettings = {
  * exist on the old schedule and the guarantee is registered onchain. The threshold may change at any time (the
  * keeper sets it onchain). Records the change's field names in the audit log, never their values.
  */
-export function updateCampaign(
+export async function updateCampaign(
   store: Store,
   slug: string,
   settings: CampaignSettings,
   realNow: Date = new Date(),
   policy: PullUrlPolicy = { allowHttpLoopback: false },
   by: string = "operator",
-): Campaign {
-  return store.tx(() => {
-    const campaign = store.campaigns.bySlug(slug);
+): Promise<Campaign> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
     const next: Campaign = { ...campaign, updatedAt: realNow.toISOString() };
@@ -251,7 +251,7 @@ export function updateCampaign(
       const fields = ["cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt"] as const;
       if (fields.some((f) => checked[f] !== campaign.schedule[f])) draftOnly("schedule");
       next.schedule = checked;
-      if (checked.endsAt !== null && checked.endsAt !== campaign.schedule.endsAt) store.drawings.deleteOpenAfterDrawAt(campaign.id, checked.endsAt);
+      if (checked.endsAt !== null && checked.endsAt !== campaign.schedule.endsAt) await store.drawings.deleteOpenAfterDrawAt(campaign.id, checked.endsAt);
     }
     if (settings.pullUrl !== undefined) {
       if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
@@ -259,23 +259,23 @@ export function updateCampaign(
     } else if (next.pullUrl && next.schedule.cadence !== campaign.schedule.cadence) {
       next.pullUrl = checkPullUrl(next.pullUrl, next.schedule.cadence, policy);
     }
-    store.campaigns.update(next);
-    store.audit.record(by, "campaign.set", campaign.slug, { fields: Object.keys(settings).filter((k) => settings[k as keyof CampaignSettings] !== undefined) });
+    await store.campaigns.update(next);
+    await store.audit.record(by, "campaign.set", campaign.slug, { fields: Object.keys(settings).filter((k) => settings[k as keyof CampaignSettings] !== undefined) });
     return next;
   });
 }
 
 /** Publishes a new version of the campaign's own table; every still-open drawing moves to it (spec rule 7). */
-export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTierInput[], realNow: Date = new Date(), by: string = "operator"): PrizeTable {
-  return store.tx(() => {
-    const campaign = store.campaigns.bySlug(slug);
+export async function publishCampaignTable(store: Store, slug: string, tiers: PrizeTierInput[], realNow: Date = new Date(), by: string = "operator"): Promise<PrizeTable> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.bySlug(slug);
     if (!campaign) throw new BadRequestError(`no campaign ${slug}`);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
-    const table = customTable(store, slug, tiers);
-    store.prizeTables.insert(table, realNow.toISOString());
-    store.campaigns.update({ ...campaign, tableId: table.id, tableVersion: table.version, updatedAt: realNow.toISOString() });
-    store.drawings.retableOpen(campaign.id, table.id, table.version);
-    store.audit.record(by, "prize-table.publish", campaign.slug, { tableId: table.id, version: table.version });
+    const table = await customTable(store, slug, tiers);
+    await store.prizeTables.insert(table, realNow.toISOString());
+    await store.campaigns.update({ ...campaign, tableId: table.id, tableVersion: table.version, updatedAt: realNow.toISOString() });
+    await store.drawings.retableOpen(campaign.id, table.id, table.version);
+    await store.audit.record(by, "prize-table.publish", campaign.slug, { tableId: table.id, version: table.version });
     return table;
   });
 }
@@ -286,19 +286,19 @@ export function publishCampaignTable(store: Store, slug: string, tiers: PrizeTie
  * with a full list (the keeper locks it), and for one whose cutoff an operator extended past now (it may still get
  * its list); the drawings flagged without a list are then removed, as a manual end does. Returns whether it ended.
  */
-export function endIfFinished(store: Store, campaignId: string, realNow: Date = new Date()): boolean {
-  return store.tx(() => {
-    const campaign = store.campaigns.byId(campaignId);
+export async function endIfFinished(store: Store, campaignId: string, realNow: Date = new Date()): Promise<boolean> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign || campaign.status !== "active" || !campaign.schedule.endsAt) return false;
     const now = campaignNow(campaign, realNow).toISOString();
     if (now < campaign.schedule.endsAt) return false;
     const entries = campaign.mode === "entries";
-    for (const d of store.drawings.unfinished(campaign.id)) {
+    for (const d of await store.drawings.unfinished(campaign.id)) {
       if (d.status !== "open" || d.cutoffAt > now) return false;
-      if (entries ? d.entrantCount > 0 : store.drawings.winners(d.id).length === d.winnersExpected) return false;
+      if (entries ? d.entrantCount > 0 : (await store.drawings.winners(d.id)).length === d.winnersExpected) return false;
     }
-    store.drawings.deleteWithoutList(campaign.id, entries);
-    store.campaigns.update({ ...campaign, status: "ended", updatedAt: realNow.toISOString() });
+    await store.drawings.deleteWithoutList(campaign.id, entries);
+    await store.campaigns.update({ ...campaign, status: "ended", updatedAt: realNow.toISOString() });
     return true;
   });
 }
@@ -308,7 +308,7 @@ export function endIfFinished(store: Store, campaignId: string, realNow: Date = 
  * hours, and at least the next two however far ahead), each with the campaign's current winners per draw and
  * table (fixed at creation; the table moves with publications until the lock).
  */
-export function planDrawings(store: Store, campaign: Campaign, realNow: Date = new Date()): number {
+export async function planDrawings(store: Store, campaign: Campaign, realNow: Date = new Date()): Promise<number> {
   if (campaign.status !== "active") return 0;
   let created = 0;
   const now = campaignNow(campaign, realNow);
@@ -341,7 +341,7 @@ export function planDrawings(store: Store, campaign: Campaign, realNow: Date = n
       totalWeight: 0,
       entrantsCommitment: null,
     };
-    if (store.drawings.insertIfAbsent(drawing)) created++;
+    if (await store.drawings.insertIfAbsent(drawing)) created++;
   }
   return created;
 }
@@ -349,12 +349,12 @@ export function planDrawings(store: Store, campaign: Campaign, realNow: Date = n
 export type PublicLinks = { publicBaseUrl: string };
 
 /** The spec's Campaign resource (GET /api/v1/campaigns/{slug}). */
-export function campaignView(store: Store, campaign: Campaign, links: PublicLinks, realNow: Date = new Date()) {
-  const table = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+export async function campaignView(store: Store, campaign: Campaign, links: PublicLinks, realNow: Date = new Date()) {
+  const table = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
   if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
   const now = campaignNow(campaign, realNow);
-  const next = campaign.status === "active" ? store.drawings.nextOpen(campaign.id, now.toISOString()) : null;
-  const nextTable = next ? store.prizeTables.get(next.tableId, next.tableVersion) : null;
+  const next = campaign.status === "active" ? await store.drawings.nextOpen(campaign.id, now.toISOString()) : null;
+  const nextTable = next ? await store.prizeTables.get(next.tableId, next.tableVersion) : null;
   return {
     slug: campaign.slug,
     name: campaign.name,
@@ -395,8 +395,8 @@ export function prizeTableView(table: PrizeTable, winners: number) {
 }
 
 /** The account's campaign, or 404 exactly like a missing one (spec, Authentication 7): every door checks with this. */
-export function ownCampaign(store: Store, accountId: string, slug: string): Campaign {
-  const campaign = store.campaigns.bySlug(slug);
+export async function ownCampaign(store: Store, accountId: string, slug: string): Promise<Campaign> {
+  const campaign = await store.campaigns.bySlug(slug);
   if (!campaign || campaign.accountId !== accountId) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
   return campaign;
 }

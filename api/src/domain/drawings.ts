@@ -15,7 +15,7 @@ export const DRAWINGS_LIST_LIMIT = 50;
  * cutoff passed without a list (flagged, waiting for an extended cutoff), in cutoff order; then every other
  * status, newest first. At most 50.
  */
-export function listDrawings(store: Store, campaign: Campaign, status: DrawingStatus | null, realNow: Date = new Date()): Drawing[] {
+export async function listDrawings(store: Store, campaign: Campaign, status: DrawingStatus | null, realNow: Date = new Date()): Promise<Drawing[]> {
   return store.drawings.list(campaign.id, status, DRAWINGS_LIST_LIMIT, campaignNow(campaign, realNow).toISOString());
 }
 
@@ -25,8 +25,8 @@ export type WinnerEntry = { winner: string; displayName: string | null; avatarUr
 export type SubmitResult = { status: 200 | 201; drawing: Drawing };
 
 /** The drawing of a campaign by id, or 404 (also for another campaign's drawing). */
-export function drawingOf(store: Store, campaign: Campaign, drawingId: string): Drawing {
-  const drawing = store.drawings.byId(campaign.id, drawingId);
+export async function drawingOf(store: Store, campaign: Campaign, drawingId: string): Promise<Drawing> {
+  const drawing = await store.drawings.byId(campaign.id, drawingId);
   if (!drawing) throw new NotFoundError(`no drawing ${drawingId} in campaign ${campaign.slug}`);
   return drawing;
 }
@@ -36,16 +36,16 @@ export function drawingOf(store: Store, campaign: Campaign, drawingId: string): 
  * time, 200 afterwards); after it the same ids in the same order are accepted (200, names and avatars updated,
  * at any time), a different list is 409 locked.
  */
-export function submitWinners(store: Store, campaign: Campaign, drawingId: string, list: readonly WinnerEntry[], realNow: Date = new Date()): SubmitResult {
+export async function submitWinners(store: Store, campaign: Campaign, drawingId: string, list: readonly WinnerEntry[], realNow: Date = new Date()): Promise<SubmitResult> {
   if (campaign.mode === "pull") throw new ConflictError("pull_campaign", "this campaign's winners are fetched from the partner's URL; posting them is refused");
   if (campaign.mode === "entries") throw new ConflictError("entries_campaign", "this campaign draws its winners from entries; post entrants to /entries instead");
-  return store.tx(() => {
-    const found = store.drawings.byId(campaign.id, drawingId);
+  return store.tx(async () => {
+    const found = await store.drawings.byId(campaign.id, drawingId);
     // An ended campaign's upcoming drawings are gone: posting to one is campaign_ended, not not_found.
     if (campaign.status === "ended" && (!found || found.status === "open")) {
       throw new ConflictError("campaign_ended", "the campaign has ended and takes no more winners");
     }
-    const drawing = found ?? drawingOf(store, campaign, drawingId);
+    const drawing = found ?? (await drawingOf(store, campaign, drawingId));
     if (list.length !== drawing.winnersExpected) {
       throw new BadRequestError(`winners must have exactly ${drawing.winnersExpected} entries for this drawing (got ${list.length})`);
     }
@@ -63,24 +63,24 @@ export function submitWinners(store: Store, campaign: Campaign, drawingId: strin
  * cutoff a list replaces the stored one (201 when there was none); after it only the same ids in the same
  * order are accepted, updating names and avatars.
  */
-export function applyWinnerList(store: Store, campaign: Campaign, drawing: Drawing, list: readonly WinnerEntry[], realNow: Date, partnerRound: number | null = null): SubmitResult & { changed: boolean } {
-  const stored = store.drawings.winners(drawing.id);
+export async function applyWinnerList(store: Store, campaign: Campaign, drawing: Drawing, list: readonly WinnerEntry[], realNow: Date, partnerRound: number | null = null): Promise<SubmitResult & { changed: boolean }> {
+  const stored = await store.drawings.winners(drawing.id);
   const now = campaignNow(campaign, realNow).toISOString();
   const open = drawing.status === "open" && now < drawing.cutoffAt;
   const same = stored.length === list.length && stored.every((w, i) => w.winnerId === list[i]!.winner);
   if (open) {
     const labelsSame = same && stored.every((w, i) => w.displayName === list[i]!.displayName && w.avatarUrl === list[i]!.avatarUrl);
-    if (!same) store.drawings.replaceWinners(drawing.id, list.map((w) => ({ winnerId: w.winner, displayName: w.displayName, avatarUrl: w.avatarUrl })));
-    else if (!labelsSame) store.drawings.updateWinnerLabels(drawing.id, list);
+    if (!same) await store.drawings.replaceWinners(drawing.id, list.map((w) => ({ winnerId: w.winner, displayName: w.displayName, avatarUrl: w.avatarUrl })));
+    else if (!labelsSame) await store.drawings.updateWinnerLabels(drawing.id, list);
     const next = { ...drawing, listSubmittedAt: realNow.toISOString(), needsAttention: null, partnerRound: partnerRound ?? drawing.partnerRound };
-    store.drawings.update(next);
+    await store.drawings.update(next);
     return { status: stored.length === 0 ? 201 : 200, drawing: next, changed: !labelsSame || next.partnerRound !== drawing.partnerRound };
   }
   if (!same) {
-    if (stored.length === 0 && drawing.status === "open") throw new ConflictError("locked", missedCutoff(store, campaign, drawing, now));
+    if (stored.length === 0 && drawing.status === "open") throw new ConflictError("locked", await missedCutoff(store, campaign, drawing, now));
     throw new ConflictError("locked", "the cutoff has passed and this list differs from the locked one");
   }
-  store.drawings.updateWinnerLabels(drawing.id, list);
+  await store.drawings.updateWinnerLabels(drawing.id, list);
   return { status: 200, drawing, changed: false };
 }
 
@@ -88,8 +88,8 @@ export function applyWinnerList(store: Store, campaign: Campaign, drawing: Drawi
  * The detail of a list refused because its drawing's cutoff passed with no list (issue 17.6): nothing is locked,
  * the drawing waits flagged; say so, and name the two ways on (an extended cutoff, or the next drawing).
  */
-function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, now: string): string {
-  const next = store.drawings.nextOpen(campaign.id, now);
+async function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, now: string): Promise<string> {
+  const next = await store.drawings.nextOpen(campaign.id, now);
   return (
     `drawing ${drawing.id}'s cutoff (${drawing.cutoffAt}) passed with no list, so it takes none now and waits, flagged. ` +
     `To draw it, have its cutoff extended (operator: prizedraw drawing extend-cutoff ${campaign.slug} ${drawing.id} --to <time>) and send the list again` +
@@ -98,8 +98,9 @@ function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, now: s
 }
 
 /** The spec's Drawing resource (partner API). */
-export function drawingView(store: Store, drawing: Drawing, winners: readonly Winner[] = store.drawings.winners(drawing.id)) {
-  const table = store.prizeTables.get(drawing.tableId, drawing.tableVersion);
+export async function drawingView(store: Store, drawing: Drawing, winners?: readonly Winner[]) {
+  const rows = winners ?? (await store.drawings.winners(drawing.id));
+  const table = await store.prizeTables.get(drawing.tableId, drawing.tableVersion);
   const settled = drawing.status === "settled" || drawing.status === "paid";
   return {
     id: drawing.id,
@@ -110,7 +111,7 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
     status: drawing.status,
     winnersExpected: drawing.winnersExpected,
     needsAttention: drawing.needsAttention,
-    winners: winners.map((w) => ({
+    winners: rows.map((w) => ({
       position: w.position,
       winner: w.winnerId,
       displayName: w.displayName,
@@ -128,7 +129,7 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
       heldForManualPayout: settled && w.held === true,
     })),
     // Beyond the spec: `paid` covers the automatic transfer; held prizes are paid by hand and counted here.
-    heldPrizesOpen: winners.filter((w) => w.held === true && (w.heldStatus ?? "open") === "open").length,
+    heldPrizesOpen: rows.filter((w) => w.held === true && (w.heldStatus ?? "open") === "open").length,
     verification: {
       winnersCommitment: drawing.winnersCommitment,
       lockedAt: drawing.lockedAt,
@@ -139,7 +140,7 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
       prizeTableId: drawing.lockedAt ? drawing.tableId : null,
       // Beyond the spec: true once the random value (and, once paid, the payout) is in a finalized block; until
       // then a chain reorganisation can still change the result (domain/finality.ts).
-      final: drawingFinality(drawing, store.finality.get()) === "final",
+      final: drawingFinality(drawing, await store.finality.get()) === "final",
     },
     prizeTable: table ? prizeTableView(table, drawing.winnersExpected) : null,
   };
@@ -151,21 +152,21 @@ export function drawingView(store: Store, drawing: Drawing, winners: readonly Wi
  * draw time with it (a list is always locked before its draw); the flag is cleared. The portal and the CLI's
  * `drawing extend-cutoff` call this.
  */
-export function extendCutoff(store: Store, slug: string, drawingId: string, to: Date, by: string = "operator", realNow: Date = new Date()): Drawing {
+export async function extendCutoff(store: Store, slug: string, drawingId: string, to: Date, by: string = "operator", realNow: Date = new Date()): Promise<Drawing> {
   if (Number.isNaN(to.getTime())) throw new BadRequestError("cutoffAt must be an ISO 8601 time");
-  return store.tx(() => {
-    const campaign = store.campaigns.bySlug(slug);
+  return store.tx(async () => {
+    const campaign = await store.campaigns.bySlug(slug);
     if (!campaign) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
     // The drawing first: ending a campaign removes its open drawings, and "no drawing" says so.
-    const drawing = drawingOf(store, campaign, drawingId);
+    const drawing = await drawingOf(store, campaign, drawingId);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended: its drawings take no list and no new cutoff");
     if (drawing.status !== "open") throw new ConflictError("locked", `drawing ${drawing.id} is ${drawing.status}: only an open drawing's cutoff can move`);
     if (to <= campaignNow(campaign, realNow)) throw new BadRequestError("cutoffAt must be later than the campaign's current time");
     const cutoffAt = to.toISOString();
     const drawAt = cutoffAt > drawing.drawAt ? cutoffAt : drawing.drawAt;
     const next: Drawing = { ...drawing, cutoffAt, drawAt, needsAttention: null };
-    store.drawings.update(next);
-    store.audit.record(by, "drawing.extend-cutoff", drawing.id, { campaign: campaign.slug, cutoffAt, drawAt });
+    await store.drawings.update(next);
+    await store.audit.record(by, "drawing.extend-cutoff", drawing.id, { campaign: campaign.slug, cutoffAt, drawAt });
     return next;
   });
 }

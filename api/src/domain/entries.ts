@@ -30,7 +30,7 @@ function requireEntriesCampaign(campaign: Campaign): void {
  * cutoff is next at `arrival`; if that drawing stops taking entries before the transaction runs, nothing is
  * stored (409 not_taking_entries). Re-sending an entrant sets its weight (1 when omitted), name and avatar.
  */
-export function submitEntries(store: Store, campaign: Campaign, list: readonly Entry[], arrival: Date): EntriesResult {
+export async function submitEntries(store: Store, campaign: Campaign, list: readonly Entry[], arrival: Date): Promise<EntriesResult> {
   requireEntriesCampaign(campaign);
   if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended and takes no more entries");
   const seen = new Set<string>();
@@ -39,10 +39,10 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
     seen.add(e.entrantId);
   });
   const arrivedAt = campaignNow(campaign, arrival).toISOString();
-  return store.tx(() => {
-    const drawing = store.drawings.nextOpen(campaign.id, arrivedAt);
+  return store.tx(async () => {
+    const drawing = await store.drawings.nextOpen(campaign.id, arrivedAt);
     if (!drawing) throw new ConflictError("no_open_drawing", "no drawing is taking entries now (is the campaign paused?)");
-    const current = store.campaigns.byId(campaign.id);
+    const current = await store.campaigns.byId(campaign.id);
     if (!current || current.status !== "active" || campaignNow(current).toISOString() >= drawing.cutoffAt) {
       throw new ConflictError("not_taking_entries", "the drawing stopped taking entries while the request was in flight; nothing was stored");
     }
@@ -53,14 +53,14 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
     // Most entrants of a request are new: inserting first leaves only the others to look up and compare.
     const resent: Entry[] = [];
     for (const e of list) {
-      if (store.entries.insertIfNew(drawing.id, e)) {
+      if (await store.entries.insertIfNew(drawing.id, e)) {
         added++;
         weightDelta += e.weight;
       } else {
         resent.push(e);
       }
     }
-    const stored = resent.length > 0 ? store.entries.existing(drawing.id, resent.map((e) => e.entrantId)) : new Map();
+    const stored = resent.length > 0 ? await store.entries.existing(drawing.id, resent.map((e) => e.entrantId)) : new Map();
     for (const e of resent) {
       const existing = stored.get(e.entrantId)!;
       if (existing.weight === e.weight && existing.displayName === e.displayName && existing.avatarUrl === e.avatarUrl) {
@@ -68,7 +68,7 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
       } else {
         updated++;
         weightDelta += e.weight - existing.weight;
-        store.entries.update(drawing.id, e);
+        await store.entries.update(drawing.id, e);
       }
     }
     const count = drawing.entrantCount + added;
@@ -77,7 +77,7 @@ export function submitEntries(store: Store, campaign: Campaign, list: readonly E
       throw new ConflictError("too_many_entrants", `this request would take the drawing to ${count} entrants; a drawing takes at most ${MAX_ENTRANTS_PER_DRAWING}; nothing was stored`);
     }
     const totalWeight = drawing.totalWeight + weightDelta;
-    store.drawings.update({ ...drawing, entrantCount: count, totalWeight });
+    await store.drawings.update({ ...drawing, entrantCount: count, totalWeight });
     return { drawing: { id: drawing.id, drawAt: drawing.drawAt, cutoffAt: drawing.cutoffAt }, added, updated, unchanged, count, totalWeight };
   });
 }
@@ -90,17 +90,17 @@ export type EntriesPage = {
 };
 
 /** GET entries: a page in arrival order; `next` is an opaque cursor, null on the last page. */
-export function listEntries(store: Store, campaign: Campaign, query: { drawing?: string; limit: number; after?: string }): EntriesPage {
+export async function listEntries(store: Store, campaign: Campaign, query: { drawing?: string; limit: number; after?: string }): Promise<EntriesPage> {
   requireEntriesCampaign(campaign);
   const drawing = query.drawing
-    ? store.drawings.byId(campaign.id, query.drawing)
-    : store.drawings.nextOpen(campaign.id, campaignNow(campaign).toISOString());
+    ? await store.drawings.byId(campaign.id, query.drawing)
+    : await store.drawings.nextOpen(campaign.id, campaignNow(campaign).toISOString());
   if (!drawing) {
     if (query.drawing) throw new NotFoundError(`no drawing ${query.drawing.slice(0, 64)} in campaign ${campaign.slug}`);
     throw new ConflictError("no_open_drawing", "no drawing is taking entries now; pass drawing=ID to read a past one");
   }
   const afterSeq = query.after === undefined ? 0 : Number(query.after);
-  const rows = store.entries.page(drawing.id, afterSeq, query.limit + 1);
+  const rows = await store.entries.page(drawing.id, afterSeq, query.limit + 1);
   const page = rows.slice(0, query.limit);
   return {
     count: drawing.entrantCount,

@@ -74,23 +74,23 @@ export function nextPeriod(campaign: Pick<Campaign, "schedule">, terms: Guarante
  * Creates one row per checked period, `not_needed` when a prize in it met the threshold (or it had no winner),
  * else `awaiting_pick`. Stops at the first period not due. Returns the rows created.
  */
-export function checkDuePeriods(store: Store, campaignId: string, realNow: Date = new Date()): GuaranteePeriod[] {
-  return store.tx(() => {
-    const campaign = store.campaigns.byId(campaignId);
+export async function checkDuePeriods(store: Store, campaignId: string, realNow: Date = new Date()): Promise<GuaranteePeriod[]> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.byId(campaignId);
     const terms = campaign?.guarantee;
     if (!campaign || !terms || campaign.status === "draft") return [];
     const now = campaignNow(campaign, realNow).getTime();
-    const pauses = store.pauses.list(campaign.id);
+    const pauses = await store.pauses.list(campaign.id);
     const created: GuaranteePeriod[] = [];
-    let last: Pick<GuaranteePeriod, "period" | "periodEnd"> | null = store.guarantees.last(campaign.id);
+    let last: Pick<GuaranteePeriod, "period" | "periodEnd"> | null = await store.guarantees.last(campaign.id);
     for (let i = 0; i < MAX_PERIODS_PER_CHECK; i++) {
       const bounds = nextPeriod(campaign, terms, pauses, last);
       if (!bounds || bounds.end > now) break;
       const periodStart = new Date(bounds.start).toISOString();
       const periodEnd = new Date(bounds.end).toISOString();
-      const drawings = store.guarantees.periodDrawings(campaign.id, periodStart, periodEnd);
+      const drawings = await store.guarantees.periodDrawings(campaign.id, periodStart, periodEnd);
       if (drawings.some((d) => d.status !== "settled" && d.status !== "paid")) break;
-      const wins = store.guarantees.periodWins(campaign.id, periodStart, periodEnd);
+      const wins = await store.guarantees.periodWins(campaign.id, periodStart, periodEnd);
       const met = wins.some((w) => w.amountCents !== null && w.amountCents >= terms.thresholdCents);
       const row: GuaranteePeriod = {
         id: newId("gtd"),
@@ -109,7 +109,7 @@ export function checkDuePeriods(store: Store, campaignId: string, realNow: Date 
         paidAt: null,
         createdAt: realNow.toISOString(),
       };
-      store.guarantees.insert(row);
+      await store.guarantees.insert(row);
       created.push(row);
       last = row;
     }
@@ -121,9 +121,9 @@ export function checkDuePeriods(store: Store, campaignId: string, realNow: Date 
  * POST guarantee pick: the winner must have won in the period (once, or `drawingId` says which win). One
  * transaction: of concurrent picks exactly one moves `awaiting_pick` to `picked`; the rest are 409 rejected.
  */
-export function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: string, pick: GuaranteePick, realNow: Date = new Date(), by: string = `account:${campaign.accountId}`): { payoutId: string } {
-  return store.tx(() => {
-    const guarantee = store.guarantees.byId(campaign.id, guaranteeId);
+export async function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: string, pick: GuaranteePick, realNow: Date = new Date(), by: string = `account:${campaign.accountId}`): Promise<{ payoutId: string }> {
+  return store.tx(async () => {
+    const guarantee = await store.guarantees.byId(campaign.id, guaranteeId);
     if (!guarantee) throw new NotFoundError(`no guarantee ${guaranteeId.slice(0, 64)} in campaign ${campaign.slug}`);
     if (guarantee.status === "picked" || guarantee.status === "paid") {
       throw new ConflictError("rejected", `guarantee ${guarantee.id} was already picked; a guarantee is picked once`);
@@ -131,24 +131,24 @@ export function pickGuarantee(store: Store, campaign: Campaign, guaranteeId: str
     if (guarantee.status === "not_needed") {
       throw new ConflictError("rejected", `period ${guarantee.period} had a prize at or above the threshold: there is no guarantee to pick`);
     }
-    const fresh = store.campaigns.byId(campaign.id);
+    const fresh = await store.campaigns.byId(campaign.id);
     if (!fresh?.payoutWallet) throw new ConflictError("rejected", "the campaign has no payout wallet to pay the guarantee to");
-    if (pick.drawingId !== undefined && !store.drawings.byId(campaign.id, pick.drawingId)) {
+    if (pick.drawingId !== undefined && !(await store.drawings.byId(campaign.id, pick.drawingId))) {
       throw new NotFoundError(`no drawing ${pick.drawingId.slice(0, 64)} in campaign ${campaign.slug}`);
     }
-    const wins = store.guarantees
-      .periodWins(campaign.id, guarantee.periodStart, guarantee.periodEnd)
-      .filter((w) => w.winnerId === pick.winner && (pick.drawingId === undefined || w.drawingId === pick.drawingId));
+    const wins = (await store.guarantees.periodWins(campaign.id, guarantee.periodStart, guarantee.periodEnd)).filter(
+      (w) => w.winnerId === pick.winner && (pick.drawingId === undefined || w.drawingId === pick.drawingId),
+    );
     const win = wins[0];
     if (!win) {
       throw new RejectedError(pick.drawingId === undefined ? `the winner did not win in period ${guarantee.period}` : `the winner did not win drawing ${pick.drawingId} in period ${guarantee.period}`);
     }
     if (wins.length > 1) throw new RejectedError(`the winner won ${wins.length} times in period ${guarantee.period}: send drawingId to say which win`);
     const payoutId = newId("pay");
-    if (!store.guarantees.pick(guarantee.id, { winner: pick.winner, drawingId: win.drawingId, payoutId, at: realNow.toISOString() })) {
+    if (!(await store.guarantees.pick(guarantee.id, { winner: pick.winner, drawingId: win.drawingId, payoutId, at: realNow.toISOString() }))) {
       throw new ConflictError("rejected", `guarantee ${guarantee.id} was already picked; a guarantee is picked once`);
     }
-    store.audit.record(by, "guarantee.pick", campaign.slug, { guaranteeId: guarantee.id, payoutId, drawingId: win.drawingId });
+    await store.audit.record(by, "guarantee.pick", campaign.slug, { guaranteeId: guarantee.id, payoutId, drawingId: win.drawingId });
     return { payoutId };
   });
 }

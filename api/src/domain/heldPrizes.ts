@@ -22,27 +22,31 @@ export type HeldPrizeView = {
 };
 
 /** Held prizes of one campaign, or of every campaign, oldest drawing first. */
-export function listHeldPrizes(store: Store, slug?: string): HeldPrizeView[] {
-  const campaigns = slug ? [store.campaigns.bySlug(slug) ?? notFound(slug)] : store.campaigns.drawable();
-  return campaigns.flatMap((campaign) =>
-    store.drawings.heldPrizes(campaign.id).map((w) => ({
-      campaign: campaign.slug,
-      drawingId: w.drawingId,
-      number: w.number,
-      position: w.position,
-      winner: w.winnerId,
-      amountCents: w.amountCents ?? 0,
-      status: w.heldStatus ?? "open",
-      reason: w.heldReason,
-    })),
-  );
+export async function listHeldPrizes(store: Store, slug?: string): Promise<HeldPrizeView[]> {
+  const campaigns = slug ? [(await store.campaigns.bySlug(slug)) ?? notFound(slug)] : await store.campaigns.drawable();
+  const views: HeldPrizeView[] = [];
+  for (const campaign of campaigns) {
+    for (const w of await store.drawings.heldPrizes(campaign.id)) {
+      views.push({
+        campaign: campaign.slug,
+        drawingId: w.drawingId,
+        number: w.number,
+        position: w.position,
+        winner: w.winnerId,
+        amountCents: w.amountCents ?? 0,
+        status: w.heldStatus ?? "open",
+        reason: w.heldReason,
+      });
+    }
+  }
+  return views;
 }
 
 export type HeldDecision = { pay: true } | { pay: false; reason: string };
 
 /** Pays or refuses one open held prize onchain, then records the decision (the keeper mirrors it too). */
 export async function decideHeldPrize(store: Store, chain: ChainPort, slug: string, number: number, position: number, decision: HeldDecision): Promise<HeldPrizeView> {
-  const held = listHeldPrizes(store, slug).find((h) => h.number === number && h.position === position);
+  const held = (await listHeldPrizes(store, slug)).find((h) => h.number === number && h.position === position);
   if (!held) throw new NotFoundError(`no held prize at drawing ${number}, position ${position} of ${slug}`);
   if (held.status !== "open") throw new ConflictError("rejected", `this held prize is already ${held.status}`);
   const campaignId = toCampaignId(slug);
@@ -54,7 +58,7 @@ export async function decideHeldPrize(store: Store, chain: ChainPort, slug: stri
       : await chain.refuseHeldPrize(campaignId, BigInt(number), BigInt(position), reason);
   const status: HeldStatus = decision.pay ? "paid" : "refused";
   // The block lets the keeper check the decision against the chain until it is final (keeper/heldPrizes.ts).
-  store.drawings.setHeldStatus(held.drawingId, position, status, reason, Number(receipt.blockNumber));
+  await store.drawings.setHeldStatus(held.drawingId, position, status, reason, Number(receipt.blockNumber));
   return { ...held, status, reason };
 }
 

@@ -54,11 +54,11 @@ export type LinkUrl = (token: string) => string;
 export async function requestSignIn(store: Store, mailer: Mailer, input: { email: string; client: string }, linkUrl: LinkUrl, now: Date = new Date()): Promise<"sent" | "no_account"> {
   const email = normalizeEmail(input.email);
   const since = new Date(now.getTime() - RATE_WINDOW_MINUTES * 60_000).toISOString();
-  const [perAddress, perClient] = store.tx(() => store.portal.recordAttempt([`email:${email}`, `client:${input.client}`], now.toISOString(), since));
+  const [perAddress, perClient] = await store.tx(() => store.portal.recordAttempt([`email:${email}`, `client:${input.client}`], now.toISOString(), since));
   if (perAddress! > SIGN_INS_PER_ADDRESS || perClient! > SIGN_INS_PER_CLIENT) throw new TooManySignInsError(RATE_WINDOW_MINUTES * 60);
-  if (store.accounts.membershipsOf(email).length === 0) return "no_account";
+  if ((await store.accounts.membershipsOf(email)).length === 0) return "no_account";
   const token = newToken();
-  store.portal.insertLink({
+  await store.portal.insertLink({
     tokenHash: hashToken(token),
     email,
     purpose: "sign_in",
@@ -78,7 +78,7 @@ export async function requestSignIn(store: Store, mailer: Mailer, input: { email
 /** Mails an invite link to a member an owner just added (team.addMember made the membership). */
 export async function sendInvite(store: Store, mailer: Mailer, member: Member, invitedBy: string, linkUrl: LinkUrl, now: Date = new Date()): Promise<void> {
   const token = newToken();
-  store.portal.insertLink({
+  await store.portal.insertLink({
     tokenHash: hashToken(token),
     email: member.email,
     purpose: "invite",
@@ -98,14 +98,14 @@ export async function sendInvite(store: Store, mailer: Mailer, member: Member, i
 export type UsedLink = { email: string; accountIds: string[] };
 
 /** Uses a link once: unknown, used, expired, or for an address no longer on any team is LinkNotValidError. */
-export function useLink(store: Store, token: string, now: Date = new Date()): UsedLink {
+export async function useLink(store: Store, token: string, now: Date = new Date()): Promise<UsedLink> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw new LinkNotValidError();
   const tokenHash = hashToken(token);
-  return store.tx(() => {
-    const link = store.portal.link(tokenHash);
+  return store.tx(async () => {
+    const link = await store.portal.link(tokenHash);
     if (!link || link.usedAt !== null || Date.parse(link.expiresAt) <= now.getTime()) throw new LinkNotValidError();
-    if (!store.portal.useLink(tokenHash, now.toISOString())) throw new LinkNotValidError();
-    const accountIds = store.accounts.membershipsOf(link.email).map((m) => m.accountId);
+    if (!(await store.portal.useLink(tokenHash, now.toISOString()))) throw new LinkNotValidError();
+    const accountIds = (await store.accounts.membershipsOf(link.email)).map((m) => m.accountId);
     if (accountIds.length === 0) throw new LinkNotValidError();
     if (link.accountId && accountIds.includes(link.accountId)) accountIds.sort((a, b) => (a === link.accountId ? -1 : b === link.accountId ? 1 : 0));
     return { email: link.email, accountIds };
@@ -113,8 +113,8 @@ export function useLink(store: Store, token: string, now: Date = new Date()): Us
 }
 
 /** A new session (a fresh id at every sign-in); the id goes to the cookie and is stored only as its hash. */
-export function startSession(store: Store, email: string, accountId: string, now: Date = new Date()): { id: string; session: PortalSession } {
-  if (!store.accounts.member(accountId, email)) throw new LinkNotValidError();
+export async function startSession(store: Store, email: string, accountId: string, now: Date = new Date()): Promise<{ id: string; session: PortalSession }> {
+  if (!(await store.accounts.member(accountId, email))) throw new LinkNotValidError();
   const id = newToken();
   const session: PortalSession = {
     idHash: hashToken(id),
@@ -126,34 +126,34 @@ export function startSession(store: Store, email: string, accountId: string, now
     expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_HOURS * 3_600_000).toISOString(),
     endedAt: null,
   };
-  store.tx(() => {
-    store.portal.insertSession(session);
-    store.audit.record(email, "portal.sign_in", accountId, {});
+  await store.tx(async () => {
+    await store.portal.insertSession(session);
+    await store.audit.record(email, "portal.sign_in", accountId, {});
   });
   return { id, session };
 }
 
 /** The live session behind a cookie id, touched; null when unknown, ended, idle too long, past its end, or the member left. */
-export function currentSession(store: Store, id: string, now: Date = new Date()): (PortalSession & { member: Member }) | null {
+export async function currentSession(store: Store, id: string, now: Date = new Date()): Promise<(PortalSession & { member: Member }) | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
-  const session = store.portal.session(hashToken(id));
+  const session = await store.portal.session(hashToken(id));
   if (!session || session.endedAt !== null) return null;
   if (Date.parse(session.expiresAt) <= now.getTime()) return null;
   if (now.getTime() - Date.parse(session.lastSeenAt) > SESSION_IDLE_MINUTES * 60_000) return null;
-  const member = store.accounts.member(session.accountId, session.email);
+  const member = await store.accounts.member(session.accountId, session.email);
   if (!member) return null;
   // One write a minute at most: the idle clock does not need more.
-  if (now.getTime() - Date.parse(session.lastSeenAt) > 60_000) store.portal.touchSession(session.idHash, now.toISOString());
+  if (now.getTime() - Date.parse(session.lastSeenAt) > 60_000) await store.portal.touchSession(session.idHash, now.toISOString());
   return { ...session, member };
 }
 
-export function endSession(store: Store, id: string, now: Date = new Date()): void {
+export async function endSession(store: Store, id: string, now: Date = new Date()): Promise<void> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return;
-  const session = store.portal.session(hashToken(id));
+  const session = await store.portal.session(hashToken(id));
   if (!session || session.endedAt) return;
-  store.tx(() => {
-    store.portal.endSession(session.idHash, now.toISOString());
-    store.audit.record(session.email, "portal.sign_out", session.accountId, {});
+  await store.tx(async () => {
+    await store.portal.endSession(session.idHash, now.toISOString());
+    await store.audit.record(session.email, "portal.sign_out", session.accountId, {});
   });
 }
 

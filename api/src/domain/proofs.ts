@@ -24,7 +24,7 @@ export class ProofNotReadyError extends ServiceError {
  * refused and the drawing flagged. The batch's contributions are recomputed from the indexed members' commits.
  */
 export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV4> {
-  const drawing = store.drawings.byId(campaign.id, drawingId);
+  const drawing = await store.drawings.byId(campaign.id, drawingId);
   if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
   const campaignId = toCampaignId(campaign.slug);
   const indexed = await indexer.drawing(campaignId, BigInt(drawing.number));
@@ -43,7 +43,7 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
     version: drawing.tableVersion,
     tiers: onchainTable.amountsCents.map((amountCents, i) => ({ amountCents, weight: onchainTable.weights[i]! })),
   });
-  const winners = store.drawings.winners(drawing.id);
+  const winners = await store.drawings.winners(drawing.id);
   try {
     return buildProofV4({
       campaign: { slug: campaign.slug, name: campaign.name },
@@ -67,7 +67,7 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
               count: indexed.drawing.entrantCount,
               totalWeight: Number(indexed.drawing.totalWeight),
               commitment: indexed.drawing.listCommitment,
-              list: store.entries.all(drawing.id).map((e) => ({ hash: winnerHash(e.entrantId), weight: e.weight })),
+              list: (await store.entries.all(drawing.id)).map((e) => ({ hash: winnerHash(e.entrantId), weight: e.weight })),
             }
           : null,
       chain: { chainId: deployment.chainId, contract: deployment.prizeDraw, entropy: deployment.entropy, commitTx: indexed.drawing.commitTx, revealTx: indexed.drawing.revealTx as Hex },
@@ -85,9 +85,9 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
     });
   } catch (error) {
     if (!(error instanceof ProofMismatchError)) throw error;
-    store.tx(() => {
-      const current = store.drawings.byId(campaign.id, drawing.id);
-      if (current && current.needsAttention !== PROOF_MISMATCH) store.drawings.update({ ...current, needsAttention: PROOF_MISMATCH });
+    await store.tx(async () => {
+      const current = await store.drawings.byId(campaign.id, drawing.id);
+      if (current && current.needsAttention !== PROOF_MISMATCH) await store.drawings.update({ ...current, needsAttention: PROOF_MISMATCH });
     });
     throw new ServiceError(409, "proof_mismatch", PROOF_MISMATCH);
   }

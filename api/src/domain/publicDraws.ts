@@ -21,8 +21,8 @@ export const DRAWS_DEFAULT_LIMIT = 30;
 export const DRAWS_MAX_LIMIT = 100;
 
 /** A campaign the public may see: drafts are hidden exactly like missing campaigns (spec, Campaign status). */
-export function publicCampaign(store: Store, slug: string): Campaign {
-  const campaign = store.campaigns.bySlug(slug);
+export async function publicCampaign(store: Store, slug: string): Promise<Campaign> {
+  const campaign = await store.campaigns.bySlug(slug);
   if (!campaign || campaign.status === "draft") throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
   return campaign;
 }
@@ -75,12 +75,12 @@ export function parseBefore(value: string, timezone: string): string {
  * scheduled after it are left out (an hourly campaign has 48 of them, which would fill the first page and hide
  * the latest results). `more` says whether older rows follow the page.
  */
-export function publicDrawings(store: Store, campaign: Campaign, query: DrawsQuery, realNow: Date = new Date()): { rows: (Drawing & { winnerCount: number })[]; more: boolean } {
+export async function publicDrawings(store: Store, campaign: Campaign, query: DrawsQuery, realNow: Date = new Date()): Promise<{ rows: (Drawing & { winnerCount: number })[]; more: boolean }> {
   const now = campaignNow(campaign, realNow).toISOString();
   // Pausing and ending remove the drawings ahead, so without a next drawing every remaining one is listed (a
   // drawing past its cutoff may still have its draw time ahead).
-  const next = store.drawings.nextOpen(campaign.id, now);
-  const rows = store.drawings.publicPage(campaign.id, query.before, next?.drawAt ?? null, query.limit + 1);
+  const next = await store.drawings.nextOpen(campaign.id, now);
+  const rows = await store.drawings.publicPage(campaign.id, query.before, next?.drawAt ?? null, query.limit + 1);
   return { rows: rows.slice(0, query.limit), more: rows.length > query.limit };
 }
 
@@ -88,14 +88,14 @@ export function publicDrawings(store: Store, campaign: Campaign, query: DrawsQue
  * When the public list (draws.json, the page) changes with time alone, as real time in ms: the next open drawing's
  * cutoff, when another drawing becomes the next (no write marks it). Infinity when no drawing is open.
  */
-export function publicListChangesAt(store: Store, campaign: Campaign, realNow: Date = new Date()): number {
-  const next = store.drawings.nextOpen(campaign.id, campaignNow(campaign, realNow).toISOString());
+export async function publicListChangesAt(store: Store, campaign: Campaign, realNow: Date = new Date()): Promise<number> {
+  const next = await store.drawings.nextOpen(campaign.id, campaignNow(campaign, realNow).toISOString());
   return next ? Date.parse(next.cutoffAt) - campaign.clockOffsetMs : Number.POSITIVE_INFINITY;
 }
 
 /** The finalized block at which one of the campaign's provisional results becomes final (null: none will alone). */
-export function publicFinalAt(store: Store, campaign: Pick<Campaign, "id">): number | null {
-  return store.drawings.nextFinalBlock(campaign.id, store.finality.get()?.block ?? -1);
+export async function publicFinalAt(store: Store, campaign: Pick<Campaign, "id">): Promise<number | null> {
+  return store.drawings.nextFinalBlock(campaign.id, (await store.finality.get())?.block ?? -1);
 }
 
 /**
@@ -103,7 +103,7 @@ export function publicFinalAt(store: Store, campaign: Pick<Campaign, "id">): num
  * what a campaign-wide audit needs (`verify-draw.mjs --campaign`): the onchain campaign id, the contract and its
  * deployment block, and each draw's slot (keccak256 of its id), which its onchain commit carries.
  */
-export function drawsPage(
+export async function drawsPage(
   store: Store,
   campaign: Campaign,
   deployment: Pick<DeploymentRecord, "chainId" | "token" | "tokenDecimals" | "prizeDraw" | "deployBlock">,
@@ -111,8 +111,8 @@ export function drawsPage(
   query: DrawsQuery,
   realNow: Date = new Date(),
 ) {
-  const { rows: page, more } = publicDrawings(store, campaign, query, realNow);
-  const finalized = store.finality.get();
+  const { rows: page, more } = await publicDrawings(store, campaign, query, realNow);
+  const finalized = await store.finality.get();
   return {
     campaign: {
       slug: campaign.slug,

@@ -17,13 +17,13 @@ export function requireKey(store: Store, env: Environment) {
     if (!match) throw new UnauthorizedError("send the API key as Authorization: Bearer <key>");
     const parsed = parseKey(env, match[1]!);
     if (!parsed) throw new UnauthorizedError(`unknown API key (this is the ${env} environment; its keys start ${env === "test" ? "pd_test_" : "pd_live_"})`);
-    const row = store.accounts.key(parsed.keyId);
+    const row = await store.accounts.key(parsed.keyId);
     if (!row || row.environment !== env || !secretMatches(parsed.secret, row.secretHash)) throw new UnauthorizedError("unknown API key");
     if (row.revokedAt) throw new UnauthorizedError("this API key was revoked");
     c.set("accountId", row.accountId);
     // Owners see when each key was last used (to the minute: one write per key per minute at most).
     const now = Date.now();
-    store.accounts.touchKey(row.keyId, new Date(now).toISOString(), new Date(now - 60_000).toISOString());
+    await store.accounts.touchKey(row.keyId, new Date(now).toISOString(), new Date(now - 60_000).toISOString());
     await next();
   });
 }

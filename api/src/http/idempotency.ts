@@ -30,15 +30,15 @@ export function idempotency(store: Store) {
     const requestHash = createHash("sha256").update(`${c.req.method} ${c.req.path}\n`).update(body).digest("hex");
     const now = Date.now();
     const expiredBefore = new Date(now - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString();
-    if (!store.idempotency.claim(accountId, key, requestHash, new Date(now).toISOString(), expiredBefore)) {
-      let record = store.idempotency.get(accountId, key);
+    if (!(await store.idempotency.claim(accountId, key, requestHash, new Date(now).toISOString(), expiredBefore))) {
+      let record = await store.idempotency.get(accountId, key);
       if (record && record.requestHash !== requestHash) {
         throw new ConflictError("idempotency_key_reused", `this ${IDEMPOTENCY_HEADER} was used with another request (method, path or body) in the last ${IDEMPOTENCY_TTL_HOURS} hours: use a new key for a new request`);
       }
       const deadline = now + WAIT_MS;
       while (record && record.status === null && Date.now() < deadline) {
         await sleep(25);
-        record = store.idempotency.get(accountId, key);
+        record = await store.idempotency.get(accountId, key);
       }
       if (record?.status === null) throw new ConflictError("idempotency_in_progress", `the first request with this ${IDEMPOTENCY_HEADER} is still running: retry in a few seconds`);
       if (record) {
@@ -46,11 +46,11 @@ export function idempotency(store: Store) {
         return c.body(record.body ?? "", record.status as 200, { "Content-Type": "application/json; charset=utf-8" });
       }
       // The first request failed on our side (5xx) and released the key meanwhile: this one runs instead.
-      if (!store.idempotency.claim(accountId, key, requestHash, new Date().toISOString(), expiredBefore)) throw new ConflictError("idempotency_in_progress", `another request with this ${IDEMPOTENCY_HEADER} is running: retry in a few seconds`);
+      if (!(await store.idempotency.claim(accountId, key, requestHash, new Date().toISOString(), expiredBefore))) throw new ConflictError("idempotency_in_progress", `another request with this ${IDEMPOTENCY_HEADER} is running: retry in a few seconds`);
     }
     await next();
     // Hono has turned any error into its answer by now (app.onError): store it, unless it was ours (5xx).
-    if (c.res.status >= 500) store.idempotency.release(accountId, key);
-    else store.idempotency.answer(accountId, key, c.res.status, await c.res.clone().text());
+    if (c.res.status >= 500) await store.idempotency.release(accountId, key);
+    else await store.idempotency.answer(accountId, key, c.res.status, await c.res.clone().text());
   });
 }

@@ -44,15 +44,15 @@ export class PublicCache {
   constructor(private readonly store: Store) {}
 
   /** The render kept for `key` if it still holds for the campaign now; else null. */
-  fresh(key: string, campaignId: string, now: number = Date.now()): Rendered | null {
-    return this.freshAt(key, this.store.publicVersions.get(campaignId), now);
+  async fresh(key: string, campaignId: string, now: number = Date.now()): Promise<Rendered | null> {
+    return this.freshAt(key, await this.store.publicVersions.get(campaignId), now);
   }
 
   /** As `fresh`, with the campaign's version already read (the fast path reads it with the campaign's id). */
-  freshAt(key: string, version: number, now: number = Date.now()): Rendered | null {
+  async freshAt(key: string, version: number, now: number = Date.now()): Promise<Rendered | null> {
     const entry = this.entries.get(key);
     if (!entry || now >= entry.expiresAt || entry.version !== version) return null;
-    if (entry.finalAt !== null && (this.store.finality.get()?.block ?? -1) >= entry.finalAt) return null;
+    if (entry.finalAt !== null && ((await this.store.finality.get())?.block ?? -1) >= entry.finalAt) return null;
     return entry;
   }
 
@@ -60,11 +60,12 @@ export class PublicCache {
   async get(key: string, campaignId: string, render: () => Promise<Render> | Render): Promise<Rendered> {
     // The version is read before rendering: a write during the render leaves the entry one version behind, so
     // the next request renders again instead of keeping what the write changed.
-    const version = this.store.publicVersions.get(campaignId);
-    const kept = this.freshAt(key, version);
+    const version = await this.store.publicVersions.get(campaignId);
+    const kept = await this.freshAt(key, version);
     if (kept) return kept;
     // A render begun at this version is shared; one begun before a write is not (a request made after the write
-    // must see it), so that request renders anew.
+    // must see it), so that request renders anew. From here to `rendering.set` nothing is awaited: the check and
+    // the claim are one step, so requests that reach this point at the same version share one render.
     const pending = this.rendering.get(key);
     if (pending?.version === version) return pending.run;
     const run = (async () => {

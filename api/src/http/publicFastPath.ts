@@ -22,10 +22,13 @@ const MAX_SLUGS = 10_000;
 /** Headers every public answer carries (app.ts and the public routes' CORS). */
 const COMMON_HEADERS = { "X-Content-Type-Options": "nosniff", "Access-Control-Allow-Origin": "*" };
 
-/** Answers `req` from the cache and returns true, or returns false (and touches nothing) for Hono to answer. */
-export function publicFastPath(store: Store, cache: PublicCache): (req: IncomingMessage, res: ServerResponse) => boolean {
+/**
+ * Answers `req` from the cache and resolves true, or resolves false (and touches nothing) for Hono to answer. A
+ * failed store read resolves false too: Hono reads again and answers the failure as any route's (its error page).
+ */
+export function publicFastPath(store: Store, cache: PublicCache): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   const campaignIds = new Map<string, string>();
-  return (req, res) => {
+  return async (req, res) => {
     if (req.method !== "GET" || !req.url) return false;
     const match = ROUTE.exec(req.url);
     if (!match) return false;
@@ -39,15 +42,20 @@ export function publicFastPath(store: Store, cache: PublicCache): (req: Incoming
     }
     // A slug names one campaign for good and a public campaign never returns to draft, so its id is read once;
     // the version (one primary-key read) is read every time.
-    let campaignId = campaignIds.get(slug);
-    if (campaignId === undefined) {
-      campaignId = store.publicVersions.bySlug(slug)?.campaignId;
-      if (campaignId === undefined) return false;
-      if (campaignIds.size >= MAX_SLUGS) campaignIds.clear();
-      campaignIds.set(slug, campaignId);
+    let rendered: Rendered | null;
+    try {
+      let campaignId = campaignIds.get(slug);
+      if (campaignId === undefined) {
+        campaignId = (await store.publicVersions.bySlug(slug))?.campaignId;
+        if (campaignId === undefined) return false;
+        if (campaignIds.size >= MAX_SLUGS) campaignIds.clear();
+        campaignIds.set(slug, campaignId);
+      }
+      const key = drawingId !== undefined ? proofKey(campaignId, drawingId) : match[2] ? drawsKey(campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaignId);
+      rendered = await cache.freshAt(key, await store.publicVersions.get(campaignId));
+    } catch {
+      return false; // the store failed: Hono answers (its route reads again and answers the error)
     }
-    const key = drawingId !== undefined ? proofKey(campaignId, drawingId) : match[2] ? drawsKey(campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaignId);
-    const rendered = cache.freshAt(key, store.publicVersions.get(campaignId));
     if (!rendered) return false;
     write(req, res, rendered);
     return true;

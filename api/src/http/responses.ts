@@ -342,9 +342,9 @@ function check<T extends true>(): T | undefined {
 }
 check<Same<StableErrorCode, ErrorCode | "internal">>();
 check<Fits<ErrorBody & { error: StableErrorCode }, typeof errorBody>>();
-check<Fits<ReturnType<typeof campaignView>, typeof campaign>>();
+check<Fits<Awaited<ReturnType<typeof campaignView>>, typeof campaign>>();
 check<Fits<ReturnType<typeof prizeTableView>, typeof prizeTable>>();
-type DrawingView = ReturnType<typeof drawingView>;
+type DrawingView = Awaited<ReturnType<typeof drawingView>>;
 check<Same<Keys<DrawingView>, Keys<z.output<typeof drawing>>>>();
 check<Same<Keys<DrawingView["verification"]>, Keys<z.output<typeof verification>>>>();
 check<Same<Keys<DrawingView["winners"][number]>, Keys<z.output<typeof drawingWinner>>>>();
@@ -353,7 +353,7 @@ check<Fits<EntriesResult, typeof entriesResult>>();
 check<Fits<EntriesPage, typeof entriesPage>>();
 check<Fits<GuaranteeView, typeof guarantee>>();
 check<Fits<Readiness, typeof readiness>>();
-type DrawsPageView = ReturnType<typeof drawsPage>;
+type DrawsPageView = Awaited<ReturnType<typeof drawsPage>>;
 check<Same<Keys<DrawsPageView>, Keys<z.output<typeof drawsPageSchema>>>>();
 check<Same<Keys<DrawsPageView["campaign"]>, Keys<z.output<typeof drawsPageSchema>["campaign"]>>>();
 check<Same<Keys<DrawsPageView["draws"][number]>, Keys<z.output<typeof drawsPageSchema>["draws"][number]>>>();

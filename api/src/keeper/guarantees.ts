@@ -28,14 +28,14 @@ const ONCHAIN_GUARANTEE = { None: 0, Picked: 1, Paid: 2 } as const;
  */
 export async function runGuarantees(deps: GuaranteeKeeperDeps, campaignId: string): Promise<void> {
   const { store, logger } = deps;
-  const campaign = store.campaigns.byId(campaignId);
+  const campaign = await store.campaigns.byId(campaignId);
   if (!campaign?.guarantee) return;
   try {
-    for (const checked of checkDuePeriods(store, campaign.id)) {
+    for (const checked of await checkDuePeriods(store, campaign.id)) {
       logger.info({ campaign: campaign.slug, guaranteeId: checked.id, period: checked.period, status: checked.status }, "guarantee period checked");
     }
     await recheckPaid(deps, campaign);
-    const picked = store.guarantees.withStatus(campaign.id, "picked");
+    const picked = await store.guarantees.withStatus(campaign.id, "picked");
     if (picked.length > 0) await payPicked(deps, campaign, picked);
   } catch (error) {
     logger.warn({ campaign: campaign.slug, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, "guarantee step stopped; retrying next cycle");
@@ -56,7 +56,7 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
     if (status === ONCHAIN_GUARANTEE.Picked) {
       const receipt = await settleRace(chain.payGuarantee(campaignId, period), "GuaranteeAlreadyPaid");
       if (receipt) {
-        store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
+        await store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
         logger.info({ campaign: campaign.slug, guaranteeId: guarantee.id, tx: receipt.transactionHash }, "guarantee paid onchain");
       }
     }
@@ -67,7 +67,7 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
     const seen = payouts.find((p) => p.kind === "guarantee" && p.period === period);
     // The indexer may still show a payment a reorg dropped: the chain must show it paid too.
     if (!seen || (await chain.getGuarantee(campaignId, period))[0] !== ONCHAIN_GUARANTEE.Paid) continue;
-    store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
+    await store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
   }
 }
 
@@ -79,9 +79,9 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
  */
 async function recheckPaid(deps: GuaranteeKeeperDeps, campaign: Campaign): Promise<void> {
   const { store, chain, indexer, logger } = deps;
-  const finalized = store.finality.get();
+  const finalized = await store.finality.get();
   if (!finalized) return;
-  const unfinal = store.guarantees.paidNotFinal(campaign.id, finalized.block);
+  const unfinal = await store.guarantees.paidNotFinal(campaign.id, finalized.block);
   if (unfinal.length === 0) return;
   const campaignId = toCampaignId(campaign.slug);
   let payouts: Awaited<ReturnType<IndexerClient["payouts"]>> | null = null;
@@ -89,12 +89,12 @@ async function recheckPaid(deps: GuaranteeKeeperDeps, campaign: Campaign): Promi
     const [status] = await chain.getGuarantee(campaignId, onchainPeriod(guarantee));
     if (status !== ONCHAIN_GUARANTEE.Paid) {
       logger.warn({ alert: "reorg", campaign: campaign.slug, guaranteeId: guarantee.id, period: guarantee.period }, "the guarantee payment is no longer on the chain: the period goes back to picked");
-      store.guarantees.unpay(guarantee.id);
+      await store.guarantees.unpay(guarantee.id);
       continue;
     }
     payouts ??= await indexer.payouts(campaignId);
     const seen = payouts.find((p) => p.kind === "guarantee" && p.period === onchainPeriod(guarantee));
-    if (seen && seen.txHash.toLowerCase() === guarantee.pickTx?.toLowerCase()) store.guarantees.setPaidBlock(guarantee.id, Number(seen.blockNumber));
+    if (seen && seen.txHash.toLowerCase() === guarantee.pickTx?.toLowerCase()) await store.guarantees.setPaidBlock(guarantee.id, Number(seen.blockNumber));
   }
 }
 
@@ -116,8 +116,8 @@ async function ensureWallet(deps: GuaranteeKeeperDeps, campaign: Campaign, campa
   const want = campaign.payoutWallet as Hex | null;
   if (!want || wallet.toLowerCase() === want.toLowerCase()) return;
   await chain.setPayoutWallet(campaignId, want);
-  store.tx(() => {
-    const fresh = store.campaigns.byId(campaign.id);
-    if (fresh) store.campaigns.update({ ...fresh, onchainWallet: want });
+  await store.tx(async () => {
+    const fresh = await store.campaigns.byId(campaign.id);
+    if (fresh) await store.campaigns.update({ ...fresh, onchainWallet: want });
   });
 }

@@ -17,11 +17,11 @@ const HELD_OPEN = 0;
  */
 export async function recheckHeldDecisions(deps: HeldKeeperDeps, campaignId: string): Promise<void> {
   const { store, chain, logger } = deps;
-  const campaign = store.campaigns.byId(campaignId);
-  const finalized = store.finality.get();
+  const campaign = await store.campaigns.byId(campaignId);
+  const finalized = await store.finality.get();
   if (!campaign || !finalized) return;
   const onchainId = toCampaignId(campaign.slug);
-  for (const held of store.drawings.heldDecisionsNotFinal(campaignId, finalized.block)) {
+  for (const held of await store.drawings.heldDecisionsNotFinal(campaignId, finalized.block)) {
     const where = { campaign: campaign.slug, number: held.number, position: held.position, decision: held.status };
     try {
       const state = await chain.heldPrizeState(onchainId, BigInt(held.number), BigInt(held.position));
@@ -31,7 +31,7 @@ export async function recheckHeldDecisions(deps: HeldKeeperDeps, campaignId: str
         held.status === "paid"
           ? await chain.payHeldPrize(onchainId, BigInt(held.number), BigInt(held.position))
           : await chain.refuseHeldPrize(onchainId, BigInt(held.number), BigInt(held.position), held.reason ?? "");
-      store.drawings.setHeldStatus(held.drawingId, held.position, held.status, held.reason, Number(receipt.blockNumber));
+      await store.drawings.setHeldStatus(held.drawingId, held.position, held.status, held.reason, Number(receipt.blockNumber));
     } catch (error) {
       logger.warn({ ...where, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, "held prize recheck failed; retrying next cycle");
     }

@@ -104,13 +104,17 @@ export class Keeper {
 
   /** Starts the lease loop: the work starts once this process holds the lease (at once when it is free). */
   start(): void {
-    this.lease.start();
+    // The lease's tries never reject (keeper/lease.ts): they log their failures.
+    void this.lease.start();
   }
 
-  /** Stops the work and releases the lease, so a standby process takes over at its next try. */
-  stop(): void {
+  /**
+   * Stops the work and releases the lease, so a standby process takes over at its next try. A cycle under way is
+   * not waited for: it stops at its next step, which finds the lease gone.
+   */
+  async stop(): Promise<void> {
     this.stopWork();
-    this.lease.stop();
+    await this.lease.stop();
   }
 
   /** Whether this process holds the keeper lease (and so runs the keeper); shown by /ready. */
@@ -166,32 +170,32 @@ export class Keeper {
   }
 
   /** Between phases: the lease is checked against the store, and a cycle that lost it stops here. */
-  private confirmLease(): void {
-    if (!this.lease.confirm()) throw new LeaseLostError();
+  private async confirmLease(): Promise<void> {
+    if (!(await this.lease.confirm())) throw new LeaseLostError();
   }
 
   private async cycle(): Promise<void> {
-    this.confirmLease();
-    const campaigns = this.deps.store.campaigns.drawable().map((c) => c.id);
+    await this.confirmLease();
+    const campaigns = (await this.deps.store.campaigns.drawable()).map((c) => c.id);
     await this.readFinality();
     // Housekeeping: idempotency answers are kept 24 hours (http/idempotency.ts).
-    this.deps.store.idempotency.prune(new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString());
-    this.confirmLease();
+    await this.deps.store.idempotency.prune(new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString());
+    await this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
-    this.confirmLease();
+    await this.confirmLease();
     await this.commitLocked(campaigns);
-    this.confirmLease();
+    await this.confirmLease();
     await this.revealRequests(campaigns);
-    this.confirmLease();
+    await this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.settleRequested(id)));
-    this.confirmLease();
+    await this.confirmLease();
     await this.paySettled(campaigns);
-    this.confirmLease();
+    await this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.finish(id)));
     // New drawings, an extended cutoff or a moved test clock change when the next pull slot comes.
-    this.pulls.arm();
+    await this.pulls.arm();
     // Events the cycle wrote go out now rather than at the timer's next look.
-    this.webhooks.arm();
+    await this.webhooks.arm();
   }
 
   private async guard(campaignId: string, work: () => Promise<void>): Promise<void> {
@@ -212,7 +216,7 @@ export class Keeper {
     try {
       return await step();
     } catch (error) {
-      this.flagChainFault(campaign, drawing, error);
+      await this.flagChainFault(campaign, drawing, error);
       this.deps.logger.warn({ campaignId: campaign.id, drawingId: drawing.id, err: describe(error) }, "drawing step failed; retrying next cycle");
       return null;
     }
@@ -221,22 +225,22 @@ export class Keeper {
   /** Plans drawings ahead, pulls lists due, locks lists at their cutoff. */
   private async prepare(campaignId: string): Promise<void> {
     const { store } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign || campaign.status === "draft") return;
-    store.tx(() => planDrawings(store, campaign));
-    const unfinished = store.drawings.unfinished(campaign.id);
+    await store.tx(() => planDrawings(store, campaign));
+    const unfinished = await store.drawings.unfinished(campaign.id);
     for (const drawing of unfinished) {
       if (drawing.status !== "open") continue;
       await this.pulls.pull(campaign, drawing);
-      const fresh = store.drawings.byId(campaign.id, drawing.id);
-      if (fresh?.status === "open") this.lock(store.campaigns.byId(campaignId)!, fresh);
+      const fresh = await store.drawings.byId(campaign.id, drawing.id);
+      if (fresh?.status === "open") await this.lock((await store.campaigns.byId(campaignId))!, fresh);
     }
     // A new campaign is registered and its table published ahead of its first commit, so its draw time does not
     // wait two blocks for them (each commit still checks the chain first).
     if (campaign.status === "active" && campaign.onchainWallet === null) {
       await this.ensureCampaignOnchain(campaign, toCampaignId(campaign.slug));
       const next = unfinished.find((d) => d.status === "open");
-      const table = next ? store.prizeTables.get(next.tableId, next.tableVersion) : null;
+      const table = next ? await store.prizeTables.get(next.tableId, next.tableVersion) : null;
       if (table) await this.ensureTableOnchain(table);
     }
   }
@@ -247,7 +251,7 @@ export class Keeper {
     await this.mirrorHeldPrizes(campaignId);
     await recheckHeldDecisions(this.deps, campaignId);
     await runGuarantees(this.deps, campaignId);
-    endIfFinished(this.deps.store, campaignId);
+    await endIfFinished(this.deps.store, campaignId);
   }
 
   /**
@@ -259,41 +263,41 @@ export class Keeper {
     const { store, chain, config, logger } = this.deps;
     try {
       const block = await chain.finalizedBlock(config.chainFinality);
-      store.finality.set(Number(block), new Date().toISOString());
+      await store.finality.set(Number(block), new Date().toISOString());
     } catch (error) {
       logger.warn({ err: describe(error), tag: config.chainFinality }, "could not read the chain's finalized block; keeping the last one");
     }
   }
 
   /** A contract refusal (e.g. the prize pool cannot cover a payout) shows on the drawing until the step succeeds. */
-  private flagChainFault(campaign: Campaign, drawing: Drawing, error: unknown): void {
+  private async flagChainFault(campaign: Campaign, drawing: Drawing, error: unknown): Promise<void> {
     if (!(error instanceof ChainRevertError)) return;
     const note = `${CHAIN_FAULT_PREFIX}${error.functionName} refused by the contract (${error.errorName}); retried every cycle`;
-    this.deps.store.tx(() => {
-      const current = this.deps.store.drawings.byId(campaign.id, drawing.id);
-      if (current && current.needsAttention !== note) this.deps.store.drawings.update({ ...current, needsAttention: note });
+    await this.deps.store.tx(async () => {
+      const current = await this.deps.store.drawings.byId(campaign.id, drawing.id);
+      if (current && current.needsAttention !== note) await this.deps.store.drawings.update({ ...current, needsAttention: note });
     });
   }
 
   /** Stores a drawing that moved on; a chain fault flagged on it is over. */
-  private moved(next: Drawing): Drawing {
+  private async moved(next: Drawing): Promise<Drawing> {
     const cleared = next.needsAttention?.startsWith(CHAIN_FAULT_PREFIX) ? { ...next, needsAttention: null } : next;
-    this.deps.store.drawings.update(cleared);
+    await this.deps.store.drawings.update(cleared);
     return cleared;
   }
 
   /** At the cutoff: lock a full list (fingerprint recorded, table fixed) or flag the drawing. */
-  private lock(campaign: Campaign, drawing: Drawing): Drawing | null {
+  private async lock(campaign: Campaign, drawing: Drawing): Promise<Drawing | null> {
     const { store } = this.deps;
     const now = campaignNow(campaign);
     if (now.toISOString() < drawing.cutoffAt) return null;
     if (campaign.mode === "entries") return this.lockEntrants(campaign, drawing, now);
-    return store.tx(() => {
-      const current = store.drawings.byId(campaign.id, drawing.id);
+    return store.tx(async () => {
+      const current = await store.drawings.byId(campaign.id, drawing.id);
       if (!current || current.status !== "open") return current;
-      const winners = store.drawings.winners(current.id);
+      const winners = await store.drawings.winners(current.id);
       if (winners.length !== current.winnersExpected) {
-        if (current.needsAttention !== NO_WINNERS_AT_CUTOFF) store.drawings.update({ ...current, needsAttention: NO_WINNERS_AT_CUTOFF });
+        if (current.needsAttention !== NO_WINNERS_AT_CUTOFF) await store.drawings.update({ ...current, needsAttention: NO_WINNERS_AT_CUTOFF });
         return null;
       }
       const locked: Drawing = {
@@ -303,23 +307,23 @@ export class Keeper {
         winnersCommitment: fingerprint(winners.map((w) => w.winnerId)),
         needsAttention: null,
       };
-      store.drawings.update(locked);
+      await store.drawings.update(locked);
       return locked;
     });
   }
 
   /** Entries campaigns: the entrant list locks in arrival order and its commitment is fixed. */
-  private lockEntrants(campaign: Campaign, drawing: Drawing, now: Date): Drawing | null {
+  private lockEntrants(campaign: Campaign, drawing: Drawing, now: Date): Promise<Drawing | null> {
     const { store } = this.deps;
-    return store.tx(() => {
-      const current = store.drawings.byId(campaign.id, drawing.id);
+    return store.tx(async () => {
+      const current = await store.drawings.byId(campaign.id, drawing.id);
       if (!current || current.status !== "open") return current;
       if (current.entrantCount === 0) {
-        if (current.needsAttention !== NO_ENTRANTS_AT_CUTOFF) store.drawings.update({ ...current, needsAttention: NO_ENTRANTS_AT_CUTOFF });
+        if (current.needsAttention !== NO_ENTRANTS_AT_CUTOFF) await store.drawings.update({ ...current, needsAttention: NO_ENTRANTS_AT_CUTOFF });
         return null;
       }
-      store.entries.assignPositions(current.id);
-      const entrants = store.entries.all(current.id);
+      await store.entries.assignPositions(current.id);
+      const entrants = await store.entries.all(current.id);
       const locked: Drawing = {
         ...current,
         status: "locked",
@@ -327,7 +331,7 @@ export class Keeper {
         entrantsCommitment: entrantsCommitment(entrants.map((e) => ({ idHash: winnerHash(e.entrantId), weight: BigInt(e.weight) }))),
         needsAttention: null,
       };
-      store.drawings.update(locked);
+      await store.drawings.update(locked);
       return locked;
     });
   }
@@ -340,13 +344,13 @@ export class Keeper {
     const { store, chain } = this.deps;
     let current = drawing;
     if (current.winnersCommitment === null) {
-      const entrants = store.entries.all(drawing.id);
+      const entrants = await store.entries.all(drawing.id);
       const positions = selectWinners({ entropy: randomValue, campaignId, number, weights: entrants.map((e) => BigInt(e.weight)), count: drawing.winnersExpected });
       const winners = positions.map((p) => entrants[p]!);
       current = { ...drawing, winnersCommitment: fingerprint(winners.map((w) => w.entrantId)) };
-      store.tx(() => {
-        store.drawings.replaceWinners(drawing.id, winners.map((w) => ({ winnerId: w.entrantId, displayName: w.displayName, avatarUrl: w.avatarUrl })));
-        store.drawings.update(current);
+      await store.tx(async () => {
+        await store.drawings.replaceWinners(drawing.id, winners.map((w) => ({ winnerId: w.entrantId, displayName: w.displayName, avatarUrl: w.avatarUrl })));
+        await store.drawings.update(current);
       });
     }
     if (/^0x0+$/.test(recorded)) await chain.recordWinners(campaignId, number, current.winnersCommitment as Hex);
@@ -364,8 +368,8 @@ export class Keeper {
     const groups: Committable[][] = [];
     await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
       this.guard(id, async () => {
-        const campaign = store.campaigns.byId(id);
-        const locked = store.drawings.unfinished(id).filter((d) => d.status === "locked");
+        const campaign = await store.campaigns.byId(id);
+        const locked = (await store.drawings.unfinished(id)).filter((d) => d.status === "locked");
         if (!campaign || locked.length === 0) return;
         const group = await this.readyToCommit(campaign, locked);
         if (group.length > 0) groups.push(group);
@@ -388,7 +392,7 @@ export class Keeper {
     const ready: Committable[] = [];
     for (const start of locked) {
       const outcome = await this.attempt(campaign, start, async () => {
-        const table = store.prizeTables.get(start.tableId, start.tableVersion);
+        const table = await store.prizeTables.get(start.tableId, start.tableVersion);
         if (!table) throw new Error(`prize table ${start.tableId} v${start.tableVersion} missing`);
         await this.ensureTableOnchain(table);
         const drawing = await this.numbered(campaign, campaignId, start);
@@ -401,7 +405,7 @@ export class Keeper {
           }
           // Committed by a run that stopped before recording it: the random value is requested either way.
           const provider = chain.deployment.mockEntropy ? "mock" : await this.requestProvider(campaignId, BigInt(drawing.number)).catch(() => null);
-          this.moved({ ...drawing, status: "entropy_requested", entropyProvider: provider, entropyRequestId: onchain.sequence.toString() });
+          await this.moved({ ...drawing, status: "entropy_requested", entropyProvider: provider, entropyRequestId: onchain.sequence.toString() });
           return "committed" as const;
         }
         const commit: CommitInput = {
@@ -429,7 +433,7 @@ export class Keeper {
   private async numbered(campaign: Campaign, campaignId: Hex, drawing: Drawing): Promise<Drawing & { number: number }> {
     const { store, chain } = this.deps;
     if (drawing.number !== null) return { ...drawing, number: drawing.number };
-    const ours = store.drawings.maxNumber(campaign.id);
+    const ours = await store.drawings.maxNumber(campaign.id);
     const onchainLast = Number((await chain.getCampaign(campaignId))[2]);
     const number = Math.max(ours, onchainLast) + 1;
     const needsAttention = onchainLast > ours ? foreignCommitNote(ours + 1, onchainLast) : drawing.needsAttention;
@@ -437,7 +441,7 @@ export class Keeper {
       this.deps.logger.warn({ alert: "foreign_commit", campaign: campaign.slug, drawingId: drawing.id, numbers: [ours + 1, onchainLast] }, "numbers committed onchain outside this service");
     }
     const next = { ...drawing, number, needsAttention };
-    store.drawings.update(next);
+    await store.drawings.update(next);
     return next;
   }
 
@@ -466,8 +470,8 @@ export class Keeper {
     const requested = chain.events(receipt).flatMap((e) => (e.eventName === "EntropyRequested" ? [e.args] : []));
     for (const { campaign, campaignId, drawing } of batch) {
       const event = requested.find((e) => e.campaignId.toLowerCase() === campaignId.toLowerCase() && e.number === BigInt(drawing.number));
-      const current = store.drawings.byId(campaign.id, drawing.id) ?? drawing;
-      this.moved({
+      const current = (await store.drawings.byId(campaign.id, drawing.id)) ?? drawing;
+      await this.moved({
         ...current,
         number: drawing.number,
         status: "entropy_requested",
@@ -531,9 +535,9 @@ export class Keeper {
     const { store, chain, config } = this.deps;
     const requests = new Map<string, { campaign: Campaign; drawing: Drawing }>();
     for (const id of campaignIds) {
-      const campaign = store.campaigns.byId(id);
+      const campaign = await store.campaigns.byId(id);
       if (!campaign) continue;
-      for (const drawing of store.drawings.unfinished(id)) {
+      for (const drawing of await store.drawings.unfinished(id)) {
         if (drawing.status !== "entropy_requested" || drawing.entropyRequestId === null) continue;
         const key = `${drawing.entropyProvider}:${drawing.entropyRequestId}`;
         if (!requests.has(key)) requests.set(key, { campaign, drawing });
@@ -555,9 +559,9 @@ export class Keeper {
   /** A campaign's requested drawings: settled onchain, winners selected (entries), and mirrored from the indexer. */
   private async settleRequested(campaignId: string): Promise<void> {
     const { store } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign) return;
-    for (const drawing of store.drawings.unfinished(campaignId)) {
+    for (const drawing of await store.drawings.unfinished(campaignId)) {
       if (drawing.status === "entropy_requested") await this.attempt(campaign, drawing, () => this.settle(campaign, drawing));
     }
   }
@@ -572,12 +576,12 @@ export class Keeper {
       const provider = await this.requestProvider(campaignId, number).catch(() => null);
       if (provider !== null) {
         drawing = { ...drawing, entropyProvider: provider };
-        store.drawings.update(drawing);
+        await store.drawings.update(drawing);
       }
     }
     let onchain = await this.drawingOnchain(campaignId, number);
     if (onchain === null) {
-      this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
+      await this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return;
     }
     if (onchain.status === ONCHAIN.Requested) {
@@ -589,7 +593,7 @@ export class Keeper {
       const committed = await this.indexed(campaignId, number);
       const waited = committed ? Date.now() / 1000 - Number(committed.drawing.commitTimestamp) : 0;
       if (waited > this.deps.config.entropyTimeoutSeconds && drawing.needsAttention !== ENTROPY_LATE) {
-        store.drawings.update({ ...drawing, needsAttention: ENTROPY_LATE });
+        await store.drawings.update({ ...drawing, needsAttention: ENTROPY_LATE });
         this.deps.logger.warn({ alert: "entropy_late", campaign: campaign.slug, drawingId: drawing.id, waitedSeconds: Math.round(waited) }, "randomness callback overdue");
       }
       return;
@@ -616,12 +620,12 @@ export class Keeper {
       revealTx: indexed.drawing.revealTx,
       revealBlock: indexed.drawing.revealBlock === null ? null : Number(indexed.drawing.revealBlock),
     };
-    store.tx(() => {
-      store.drawings.setPrizes(
+    await store.tx(async () => {
+      await store.drawings.setPrizes(
         drawing.id,
         indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents), held: p.held })),
       );
-      this.moved(next);
+      await this.moved(next);
     });
   }
 
@@ -634,8 +638,8 @@ export class Keeper {
     const payable: Payable[] = [];
     await inParallel(campaignIds, CAMPAIGN_CONCURRENCY, (id) =>
       this.guard(id, async () => {
-        const campaign = store.campaigns.byId(id);
-        const settled = store.drawings.unfinished(id).filter((d) => d.status === "settled");
+        const campaign = await store.campaigns.byId(id);
+        const settled = (await store.drawings.unfinished(id)).filter((d) => d.status === "settled");
         if (!campaign || settled.length === 0) return;
         const campaignId = toCampaignId(campaign.slug);
         let walletChecked = false;
@@ -689,15 +693,15 @@ export class Keeper {
   private async followChain(campaign: Campaign, drawing: Drawing) {
     const onchain = await this.drawingOnchain(toCampaignId(campaign.slug), BigInt(drawing.number!));
     if (onchain === null) {
-      this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
+      await this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return null;
     }
     if (onchain.status < ONCHAIN.Settled || onchain.randomValue.toLowerCase() !== drawing.entropyValue?.toLowerCase()) {
-      this.stepBack(campaign, drawing, "entropy_requested", "the reveal is no longer on the chain, or another one is");
+      await this.stepBack(campaign, drawing, "entropy_requested", "the reveal is no longer on the chain, or another one is");
       return null;
     }
     if (drawing.status === "paid" && onchain.status === ONCHAIN.Settled) {
-      this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
+      await this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
       return onchain;
     }
     if (drawing.status === "paid" && (drawing.revealBlock === null || drawing.paidBlock === null)) await this.recordBlocks(campaign, drawing);
@@ -710,10 +714,10 @@ export class Keeper {
    */
   private async recheckPaid(campaignId: string): Promise<void> {
     const { store } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
-    const finalized = store.finality.get();
+    const campaign = await store.campaigns.byId(campaignId);
+    const finalized = await store.finality.get();
     if (!campaign || !finalized) return;
-    for (const drawing of store.drawings.paidNotFinal(campaignId, finalized.block)) await this.attempt(campaign, drawing, () => this.followChain(campaign, drawing));
+    for (const drawing of await store.drawings.paidNotFinal(campaignId, finalized.block)) await this.attempt(campaign, drawing, () => this.followChain(campaign, drawing));
   }
 
   /** A paid drawing without its blocks (paid before they were recorded): the indexer has them. */
@@ -721,9 +725,9 @@ export class Keeper {
     const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
     if (indexed?.drawing.status !== "paid" || indexed.drawing.randomValue?.toLowerCase() !== drawing.entropyValue?.toLowerCase()) return;
     const { revealBlock, paidBlock } = indexed.drawing;
-    this.deps.store.tx(() => {
-      const fresh = this.deps.store.drawings.byId(campaign.id, drawing.id);
-      if (fresh?.status === "paid") this.deps.store.drawings.update({ ...fresh, revealBlock: revealBlock === null ? null : Number(revealBlock), paidBlock: paidBlock === null ? null : Number(paidBlock) });
+    await this.deps.store.tx(async () => {
+      const fresh = await this.deps.store.drawings.byId(campaign.id, drawing.id);
+      if (fresh?.status === "paid") await this.deps.store.drawings.update({ ...fresh, revealBlock: revealBlock === null ? null : Number(revealBlock), paidBlock: paidBlock === null ? null : Number(paidBlock) });
     });
   }
 
@@ -733,7 +737,7 @@ export class Keeper {
    * takes the step again from the canonical chain; the number stays, and the contract still refuses a second
    * number or payout.
    */
-  private stepBack(campaign: Campaign, drawing: Drawing, to: "locked" | "entropy_requested" | "settled", reason: string): void {
+  private async stepBack(campaign: Campaign, drawing: Drawing, to: "locked" | "entropy_requested" | "settled", reason: string): Promise<void> {
     const { store, logger } = this.deps;
     logger.warn({ alert: "reorg", campaign: campaign.slug, drawingId: drawing.id, number: drawing.number, from: drawing.status, to }, `${reason}: the drawing goes back to ${to}`);
     const next: Drawing = { ...drawing, status: to, paidAt: null, paidBlock: null };
@@ -742,24 +746,24 @@ export class Keeper {
       if (campaign.mode === "entries") next.winnersCommitment = null;
     }
     if (to === "locked") Object.assign(next, { entropyProvider: null, entropyRequestId: null, commitTx: null });
-    store.tx(() => {
-      if (to !== "settled") store.drawings.clearPrizes(drawing.id);
-      store.drawings.update(next);
+    await store.tx(async () => {
+      if (to !== "settled") await store.drawings.clearPrizes(drawing.id);
+      await store.drawings.update(next);
     });
   }
 
   /** Marks paid the settled drawings the indexer shows paid (the chain, cheaper to ask, first). */
   private async mirrorPaid(campaignId: string): Promise<void> {
     const { store, chain } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign) return;
-    for (const drawing of store.drawings.unfinished(campaignId)) {
+    for (const drawing of await store.drawings.unfinished(campaignId)) {
       if (drawing.status !== "settled") continue;
       const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
       if (onchain.status !== ONCHAIN.Paid) continue;
       const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
       if (!indexed || indexed.drawing.status !== "paid") continue;
-      this.moved({
+      await this.moved({
         ...drawing,
         status: "paid",
         paidAt: onCampaignClock(campaign, indexed.drawing.paidTimestamp, drawing.settledAt ?? drawing.lockedAt),
@@ -781,9 +785,9 @@ export class Keeper {
       if (want && wallet.toLowerCase() !== want.toLowerCase()) await chain.setPayoutWallet(campaignId, want);
       if (threshold !== BigInt(campaign.largePrizeThresholdCents)) await chain.setLargePrizeThreshold(campaignId, BigInt(campaign.largePrizeThresholdCents));
     }
-    store.tx(() => {
-      const fresh = store.campaigns.byId(campaign.id);
-      if (fresh) store.campaigns.update({ ...fresh, onchainWallet: want, onchainThresholdCents: campaign.largePrizeThresholdCents });
+    await store.tx(async () => {
+      const fresh = await store.campaigns.byId(campaign.id);
+      if (fresh) await store.campaigns.update({ ...fresh, onchainWallet: want, onchainThresholdCents: campaign.largePrizeThresholdCents });
     });
   }
 
@@ -818,14 +822,14 @@ export class Keeper {
    */
   private async mirrorHeldPrizes(campaignId: string): Promise<void> {
     const { store } = this.deps;
-    const campaign = store.campaigns.byId(campaignId);
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign) return;
-    for (const open of store.drawings.openHeldPrizes(campaignId)) {
+    for (const open of await store.drawings.openHeldPrizes(campaignId)) {
       const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(open.number));
       if (!indexed) continue;
       for (const prize of indexed.prizes) {
         if (prize.position !== open.position || prize.heldStatus === null || prize.heldStatus === "open") continue;
-        store.drawings.setHeldStatus(open.drawingId, open.position, prize.heldStatus, prize.heldReason);
+        await store.drawings.setHeldStatus(open.drawingId, open.position, prize.heldStatus, prize.heldReason);
       }
     }
   }

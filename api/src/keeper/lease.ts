@@ -60,6 +60,10 @@ export class KeeperLease {
   /** When the lease this process holds runs out, as this process last wrote it. */
   private expiresAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Between start() and stop(): a try that ends after stop() takes no work up. */
+  private active = false;
+  /** The try under way, if any: tries never overlap (a try still waiting on the store when the next is due skips it). */
+  private trying: Promise<void> | null = null;
   private readonly ttlMs: number;
   private readonly renewMs: number;
 
@@ -68,21 +72,31 @@ export class KeeperLease {
     this.renewMs = deps.renewMs ?? LEASE_RENEW_MS;
   }
 
-  /** Tries to take the lease now (the work starts at once when it is free), then every `renewMs`. */
-  start(): void {
-    if (this.timer) return;
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.renewMs);
+  /**
+   * Tries to take the lease now (the work starts at once when it is free), then every `renewMs`. Resolves when the
+   * first try has ended; never rejects.
+   */
+  start(): Promise<void> {
+    if (this.timer) return this.trying ?? Promise.resolve();
+    this.active = true;
+    const first = this.tick();
+    this.timer = setInterval(() => void this.tick(), this.renewMs);
+    return first;
   }
 
-  /** Stops trying and gives the lease up if held (the work is the caller's to stop). */
-  stop(): void {
+  /**
+   * Stops trying and gives the lease up if held (the work is the caller's to stop). A try under way ends first: it
+   * may just have taken the lease, which is then given up here.
+   */
+  async stop(): Promise<void> {
+    this.active = false;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.trying) await this.trying;
     if (!this.held) return;
     this.held = false;
     try {
-      if (this.deps.store.leases.release(KEEPER_LEASE, this.holder)) this.deps.logger.info({ holder: this.holder }, "keeper lease released");
+      if (await this.deps.store.leases.release(KEEPER_LEASE, this.holder)) this.deps.logger.info({ holder: this.holder }, "keeper lease released");
     } catch (error) {
       this.deps.logger.warn({ holder: this.holder, err: message(error) }, "keeper lease not released; it expires on its own");
     }
@@ -97,11 +111,11 @@ export class KeeperLease {
    * Whether this process still holds the lease, checked against the store (between the phases of a cycle). A lease
    * another process took meanwhile is lost here: the work stops before its next step.
    */
-  confirm(): boolean {
+  async confirm(): Promise<boolean> {
     if (!this.holds()) return false;
     let current;
     try {
-      current = this.deps.store.leases.current(KEEPER_LEASE);
+      current = await this.deps.store.leases.current(KEEPER_LEASE);
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "keeper lease not readable; carrying on until it runs out");
       return true;
@@ -111,14 +125,28 @@ export class KeeperLease {
     return false;
   }
 
-  private tick(): void {
+  /** One try to take or renew the lease; while one is under way, a new call joins it. Never rejects. */
+  private tick(): Promise<void> {
+    if (this.trying) return this.trying;
+    const attempt = this.tryLease()
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ holder: this.holder, err: message(error) }, "keeper lease try failed; retrying");
+      })
+      .finally(() => {
+        this.trying = null;
+      });
+    this.trying = attempt;
+    return attempt;
+  }
+
+  private async tryLease(): Promise<void> {
     const { store, logger } = this.deps;
     const now = Date.now();
     let before;
     let ok: boolean;
     try {
-      before = store.leases.current(KEEPER_LEASE);
-      ok = store.leases.acquire(KEEPER_LEASE, this.holder, now, this.ttlMs, holderGone);
+      before = await store.leases.current(KEEPER_LEASE);
+      ok = await store.leases.acquire(KEEPER_LEASE, this.holder, now, this.ttlMs, holderGone);
     } catch (error) {
       // A busy or failing store: keep what is held until it runs out (holds() says false from then on).
       logger.warn({ holder: this.holder, err: message(error) }, "keeper lease not renewed; retrying");
@@ -128,12 +156,20 @@ export class KeeperLease {
       this.expiresAt = now + this.ttlMs;
       if (this.held) return;
       this.held = true;
+      // Stopped while this try waited on the store: stop() gives the lease up again; no work starts.
+      if (!this.active) return;
       const previous = before && before.holder !== this.holder ? before : null;
       const from = previous ? { from: previous.holder, fromState: previous.expiresAt <= now ? "expired" : "process gone" } : {};
       logger.info({ holder: this.holder, ttlMs: this.ttlMs, ...from }, "keeper lease acquired: this process runs the keeper");
       this.deps.onAcquired();
     } else if (this.held) {
-      this.lose(`now held by ${store.leases.current(KEEPER_LEASE)?.holder ?? "nobody"}`);
+      let holder: string;
+      try {
+        holder = (await store.leases.current(KEEPER_LEASE))?.holder ?? "nobody";
+      } catch {
+        holder = "another process (the store did not say which)";
+      }
+      this.lose(`now held by ${holder}`);
     }
   }
 

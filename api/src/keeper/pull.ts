@@ -29,6 +29,8 @@ export const PULL_ALERT_WINDOW_MS = 5 * 60_000;
 export const PULL_ALERT_KIND = "pull_url_failing";
 /** The timer never sleeps longer than this (setTimeout's limit is about 24 days; a re-check costs little). */
 const MAX_SLEEP_MS = 60 * 60_000;
+/** After the store could not be read, the timer looks again this much later (well within a slot's 5 minutes). */
+const UNREADABLE_RETRY_MS = 10_000;
 
 /** The fetch slots (ms, the campaign's clock) of a drawing whose cutoff is `cutoffMs`, earliest first. */
 export function pullSlots(cutoffMs: number): number[] {
@@ -78,7 +80,7 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
   if (campaign.mode !== "pull" || !campaign.pullUrl || drawing.status !== "open") return;
   const now = campaignNow(campaign, realNow).getTime();
   const cutoff = new Date(drawing.cutoffAt).getTime();
-  const last = store.pull.lastFetchAt(drawing.id);
+  const last = await store.pull.lastFetchAt(drawing.id);
   if (!isPullDue(cutoff, last === null ? null : Date.parse(last), now)) return;
 
   const url = pullUrlFor(campaign.pullUrl, drawing, campaign.schedule.timezone);
@@ -90,12 +92,12 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
   let reason = outcome.kind === "list" ? null : outcome.reason;
   if (outcome.kind === "list") {
     try {
-      store.tx(() => {
-        const current = store.drawings.byId(campaign.id, drawing.id);
+      await store.tx(async () => {
+        const current = await store.drawings.byId(campaign.id, drawing.id);
         if (!current || current.status !== "open") throw new Error("the drawing is no longer open");
-        const result = applyWinnerList(store, campaign, current, outcome.winners, realNow, outcome.round);
+        const result = await applyWinnerList(store, campaign, current, outcome.winners, realNow, outcome.round);
         recorded = result.changed ? "stored" : "unchanged";
-        store.pull.recordFetch(drawing.id, at, recorded, null);
+        await store.pull.recordFetch(drawing.id, at, recorded, null);
       });
       return;
     } catch (error) {
@@ -103,10 +105,10 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
       reason = error instanceof Error ? error.message : String(error);
     }
   }
-  store.pull.recordFetch(drawing.id, at, recorded, reason);
+  await store.pull.recordFetch(drawing.id, at, recorded, reason);
   if ((recorded === "error" || recorded === "invalid") && cutoff - now <= PULL_ALERT_WINDOW_MS) {
     const detail = `the winners URL still fails ${Math.ceil((cutoff - now) / 60_000)} min before the cutoff: ${reason ?? "unknown"}`;
-    if (store.pull.raiseAlert({ at, kind: PULL_ALERT_KIND, campaignSlug: campaign.slug, drawingId: drawing.id, detail })) {
+    if (await store.pull.raiseAlert({ at, kind: PULL_ALERT_KIND, campaignSlug: campaign.slug, drawingId: drawing.id, detail })) {
       // A structured alert for staff; the URL is a secret and never logged.
       logger.warn({ alert: PULL_ALERT_KIND, campaign: campaign.slug, drawingId: drawing.id, reason }, "staff alert: pull URL failing before the cutoff");
     }
@@ -118,6 +120,11 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
  * drawing that is due then, in parallel, so one slow partner URL delays no other. One fetch per drawing at a time:
  * the keeper's cycle goes through `pull` too. `arm` is called again after every keeper cycle (new drawings, an
  * extended cutoff, a moved test clock) and after each firing.
+ *
+ * Arming and choosing the drawings due read the store (asynchronous): two arms never run at once (one asked for
+ * meanwhile runs after the one under way), and a firing that comes while another is still choosing is left to it
+ * (it arms again once it has chosen). A store that cannot be read is logged, and the timer tries again
+ * UNREADABLE_RETRY_MS later; nothing here rejects.
  */
 export class PullTimer {
   private timer: NodeJS.Timeout | undefined;
@@ -125,12 +132,19 @@ export class PullTimer {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** The slot each drawing was last tried at, so a fetch that could not even be recorded is not retried in a loop. */
   private readonly tried = new Map<string, number>();
+  /** The arm under way, and whether another was asked for meanwhile. */
+  private arming: Promise<void> | null = null;
+  private armAgain = false;
+  /** A firing is choosing its drawings, and whether a firing came meanwhile. */
+  private choosing = false;
+  private firedWhileChoosing = false;
 
   constructor(private readonly deps: PullDeps) {}
 
   start(): void {
     this.running = true;
-    this.arm();
+    // arm() never rejects (it logs what fails).
+    void this.arm();
   }
 
   stop(): void {
@@ -150,55 +164,108 @@ export class PullTimer {
     return run;
   }
 
-  /** Sets the timer to the earliest slot to come (or due now) among the open drawings of pull campaigns. */
-  arm(): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
+  /**
+   * Sets the timer to the earliest slot to come (or due now) among the open drawings of pull campaigns. Resolves
+   * when the arm under way has set it; never rejects.
+   */
+  arm(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    if (this.arming) {
+      this.armAgain = true;
+      return this.arming;
+    }
+    const arming = this.schedule()
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ err: message(error) }, "pull timer: open drawings not readable; retrying");
+        this.setTimer(Date.now() + UNREADABLE_RETRY_MS);
+      })
+      .finally(() => {
+        this.arming = null;
+        if (this.armAgain) {
+          this.armAgain = false;
+          void this.arm();
+        }
+      });
+    this.arming = arming;
+    return arming;
+  }
+
+  private async schedule(): Promise<void> {
     const realNow = Date.now();
     let wake = realNow + MAX_SLEEP_MS;
     const seen = new Set<string>();
-    for (const { campaign, drawing } of this.candidates(realNow)) {
+    for (const { campaign, drawing } of await this.candidates(realNow)) {
       seen.add(drawing.id);
       const now = realNow + campaign.clockOffsetMs;
       const cutoff = Date.parse(drawing.cutoffAt);
-      const slot = this.dueSlot(drawing, now) !== null ? now : nextPullSlot(cutoff, now);
+      const slot = (await this.dueSlot(drawing, now)) !== null ? now : nextPullSlot(cutoff, now);
       if (slot !== null) wake = Math.min(wake, slot - campaign.clockOffsetMs);
     }
     for (const id of this.tried.keys()) if (!seen.has(id)) this.tried.delete(id);
-    this.timer = setTimeout(() => void this.fire(), Math.max(0, wake - realNow));
+    this.setTimer(wake);
+  }
+
+  /** Sets the timer to fire at `wake` (real time), unless the timer was stopped meanwhile. */
+  private setTimer(wake: number): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.fire(), Math.max(0, wake - Date.now()));
     this.timer.unref?.();
   }
 
   private async fire(): Promise<void> {
     this.timer = undefined;
-    const realNow = Date.now();
-    const due = this.candidates(realNow).filter(({ campaign, drawing }) => this.dueSlot(drawing, realNow + campaign.clockOffsetMs) !== null);
-    const results = await Promise.allSettled(due.map(({ campaign, drawing }) => this.pull(campaign, drawing)));
-    for (const r of results) {
-      if (r.status === "rejected") this.deps.logger.warn({ err: r.reason instanceof Error ? r.reason.message : String(r.reason) }, "pull fetch failed; retried at the next slot");
+    if (this.choosing) {
+      this.firedWhileChoosing = true;
+      return;
     }
-    this.arm();
+    this.choosing = true;
+    const pulls: Promise<void>[] = [];
+    try {
+      const realNow = Date.now();
+      for (const { campaign, drawing } of await this.candidates(realNow)) {
+        if ((await this.dueSlot(drawing, realNow + campaign.clockOffsetMs)) !== null) pulls.push(this.pull(campaign, drawing));
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: message(error) }, "pull timer: open drawings not readable; retrying");
+    } finally {
+      this.choosing = false;
+    }
+    // A firing left to this one: the drawings due since are looked at now, not after this one's fetches.
+    if (this.firedWhileChoosing) {
+      this.firedWhileChoosing = false;
+      void this.arm();
+    }
+    const results = await Promise.allSettled(pulls);
+    for (const r of results) {
+      if (r.status === "rejected") this.deps.logger.warn({ err: message(r.reason) }, "pull fetch failed; retried at the next slot");
+    }
+    await this.arm();
   }
 
   /** The slot due for a drawing at `now` (its campaign's clock), unless it was tried at that slot already. */
-  private dueSlot(drawing: Drawing, now: number): number | null {
+  private async dueSlot(drawing: Drawing, now: number): Promise<number | null> {
     const cutoff = Date.parse(drawing.cutoffAt);
-    const last = this.deps.store.pull.lastFetchAt(drawing.id);
+    const last = await this.deps.store.pull.lastFetchAt(drawing.id);
     if (!isPullDue(cutoff, last === null ? null : Date.parse(last), now)) return null;
     const slot = latestPullSlot(cutoff, now);
     return slot !== null && this.tried.get(drawing.id) === slot && !this.inFlight.has(drawing.id) ? null : slot;
   }
 
   /** Open drawings of pull campaigns whose fetch window has not closed. */
-  private candidates(realNow: number): { campaign: Campaign; drawing: Drawing }[] {
+  private async candidates(realNow: number): Promise<{ campaign: Campaign; drawing: Drawing }[]> {
     const out: { campaign: Campaign; drawing: Drawing }[] = [];
-    for (const campaign of this.deps.store.campaigns.drawable()) {
+    for (const campaign of await this.deps.store.campaigns.drawable()) {
       if (campaign.mode !== "pull" || !campaign.pullUrl) continue;
       const now = realNow + campaign.clockOffsetMs;
       // Slots more than a sleep ahead need not be looked at now; the timer wakes by then anyway.
       const upTo = new Date(now + PULL_WINDOW_MS + MAX_SLEEP_MS).toISOString();
-      for (const drawing of this.deps.store.drawings.openWithCutoffBetween(campaign.id, new Date(now).toISOString(), upTo)) out.push({ campaign, drawing });
+      for (const drawing of await this.deps.store.drawings.openWithCutoffBetween(campaign.id, new Date(now).toISOString(), upTo)) out.push({ campaign, drawing });
     }
     return out;
   }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

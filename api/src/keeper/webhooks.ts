@@ -42,12 +42,22 @@ export class WebhookTimer {
   private readonly inFlight = new Set<number>();
   /** Deliveries whose last attempt could not be recorded, and when they may be tried again. */
   private readonly unrecorded = new Map<number, number>();
+  /** The arm under way (it reads the store), and whether another was asked for meanwhile. */
+  private arming: Promise<void> | null = null;
+  private armAgain = false;
+  /**
+   * A firing is reading the due deliveries. Firings never overlap there: two reading at once would both pick the
+   * same delivery before either marks it in flight, and send it twice. A firing that comes meanwhile is left to
+   * the one under way, which arms the timer again as soon as it has picked.
+   */
+  private choosing = false;
 
   constructor(private readonly deps: WebhookDeps) {}
 
   start(): void {
     this.running = true;
-    this.arm();
+    // arm() never rejects (it logs what fails).
+    void this.arm();
   }
 
   stop(): void {
@@ -56,29 +66,52 @@ export class WebhookTimer {
     this.timer = undefined;
   }
 
-  /** Sets the timer to the next due delivery, or the idle check, whichever is sooner. */
-  arm(): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
+  /**
+   * Sets the timer to the next due delivery, or the idle check, whichever is sooner. Two arms never run at once:
+   * one asked for meanwhile runs after the one under way. Never rejects.
+   */
+  arm(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    if (this.arming) {
+      this.armAgain = true;
+      return this.arming;
+    }
+    const arming = this.schedule().finally(() => {
+      this.arming = null;
+      if (this.armAgain) {
+        this.armAgain = false;
+        void this.arm();
+      }
+    });
+    this.arming = arming;
+    return arming;
+  }
+
+  private async schedule(): Promise<void> {
     let wait = IDLE_CHECK_MS;
     try {
       // Deliveries being sent, or waiting after an attempt that could not be recorded, are not due: counting them
       // set a 0 ms timer over and over while a send was open (hundreds of empty looks a second).
-      const next = WEBHOOK_CONCURRENCY - this.inFlight.size > 0 ? this.deps.store.webhooks.nextDueAt(this.busy()) : null;
+      const next = WEBHOOK_CONCURRENCY - this.inFlight.size > 0 ? await this.deps.store.webhooks.nextDueAt(this.busy()) : null;
       if (next !== null) wait = Math.min(wait, Math.max(0, Date.parse(next) - Date.now()));
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
     }
-    this.timer = setTimeout(() => this.fire(), Math.min(wait, MAX_SLEEP_MS));
+    // Stopped while the store was read: no timer.
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.fire(), Math.min(wait, MAX_SLEEP_MS));
     this.timer.unref?.();
   }
 
-  private fire(): void {
+  private async fire(): Promise<void> {
     this.timer = undefined;
+    if (this.choosing) return;
+    this.choosing = true;
     const free = WEBHOOK_CONCURRENCY - this.inFlight.size;
     let due: DueDelivery[] = [];
     try {
-      if (free > 0) due = this.deps.store.webhooks.due(new Date().toISOString(), free, this.busy());
+      if (free > 0) due = await this.deps.store.webhooks.due(new Date().toISOString(), free, this.busy());
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
     }
@@ -92,10 +125,11 @@ export class WebhookTimer {
         })
         .finally(() => {
           this.inFlight.delete(delivery.id);
-          this.arm();
+          void this.arm();
         });
     }
-    this.arm();
+    this.choosing = false;
+    await this.arm();
   }
 
   /** Deliveries not to pick now: being sent, or waiting after an unrecorded attempt. */
@@ -122,7 +156,7 @@ export class WebhookTimer {
     const attempts = delivery.attempts + 1;
     const next = ok ? null : nextAttemptAt(attempts, ended, delivery.giveUpAt, this.deps.retry);
     const status = ok ? "delivered" : next === null ? "failed" : "pending";
-    store.webhooks.recordAttempt(
+    await store.webhooks.recordAttempt(
       delivery.id,
       {
         at: started.toISOString(),

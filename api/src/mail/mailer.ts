@@ -31,7 +31,7 @@ export function outboxMailer(store: Store, logger: Logger): Mailer {
   return {
     kind: "outbox",
     async send(mail) {
-      store.portal.addMail(mail.to, mail.subject, mail.text, new Date().toISOString());
+      await store.portal.addMail(mail.to, mail.subject, mail.text, new Date().toISOString());
       // One readable line in `npm start`'s output, with the mail's link (test environment only).
       const link = /https?:\/\/\S+/.exec(mail.text)?.[0] ?? "";
       logger.info({ to: mail.to, outbox: "/portal/outbox" }, `mail to ${mail.to} (test outbox, SMTP_URL unset): ${mail.subject}: ${link}`);

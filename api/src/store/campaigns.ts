@@ -1,4 +1,5 @@
 import type { Schedule } from "../domain/schedule.js";
+import type { Connection } from "./connection.js";
 import type { Db } from "./db.js";
 
 export type CampaignMode = "push" | "pull" | "entries";
@@ -115,33 +116,49 @@ const COLUMNS: readonly (keyof ReturnType<typeof toParams>)[] = [
 
 /** Campaigns, one row each; the whole row is written at once (the domain decides what changes). */
 export class CampaignStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly conn: Connection) {}
 
-  insert(c: Campaign): void {
-    this.db.prepare(`INSERT INTO campaigns (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toParams(c));
+  private get db(): Db {
+    return this.conn.db;
   }
 
-  update(c: Campaign): void {
-    this.db.prepare(`UPDATE campaigns SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toParams(c));
+  insert(c: Campaign): Promise<void> {
+    return this.conn.run(() => {
+      this.db.prepare(`INSERT INTO campaigns (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toParams(c));
+    });
   }
 
-  bySlug(slug: string): Campaign | null {
-    const r = this.db.prepare("SELECT * FROM campaigns WHERE slug = ?").get(slug) as Record_ | undefined;
-    return r ? fromRecord(r) : null;
+  update(c: Campaign): Promise<void> {
+    return this.conn.run(() => {
+      this.db.prepare(`UPDATE campaigns SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toParams(c));
+    });
   }
 
-  byId(id: string): Campaign | null {
-    const r = this.db.prepare("SELECT * FROM campaigns WHERE id = ?").get(id) as Record_ | undefined;
-    return r ? fromRecord(r) : null;
+  bySlug(slug: string): Promise<Campaign | null> {
+    return this.conn.run(() => {
+      const r = this.db.prepare("SELECT * FROM campaigns WHERE slug = ?").get(slug) as Record_ | undefined;
+      return r ? fromRecord(r) : null;
+    });
+  }
+
+  byId(id: string): Promise<Campaign | null> {
+    return this.conn.run(() => {
+      const r = this.db.prepare("SELECT * FROM campaigns WHERE id = ?").get(id) as Record_ | undefined;
+      return r ? fromRecord(r) : null;
+    });
   }
 
   /** An account's campaigns, newest first. */
-  ofAccount(accountId: string): Campaign[] {
-    return (this.db.prepare("SELECT * FROM campaigns WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as Record_[]).map(fromRecord);
+  ofAccount(accountId: string): Promise<Campaign[]> {
+    return this.conn.run(() => {
+      return (this.db.prepare("SELECT * FROM campaigns WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as Record_[]).map(fromRecord);
+    });
   }
 
   /** Campaigns the keeper looks after: every one but drafts. */
-  drawable(): Campaign[] {
-    return (this.db.prepare("SELECT * FROM campaigns WHERE status != 'draft' ORDER BY created_at").all() as Record_[]).map(fromRecord);
+  drawable(): Promise<Campaign[]> {
+    return this.conn.run(() => {
+      return (this.db.prepare("SELECT * FROM campaigns WHERE status != 'draft' ORDER BY created_at").all() as Record_[]).map(fromRecord);
+    });
   }
 }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { AccountStore } from "./accounts.js";
 import { AuditStore } from "./audit.js";
 import { CampaignStore } from "./campaigns.js";
+import { Connection } from "./connection.js";
 import { openDb, type Db } from "./db.js";
 import { DrawingStore } from "./drawings.js";
 import { EntryStore } from "./entries.js";
@@ -17,9 +18,13 @@ import { PullStore } from "./pull.js";
 import { WebhookStore } from "./webhooks.js";
 import { recordDrawingChange, recordGuaranteeCreated } from "../webhooks/events.js";
 
-/** The service's store: one SQLite file, a repository per resource, and a transaction helper. */
+/**
+ * The service's store: one SQLite file, a repository per resource, and a transaction helper. Every repository
+ * method is asynchronous (store/connection.ts says why and how a transaction excludes other callers).
+ */
 export type Store = {
   db: Db;
+  conn: Connection;
   accounts: AccountStore;
   campaigns: CampaignStore;
   drawings: DrawingStore;
@@ -35,29 +40,31 @@ export type Store = {
   webhooks: WebhookStore;
   publicVersions: PublicVersionStore;
   leases: LeaseStore;
-  /** Runs `fn` in one transaction (better-sqlite3's are synchronous, so nothing interleaves). */
-  tx<T>(fn: () => T): T;
+  /** Runs `fn` in one transaction; nested, a savepoint (store/connection.ts). */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
 };
 
 export function createStore(db: Db): Store {
+  const conn = new Connection(db);
   const store: Store = {
     db,
-    accounts: new AccountStore(db),
-    campaigns: new CampaignStore(db),
-    drawings: new DrawingStore(db),
-    entries: new EntryStore(db),
-    prizeTables: new PrizeTableStore(db),
-    guarantees: new GuaranteeStore(db),
-    pauses: new PauseStore(db),
-    pull: new PullStore(db),
-    audit: new AuditStore(db),
-    finality: new FinalityStore(db),
-    portal: new PortalStore(db),
-    idempotency: new IdempotencyStore(db),
-    webhooks: new WebhookStore(db),
-    publicVersions: new PublicVersionStore(db),
-    leases: new LeaseStore(db),
-    tx: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    conn,
+    accounts: new AccountStore(conn),
+    campaigns: new CampaignStore(conn),
+    drawings: new DrawingStore(conn),
+    entries: new EntryStore(conn),
+    prizeTables: new PrizeTableStore(conn),
+    guarantees: new GuaranteeStore(conn),
+    pauses: new PauseStore(conn),
+    pull: new PullStore(conn),
+    audit: new AuditStore(conn),
+    finality: new FinalityStore(conn),
+    portal: new PortalStore(conn),
+    idempotency: new IdempotencyStore(conn),
+    webhooks: new WebhookStore(conn),
+    publicVersions: new PublicVersionStore(conn),
+    leases: new LeaseStore(conn),
+    tx: <T>(fn: () => Promise<T>): Promise<T> => conn.tx(fn),
   };
   // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):
   // every writer of a drawing or guarantee period gets them without having to remember them.

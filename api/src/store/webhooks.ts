@@ -1,3 +1,4 @@
+import type { Connection } from "./connection.js";
 import type { Db } from "./db.js";
 
 export type WebhookEventType = "drawing.locked" | "drawing.settled" | "drawing.paid" | "drawing.needs_attention" | "guarantee.awaiting_pick";
@@ -101,81 +102,100 @@ const LANE_HEAD = `d.status = 'pending' AND NOT EXISTS (SELECT 1 FROM webhook_de
 
 /** Webhook endpoints, the event outbox, deliveries and attempts. */
 export class WebhookStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly conn: Connection) {}
 
-  insertEndpoint(e: WebhookEndpoint): void {
-    this.db
-      .prepare(
-        `INSERT INTO webhook_endpoints (id, account_id, url, secret, previous_secret, previous_expires_at, created_at, deleted_at)
+  private get db(): Db {
+    return this.conn.db;
+  }
+
+  insertEndpoint(e: WebhookEndpoint): Promise<void> {
+    return this.conn.run(() => {
+      this.db
+        .prepare(
+          `INSERT INTO webhook_endpoints (id, account_id, url, secret, previous_secret, previous_expires_at, created_at, deleted_at)
          VALUES (@id, @accountId, @url, @secret, @previousSecret, @previousExpiresAt, @createdAt, @deletedAt)`,
-      )
-      .run(e);
+        )
+        .run(e);
+    });
   }
 
   /** An endpoint by id, deleted ones included (their deliveries stay listed). */
-  endpoint(id: string): WebhookEndpoint | null {
-    const r = this.db.prepare("SELECT * FROM webhook_endpoints WHERE id = ?").get(id) as EndpointRecord | undefined;
-    return r ? endpoint(r) : null;
+  endpoint(id: string): Promise<WebhookEndpoint | null> {
+    return this.conn.run(() => this.endpointById(id));
   }
 
   /** The account's endpoints not deleted, oldest first. */
-  endpoints(accountId: string): WebhookEndpoint[] {
-    return (this.db.prepare("SELECT * FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL ORDER BY created_at, id").all(accountId) as EndpointRecord[]).map(endpoint);
+  endpoints(accountId: string): Promise<WebhookEndpoint[]> {
+    return this.conn.run(() => {
+      return (this.db.prepare("SELECT * FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL ORDER BY created_at, id").all(accountId) as EndpointRecord[]).map(endpoint);
+    });
   }
 
-  hasEndpoints(accountId: string): boolean {
-    return this.db.prepare("SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL LIMIT 1").get(accountId) !== undefined;
+  hasEndpoints(accountId: string): Promise<boolean> {
+    return this.conn.run(() => {
+      return this.db.prepare("SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL LIMIT 1").get(accountId) !== undefined;
+    });
   }
 
   /** The new secret signs from now on; the one it replaces signs too until `previousExpiresAt`. */
-  rotate(id: string, secret: string, previousSecret: string, previousExpiresAt: string): void {
-    this.db.prepare("UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_expires_at = ? WHERE id = ?").run(secret, previousSecret, previousExpiresAt, id);
+  rotate(id: string, secret: string, previousSecret: string, previousExpiresAt: string): Promise<void> {
+    return this.conn.run(() => {
+      this.db.prepare("UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_expires_at = ? WHERE id = ?").run(secret, previousSecret, previousExpiresAt, id);
+    });
   }
 
   /** Marks the endpoint deleted; its pending deliveries fail (nothing is sent to it any more). Returns how many. */
-  delete(id: string, at: string): number {
-    this.db.prepare("UPDATE webhook_endpoints SET deleted_at = ?, secret = '', previous_secret = NULL, previous_expires_at = NULL WHERE id = ?").run(at, id);
-    return this.db.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'").run(id).changes;
+  delete(id: string, at: string): Promise<number> {
+    return this.conn.run(() => {
+      this.db.prepare("UPDATE webhook_endpoints SET deleted_at = ?, secret = '', previous_secret = NULL, previous_expires_at = NULL WHERE id = ?").run(at, id);
+      return this.db.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'").run(id).changes;
+    });
   }
 
   /**
    * Puts an event in the outbox with one pending delivery per endpoint of its account, due at `event.createdAt`
    * (call inside the transaction of the change). Returns the number of deliveries.
    */
-  enqueue(event: WebhookEvent, giveUpAt: string): number {
-    const { lastInsertRowid } = this.db
-      .prepare("INSERT INTO webhook_events (id, account_id, type, subject_id, body, created_at) VALUES (@id, @accountId, @type, @subjectId, @body, @createdAt)")
-      .run(event);
-    return this.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (event_seq, endpoint_id, subject_id, status, attempts, next_attempt_at, give_up_at)
+  enqueue(event: WebhookEvent, giveUpAt: string): Promise<number> {
+    return this.conn.run(() => {
+      const { lastInsertRowid } = this.db
+        .prepare("INSERT INTO webhook_events (id, account_id, type, subject_id, body, created_at) VALUES (@id, @accountId, @type, @subjectId, @body, @createdAt)")
+        .run(event);
+      return this.db
+        .prepare(
+          `INSERT INTO webhook_deliveries (event_seq, endpoint_id, subject_id, status, attempts, next_attempt_at, give_up_at)
          SELECT ?, id, ?, 'pending', 0, ?, ? FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL`,
-      )
-      .run(lastInsertRowid, event.subjectId, event.createdAt, giveUpAt, event.accountId).changes;
+        )
+        .run(lastInsertRowid, event.subjectId, event.createdAt, giveUpAt, event.accountId).changes;
+    });
   }
 
   /** Lane heads due at `now`, earliest due first, leaving out `busy` deliveries (being sent). */
-  due(now: string, limit: number, busy: readonly number[] = []): DueDelivery[] {
-    const rows = this.db
-      .prepare(
-        `${DELIVERY_SELECT.replace("SELECT d.id,", "SELECT e.body, d.id,")} WHERE ${LANE_HEAD} AND d.next_attempt_at <= ?
+  due(now: string, limit: number, busy: readonly number[] = []): Promise<DueDelivery[]> {
+    return this.conn.run(() => {
+      const rows = this.db
+        .prepare(
+          `${DELIVERY_SELECT.replace("SELECT d.id,", "SELECT e.body, d.id,")} WHERE ${LANE_HEAD} AND d.next_attempt_at <= ?
          AND d.id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-      )
-      .all(now, JSON.stringify(busy), limit) as (DeliveryRecord & { body: string })[];
-    return rows.map((r) => ({ ...delivery(r), body: r.body, endpoint: this.endpoint(r.endpoint_id)! }));
+        )
+        .all(now, JSON.stringify(busy), limit) as (DeliveryRecord & { body: string })[];
+      return rows.map((r) => ({ ...delivery(r), body: r.body, endpoint: this.endpointById(r.endpoint_id)! }));
+    });
   }
 
   /** When the next lane head is due, leaving out `busy` deliveries (being sent); null when none is pending. */
-  nextDueAt(busy: readonly number[] = []): string | null {
-    return (this.db
-      .prepare(`SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE ${LANE_HEAD} AND d.id NOT IN (SELECT value FROM json_each(?))`)
-      .pluck()
-      .get(JSON.stringify(busy)) as string | null) ?? null;
+  nextDueAt(busy: readonly number[] = []): Promise<string | null> {
+    return this.conn.run(() => {
+      return (this.db
+        .prepare(`SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE ${LANE_HEAD} AND d.id NOT IN (SELECT value FROM json_each(?))`)
+        .pluck()
+        .get(JSON.stringify(busy)) as string | null) ?? null;
+    });
   }
 
   /** Records an attempt and the delivery's new state, in one transaction. */
-  recordAttempt(deliveryId: number, attempt: WebhookAttempt, next: { status: DeliveryStatus; nextAttemptAt: string | null }): void {
-    this.db.transaction(() => {
+  recordAttempt(deliveryId: number, attempt: WebhookAttempt, next: { status: DeliveryStatus; nextAttemptAt: string | null }): Promise<void> {
+    return this.conn.tx(async () => {
       this.db
         .prepare("INSERT INTO webhook_attempts (delivery_id, at, http_status, error, duration_ms, response_snippet) VALUES (?, ?, ?, ?, ?, ?)")
         .run(deliveryId, attempt.at, attempt.httpStatus, attempt.error, attempt.durationMs, attempt.responseSnippet);
@@ -185,18 +205,27 @@ export class WebhookStore {
            delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END WHERE id = ? AND status = 'pending'`,
         )
         .run(next.status, next.nextAttemptAt, next.status, attempt.at, deliveryId);
-    })();
+    });
   }
 
   /** An endpoint's deliveries, newest event first, at most `limit`. */
-  deliveries(endpointId: string, limit: number): WebhookDelivery[] {
-    return (this.db.prepare(`${DELIVERY_SELECT} WHERE d.endpoint_id = ? ORDER BY d.event_seq DESC LIMIT ?`).all(endpointId, limit) as DeliveryRecord[]).map(delivery);
+  deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
+    return this.conn.run(() => {
+      return (this.db.prepare(`${DELIVERY_SELECT} WHERE d.endpoint_id = ? ORDER BY d.event_seq DESC LIMIT ?`).all(endpointId, limit) as DeliveryRecord[]).map(delivery);
+    });
   }
 
-  attempts(deliveryId: number): WebhookAttempt[] {
-    const rows = this.db
-      .prepare("SELECT at, http_status, error, duration_ms, response_snippet FROM webhook_attempts WHERE delivery_id = ? ORDER BY id")
-      .all(deliveryId) as { at: string; http_status: number | null; error: string | null; duration_ms: number; response_snippet: string | null }[];
-    return rows.map((r) => ({ at: r.at, httpStatus: r.http_status, error: r.error, durationMs: r.duration_ms, responseSnippet: r.response_snippet }));
+  attempts(deliveryId: number): Promise<WebhookAttempt[]> {
+    return this.conn.run(() => {
+      const rows = this.db
+        .prepare("SELECT at, http_status, error, duration_ms, response_snippet FROM webhook_attempts WHERE delivery_id = ? ORDER BY id")
+        .all(deliveryId) as { at: string; http_status: number | null; error: string | null; duration_ms: number; response_snippet: string | null }[];
+      return rows.map((r) => ({ at: r.at, httpStatus: r.http_status, error: r.error, durationMs: r.duration_ms, responseSnippet: r.response_snippet }));
+    });
+  }
+
+  private endpointById(id: string): WebhookEndpoint | null {
+    const r = this.db.prepare("SELECT * FROM webhook_endpoints WHERE id = ?").get(id) as EndpointRecord | undefined;
+    return r ? endpoint(r) : null;
   }
 }

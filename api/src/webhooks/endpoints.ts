@@ -38,7 +38,7 @@ export function endpointView(e: WebhookEndpoint, now: Date = new Date()): Endpoi
  * URL is a 400 and stores nothing. Returns the endpoint and its secret, which is shown this once.
  */
 export async function createEndpoint(store: Store, accountId: string, url: string, options: TargetOptions & { by?: string; now?: Date }): Promise<{ endpoint: EndpointView; secret: string }> {
-  if (!store.accounts.accountExists(accountId)) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
+  if (!(await store.accounts.accountExists(accountId))) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
   try {
     await resolveTarget(url, options);
   } catch (error) {
@@ -48,46 +48,48 @@ export async function createEndpoint(store: Store, accountId: string, url: strin
   const now = options.now ?? new Date();
   const secret = generateSecret();
   const endpoint: WebhookEndpoint = { id: newId("whk"), accountId, url, secret, previousSecret: null, previousExpiresAt: null, createdAt: now.toISOString(), deletedAt: null };
-  store.tx(() => {
-    if (store.webhooks.endpoints(accountId).length >= MAX_ENDPOINTS_PER_ACCOUNT) throw new BadRequestError(`an account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
-    store.webhooks.insertEndpoint(endpoint);
-    store.audit.record(options.by ?? "operator", "webhook.create", accountId, { endpointId: endpoint.id, host: new URL(url).host }, now.toISOString());
+  await store.tx(async () => {
+    if ((await store.webhooks.endpoints(accountId)).length >= MAX_ENDPOINTS_PER_ACCOUNT) throw new BadRequestError(`an account has at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints`);
+    await store.webhooks.insertEndpoint(endpoint);
+    await store.audit.record(options.by ?? "operator", "webhook.create", accountId, { endpointId: endpoint.id, host: new URL(url).host }, now.toISOString());
   });
   return { endpoint: endpointView(endpoint, now), secret };
 }
 
-export function listEndpoints(store: Store, accountId: string, now: Date = new Date()): EndpointView[] {
-  if (!store.accounts.accountExists(accountId)) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
-  return store.webhooks.endpoints(accountId).map((e) => endpointView(e, now));
+export async function listEndpoints(store: Store, accountId: string, now: Date = new Date()): Promise<EndpointView[]> {
+  if (!(await store.accounts.accountExists(accountId))) throw new NotFoundError(`no account ${accountId.slice(0, 64)}`);
+  return (await store.webhooks.endpoints(accountId)).map((e) => endpointView(e, now));
 }
 
 /** A new secret, shown once; the current one becomes the previous and signs too for ROTATION_OVERLAP_HOURS. */
-export function rotateSecret(store: Store, endpointId: string, by = "operator", now: Date = new Date()): { endpoint: EndpointView; secret: string } {
-  return store.tx(() => {
-    const current = liveEndpoint(store, endpointId);
+export async function rotateSecret(store: Store, endpointId: string, by = "operator", now: Date = new Date()): Promise<{ endpoint: EndpointView; secret: string }> {
+  return store.tx(async () => {
+    const current = await liveEndpoint(store, endpointId);
     const secret = generateSecret();
     const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_HOURS * 3_600_000).toISOString();
     // A second rotation within the overlap drops the oldest secret: at most two sign at once.
-    store.webhooks.rotate(endpointId, secret, current.secret, expiresAt);
-    store.audit.record(by, "webhook.rotate", current.accountId, { endpointId, previousSecretExpiresAt: expiresAt }, now.toISOString());
+    await store.webhooks.rotate(endpointId, secret, current.secret, expiresAt);
+    await store.audit.record(by, "webhook.rotate", current.accountId, { endpointId, previousSecretExpiresAt: expiresAt }, now.toISOString());
     return { endpoint: endpointView({ ...current, secret, previousSecret: current.secret, previousExpiresAt: expiresAt }, now), secret };
   });
 }
 
 /** Deletes an endpoint: nothing more is sent to it (its pending deliveries fail); its history stays listed. */
-export function deleteEndpoint(store: Store, endpointId: string, by = "operator", now: Date = new Date()): { endpointId: string; deleted: true; pendingDropped: number } {
-  return store.tx(() => {
-    const current = liveEndpoint(store, endpointId);
-    const pendingDropped = store.webhooks.delete(endpointId, now.toISOString());
-    store.audit.record(by, "webhook.delete", current.accountId, { endpointId, pendingDropped }, now.toISOString());
+export async function deleteEndpoint(store: Store, endpointId: string, by = "operator", now: Date = new Date()): Promise<{ endpointId: string; deleted: true; pendingDropped: number }> {
+  return store.tx(async () => {
+    const current = await liveEndpoint(store, endpointId);
+    const pendingDropped = await store.webhooks.delete(endpointId, now.toISOString());
+    await store.audit.record(by, "webhook.delete", current.accountId, { endpointId, pendingDropped }, now.toISOString());
     return { endpointId, deleted: true as const, pendingDropped };
   });
 }
 
 /** An endpoint's deliveries (newest first) with their attempts. */
-export function listDeliveries(store: Store, endpointId: string): DeliveryView[] {
-  if (!store.webhooks.endpoint(endpointId)) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
-  return store.webhooks.deliveries(endpointId, DELIVERIES_LIST_LIMIT).map((d) => ({ ...d, attemptList: store.webhooks.attempts(d.id) }));
+export async function listDeliveries(store: Store, endpointId: string): Promise<DeliveryView[]> {
+  if (!(await store.webhooks.endpoint(endpointId))) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
+  const views: DeliveryView[] = [];
+  for (const d of await store.webhooks.deliveries(endpointId, DELIVERIES_LIST_LIMIT)) views.push({ ...d, attemptList: await store.webhooks.attempts(d.id) });
+  return views;
 }
 
 /**
@@ -95,14 +97,14 @@ export function listDeliveries(store: Store, endpointId: string): DeliveryView[]
  * portal) before it calls rotateSecret, deleteEndpoint or listDeliveries, which take only an endpoint id. Another
  * account's id is not found, in the same words as a missing one, so its existence does not show.
  */
-export function ownEndpoint(store: Store, accountId: string, endpointId: string, now: Date = new Date()): EndpointView & { deletedAt: string | null } {
-  const endpoint = store.webhooks.endpoint(endpointId);
+export async function ownEndpoint(store: Store, accountId: string, endpointId: string, now: Date = new Date()): Promise<EndpointView & { deletedAt: string | null }> {
+  const endpoint = await store.webhooks.endpoint(endpointId);
   if (!endpoint || endpoint.accountId !== accountId) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
   return { ...endpointView(endpoint, now), deletedAt: endpoint.deletedAt };
 }
 
-function liveEndpoint(store: Store, endpointId: string): WebhookEndpoint {
-  const endpoint = store.webhooks.endpoint(endpointId);
+async function liveEndpoint(store: Store, endpointId: string): Promise<WebhookEndpoint> {
+  const endpoint = await store.webhooks.endpoint(endpointId);
   if (!endpoint || endpoint.deletedAt !== null) throw new NotFoundError(`no webhook endpoint ${endpointId.slice(0, 64)}`);
   return endpoint;
 }

@@ -1,5 +1,5 @@
 /**
- * Which changes are webhook events, and their payloads. Called by the store itself (createStore wires
+ * Which changes are webhook events, and their payloads. Called, and awaited, by the store itself (createStore wires
  * DrawingStore.update and GuaranteeStore.insert to these), inside the transaction that makes the change: every
  * path that changes a drawing (the keeper's lock, settle and payout, a chain fault's flag, a proof mismatch, ...)
  * goes through update, so no caller can forget the event, and the event is stored if and only if the change is.
@@ -37,27 +37,27 @@ export function eventBody(type: WebhookEventType, at: Date, data: Record<string,
   return JSON.stringify({ type, timestamp: at.toISOString(), data });
 }
 
-/** Records the events of a drawing update (after it is written, in its transaction). */
-export function recordDrawingChange(store: Store, before: DrawingBefore, after: Drawing, now: Date = new Date()): void {
+/** Records the events of a drawing update (after it is written, in its transaction; the store awaits it there). */
+export async function recordDrawingChange(store: Store, before: DrawingBefore, after: Drawing, now: Date = new Date()): Promise<void> {
   const types = drawingEvents(before, after);
   if (types.length === 0) return;
-  const campaign = store.campaigns.byId(after.campaignId);
+  const campaign = await store.campaigns.byId(after.campaignId);
   // Only accounts with an endpoint get events: the outbox holds what is to be sent, not a history.
-  if (!campaign || !store.webhooks.hasEndpoints(campaign.accountId)) return;
-  const data = { campaign: campaign.slug, drawing: drawingView(store, after) };
-  for (const type of types) enqueue(store, campaign.accountId, type, after.id, data, now);
+  if (!campaign || !(await store.webhooks.hasEndpoints(campaign.accountId))) return;
+  const data = { campaign: campaign.slug, drawing: await drawingView(store, after) };
+  for (const type of types) await enqueue(store, campaign.accountId, type, after.id, data, now);
 }
 
 /** Records `guarantee.awaiting_pick` for a period checked without a prize at the threshold. */
-export function recordGuaranteeCreated(store: Store, guarantee: GuaranteePeriod, now: Date = new Date()): void {
+export async function recordGuaranteeCreated(store: Store, guarantee: GuaranteePeriod, now: Date = new Date()): Promise<void> {
   if (guarantee.status !== "awaiting_pick") return;
-  const campaign = store.campaigns.byId(guarantee.campaignId);
-  if (!campaign || !store.webhooks.hasEndpoints(campaign.accountId)) return;
-  enqueue(store, campaign.accountId, "guarantee.awaiting_pick", guarantee.id, { campaign: campaign.slug, guarantee: guaranteeView(guarantee) }, now);
+  const campaign = await store.campaigns.byId(guarantee.campaignId);
+  if (!campaign || !(await store.webhooks.hasEndpoints(campaign.accountId))) return;
+  await enqueue(store, campaign.accountId, "guarantee.awaiting_pick", guarantee.id, { campaign: campaign.slug, guarantee: guaranteeView(guarantee) }, now);
 }
 
-function enqueue(store: Store, accountId: string, type: WebhookEventType, subjectId: string, data: Record<string, unknown>, now: Date): void {
-  store.webhooks.enqueue(
+async function enqueue(store: Store, accountId: string, type: WebhookEventType, subjectId: string, data: Record<string, unknown>, now: Date): Promise<void> {
+  await store.webhooks.enqueue(
     { id: newId("msg"), accountId, type, subjectId, body: eventBody(type, now, data), createdAt: now.toISOString() },
     new Date(now.getTime() + GIVE_UP_AFTER_MS).toISOString(),
   );

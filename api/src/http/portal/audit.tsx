@@ -16,9 +16,9 @@ export const AUDIT_ROWS = 200;
 export function auditRoutes({ store }: { store: Store }) {
   const app = new Hono<PortalEnv>();
 
-  app.get("/audit", (c) => {
+  app.get("/audit", async (c) => {
     const session = signedIn(c);
-    const rows = accountAudit(store, session.accountId, actorOf(session), AUDIT_ROWS);
+    const rows = await accountAudit(store, session.accountId, actorOf(session), AUDIT_ROWS);
     return c.html(
       <PortalLayout title="Audit log" viewer={viewerOf(session)}>
         <p>The latest {AUDIT_ROWS} actions on the account, its team, keys and campaigns, by the team (by email), the service's operators and the API.</p>

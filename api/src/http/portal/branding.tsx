@@ -15,9 +15,9 @@ import { actorOf, viewerOf } from "./team.js";
 export function brandingRoutes({ store, publicBaseUrl }: { store: Store; publicBaseUrl: string }) {
   const app = new Hono<PortalEnv>();
 
-  const page = (session: SignedIn, slug: string, errors: FieldErrors = {}, values: Record<string, string> | null = null, notice: Notice = null) => {
+  const page = async (session: SignedIn, slug: string, errors: FieldErrors = {}, values: Record<string, string> | null = null, notice: Notice = null) => {
     const viewer = viewerOf(session);
-    const { campaign, logo } = campaignBranding(store, session.accountId, slug, actorOf(session));
+    const { campaign, logo } = await campaignBranding(store, session.accountId, slug, actorOf(session));
     const base = `/portal/campaigns/${campaign.slug}`;
     const links = values ?? { termsUrl: campaign.termsUrl ?? "", privacyUrl: campaign.privacyUrl ?? "" };
     return (
@@ -85,28 +85,28 @@ export function brandingRoutes({ store, publicBaseUrl }: { store: Store; publicB
     );
   };
 
-  app.get("/campaigns/:slug/branding", (c) => {
+  app.get("/campaigns/:slug/branding", async (c) => {
     const session = signedIn(c);
-    return c.html(page(session, c.req.param("slug"), {}, null, doneNotice(c.req.query("done"))));
+    return c.html(await page(session, c.req.param("slug"), {}, null, doneNotice(c.req.query("done"))));
   });
 
   /** The stored logo for the owner's preview (drafts too; the public route serves it once the page is public). */
-  app.get("/campaigns/:slug/branding/logo", (c) => {
+  app.get("/campaigns/:slug/branding/logo", async (c) => {
     const session = signedIn(c);
-    const { logo } = campaignBranding(store, session.accountId, c.req.param("slug"), actorOf(session));
+    const { logo } = await campaignBranding(store, session.accountId, c.req.param("slug"), actorOf(session));
     if (!logo) return c.body(null, 404);
     return c.body(new Uint8Array(logo.bytes), 200, { "Content-Type": logo.contentType, "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'", ETag: logo.etag });
   });
 
-  app.post("/campaigns/:slug/branding/links", (c) => {
+  app.post("/campaigns/:slug/branding/links", async (c) => {
     const session = signedIn(c);
     const slug = c.req.param("slug");
     const values = { termsUrl: field(c, "termsUrl").slice(0, 4_096), privacyUrl: field(c, "privacyUrl").slice(0, 4_096) };
     try {
-      setCampaignLinks(store, session.accountId, slug, actorOf(session), values);
+      await setCampaignLinks(store, session.accountId, slug, actorOf(session), values);
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) {
-        return c.html(page(session, slug, errorsFrom(error.detail, { termsUrl: "termsUrl", privacyUrl: "privacyUrl" }), values), error.status);
+        return c.html(await page(session, slug, errorsFrom(error.detail, { termsUrl: "termsUrl", privacyUrl: "privacyUrl" }), values), error.status);
       }
       throw error;
     }
@@ -120,18 +120,18 @@ export function brandingRoutes({ store, publicBaseUrl }: { store: Store; publicB
     // The file's bytes only: its name and the browser's type are never trusted (the domain reads the magic bytes).
     const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array(0);
     try {
-      setCampaignLogo(store, session.accountId, slug, actorOf(session), bytes);
+      await setCampaignLogo(store, session.accountId, slug, actorOf(session), bytes);
     } catch (error) {
-      if (error instanceof ServiceError && error.status === 400) return c.html(page(session, slug, { logo: error.detail }), 400);
+      if (error instanceof ServiceError && error.status === 400) return c.html(await page(session, slug, { logo: error.detail }), 400);
       throw error;
     }
     return c.redirect(`/portal/campaigns/${slug}/branding?done=logo`, 303);
   });
 
-  app.post("/campaigns/:slug/branding/logo/remove", (c) => {
+  app.post("/campaigns/:slug/branding/logo/remove", async (c) => {
     const session = signedIn(c);
     const slug = c.req.param("slug");
-    removeCampaignLogo(store, session.accountId, slug, actorOf(session));
+    await removeCampaignLogo(store, session.accountId, slug, actorOf(session));
     return c.redirect(`/portal/campaigns/${slug}/branding?done=logo-removed`, 303);
   });
 

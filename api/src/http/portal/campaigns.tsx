@@ -10,6 +10,7 @@ import { BadRequestError, ServiceError } from "../../domain/errors.js";
 import { listHeldPrizes } from "../../domain/heldPrizes.js";
 import { CADENCES, type Cadence, type ScheduleInput } from "../../domain/schedule.js";
 import type { Campaign, CampaignMode } from "../../store/campaigns.js";
+import type { Drawing } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
 import { maskPullUrl } from "../../pull/url.js";
 import { field, signedIn, type PortalEnv, type SignedIn } from "./guard.js";
@@ -294,12 +295,13 @@ function describeSchedule(campaign: Campaign): string {
 export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPolicy = { allowHttpLoopback: false } }: CampaignScreensDeps) {
   const app = new Hono<PortalEnv>();
 
-  app.get("/", (c) => {
+  app.get("/", async (c) => {
     const session = signedIn(c);
-    const campaigns = store.campaigns.ofAccount(session.accountId).map((campaign) => {
-      const flagged = store.drawings.unfinished(campaign.id).filter((d) => d.needsAttention !== null);
-      return { campaign, flagged };
-    });
+    const campaigns: { campaign: Campaign; flagged: Drawing[] }[] = [];
+    for (const campaign of await store.campaigns.ofAccount(session.accountId)) {
+      const flagged = (await store.drawings.unfinished(campaign.id)).filter((d) => d.needsAttention !== null);
+      campaigns.push({ campaign, flagged });
+    }
     return c.html(
       <PortalLayout title="Campaigns" viewer={viewerOf(session)}>
         <p>
@@ -358,7 +360,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     return c.html(newPage(session, { mode: "pull", cadence: "daily", timezone: "UTC", largePrizeThreshold: "500" }));
   });
 
-  app.post("/campaigns/new", (c) => {
+  app.post("/campaigns/new", async (c) => {
     const session = signedIn(c);
     const v = valuesOf(c);
     const wrongDollars = dollarErrors(v, ["largePrizeThreshold", "guaranteeAmount", "guaranteeThreshold"]);
@@ -377,7 +379,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     };
     try {
       if (!["push", "pull", "entries"].includes(input.mode)) throw new BadRequestError("mode must be push, pull or entries");
-      const campaign = createCampaign(store, session.accountId, input, new Date(), pullPolicy, session.email);
+      const campaign = await createCampaign(store, session.accountId, input, new Date(), pullPolicy, session.email);
       return c.redirect(`/portal/campaigns/${campaign.slug}?done=created`, 303);
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(newPage(session, v, errorsFrom(error.detail, SETTING_FIELDS)), error.status);
@@ -396,15 +398,15 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     </PortalLayout>
   );
 
-  app.get("/campaigns/:slug/edit", (c) => {
+  app.get("/campaigns/:slug/edit", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     return c.html(editPage(session, campaign, valuesFromCampaign(campaign), {}, doneNotice(c.req.query("done"))));
   });
 
-  app.post("/campaigns/:slug/edit", (c) => {
+  app.post("/campaigns/:slug/edit", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     const v: FormValues = { ...valuesOf(c), slug: campaign.slug, mode: campaign.mode };
     const draft = campaign.status === "draft";
     const wrongDollars = dollarErrors(v, draft ? ["largePrizeThreshold", "guaranteeAmount", "guaranteeThreshold"] : ["largePrizeThreshold"]);
@@ -419,7 +421,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
       ...(draft ? { schedule: scheduleOf(v), guarantee: guaranteeOf(v) } : {}),
     };
     try {
-      updateCampaign(store, campaign.slug, settings, new Date(), pullPolicy, session.email);
+      await updateCampaign(store, campaign.slug, settings, new Date(), pullPolicy, session.email);
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(editPage(session, campaign, v, errorsFrom(error.detail, SETTING_FIELDS)), error.status);
       throw error;
@@ -428,12 +430,12 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     return c.redirect(`/portal/campaigns/${campaign.slug}/edit?done=saved`, 303);
   });
 
-  const overviewPage = (session: SignedIn, campaign: Campaign, notice: Notice = null, errors: FieldErrors = {}) => {
+  const overviewPage = async (session: SignedIn, campaign: Campaign, notice: Notice = null, errors: FieldErrors = {}) => {
     const viewer = viewerOf(session);
-    const view = campaignView(store, campaign, { publicBaseUrl });
-    const flagged = store.drawings.unfinished(campaign.id).filter((d) => d.needsAttention !== null);
-    const awaiting = store.guarantees.list(campaign.id).filter((g) => g.status === "awaiting_pick");
-    const held = listHeldPrizes(store, campaign.slug).filter((h) => h.status === "open");
+    const view = await campaignView(store, campaign, { publicBaseUrl });
+    const flagged = (await store.drawings.unfinished(campaign.id)).filter((d) => d.needsAttention !== null);
+    const awaiting = (await store.guarantees.list(campaign.id)).filter((g) => g.status === "awaiting_pick");
+    const held = (await listHeldPrizes(store, campaign.slug)).filter((h) => h.status === "open");
     const attention: string[] = [];
     if (campaign.status === "draft") attention.push("Draft: it draws nothing and its public page is hidden until it is activated.");
     if (campaign.status === "draft" && !campaign.payoutWallet) attention.push("No payout wallet yet: set one in Settings before activating.");
@@ -541,25 +543,25 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     );
   };
 
-  app.get("/campaigns/:slug", (c) => {
+  app.get("/campaigns/:slug", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
-    return c.html(overviewPage(session, campaign, doneNotice(c.req.query("done"))));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
+    return c.html(await overviewPage(session, campaign, doneNotice(c.req.query("done"))));
   });
 
-  app.post("/campaigns/:slug/status", (c) => {
+  app.post("/campaigns/:slug/status", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     const action = field(c, "action");
     if (!["activate", "pause", "resume", "end"].includes(action)) throw new BadRequestError("action must be activate, pause, resume or end");
     if (action === "end" && field(c, "confirm") !== "yes") {
-      return c.html(overviewPage(session, campaign, null, { confirm: "Tick the box to confirm: ending a campaign cannot be undone." }), 400);
+      return c.html(await overviewPage(session, campaign, null, { confirm: "Tick the box to confirm: ending a campaign cannot be undone." }), 400);
     }
     let moved: Campaign;
     try {
-      moved = transitionCampaign(store, campaign.slug, action as CampaignAction, new Date(), session.email);
+      moved = await transitionCampaign(store, campaign.slug, action as CampaignAction, new Date(), session.email);
     } catch (error) {
-      if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(overviewPage(session, campaign, { kind: "error", text: error.detail }), error.status);
+      if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(await overviewPage(session, campaign, { kind: "error", text: error.detail }), error.status);
       throw error;
     }
     runCampaign(moved.id);

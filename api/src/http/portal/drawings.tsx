@@ -15,6 +15,7 @@ import { STAGE, requestedNumber } from "../../domain/publicDraws.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Drawing } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
+import type { PullFetch } from "../../store/pull.js";
 import { guaranteePickBody } from "../schemas.js";
 import { field, signedIn, type PortalEnv, type SignedIn } from "./guard.js";
 import { CampaignNav, Section, TextField, doneNotice, money, utc, utcInput, type FieldErrors } from "./forms.js";
@@ -32,23 +33,32 @@ const STAGES = [
 export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaign: (campaignId: string) => void }) {
   const app = new Hono<PortalEnv>();
 
-  const page = (session: SignedIn, campaign: Campaign, errors: FieldErrors = {}, values: Record<string, string> = {}, notice: Notice = null) => {
+  const page = async (session: SignedIn, campaign: Campaign, errors: FieldErrors = {}, values: Record<string, string> = {}, notice: Notice = null) => {
     const viewer = viewerOf(session);
     const base = `/portal/campaigns/${campaign.slug}`;
-    const drawings = listDrawings(store, campaign, null);
+    const drawings = await listDrawings(store, campaign, null);
     const flagged = drawings.filter((d) => d.needsAttention !== null);
-    const guarantees = store.guarantees.list(campaign.id);
+    const guarantees = await store.guarantees.list(campaign.id);
     const awaiting = guarantees.filter((g) => g.status === "awaiting_pick");
-    const held = listHeldPrizes(store, campaign.slug);
+    const held = await listHeldPrizes(store, campaign.slug);
+
+    // What the cells show, read before rendering: every drawing is flagged or in a stage's table, so each has a list
+    // cell (its winners counted, but for entries campaigns); a pull drawing flagged or open shows its fetches.
+    const winnerCounts = new Map<string, number>();
+    const histories = new Map<string, PullFetch[]>();
+    for (const d of drawings) {
+      if (campaign.mode !== "entries") winnerCounts.set(d.id, (await store.drawings.winners(d.id)).length);
+      if (campaign.mode === "pull" && (d.needsAttention !== null || STAGE[d.status] === "open")) histories.set(d.id, await store.pull.history(d.id));
+    }
 
     const listCell = (d: Drawing) =>
       campaign.mode === "entries"
         ? `${d.entrantCount.toLocaleString("en-US")} entrants, total weight ${d.totalWeight.toLocaleString("en-US")}`
-        : `${store.drawings.winners(d.id).length} of ${d.winnersExpected} winners`;
+        : `${winnerCounts.get(d.id) ?? 0} of ${d.winnersExpected} winners`;
 
     const fetches = (d: Drawing) => {
       if (campaign.mode !== "pull") return null;
-      const history = store.pull.history(d.id);
+      const history = histories.get(d.id) ?? [];
       if (history.length === 0) return <span class="hint">no fetch yet</span>;
       return (
         <details>
@@ -228,24 +238,24 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
     );
   };
 
-  app.get("/campaigns/:slug/drawings", (c) => {
+  app.get("/campaigns/:slug/drawings", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
-    return c.html(page(session, campaign, {}, {}, doneNotice(c.req.query("done"))));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
+    return c.html(await page(session, campaign, {}, {}, doneNotice(c.req.query("done"))));
   });
 
-  app.post("/campaigns/:slug/drawings/:id/extend", (c) => {
+  app.post("/campaigns/:slug/drawings/:id/extend", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     const id = c.req.param("id").slice(0, 64);
     const typed = field(c, "cutoffAt").slice(0, 64);
     try {
-      extendCutoff(store, campaign.slug, id, new Date(utcInput(typed)), session.email);
+      await extendCutoff(store, campaign.slug, id, new Date(utcInput(typed)), session.email);
     } catch (error) {
       if (error instanceof ServiceError && error.status !== 403 && error.status !== 401) {
         // By its form when the page shows one (a flagged drawing), else at the top of the page.
-        const hasForm = error.status === 400 && store.drawings.byId(campaign.id, id)?.needsAttention != null;
-        return c.html(page(session, campaign, { [`cutoff-${id}`]: error.detail }, { [`cutoff-${id}`]: typed }, hasForm ? null : { kind: "error", text: error.detail }), error.status);
+        const hasForm = error.status === 400 && (await store.drawings.byId(campaign.id, id))?.needsAttention != null;
+        return c.html(await page(session, campaign, { [`cutoff-${id}`]: error.detail }, { [`cutoff-${id}`]: typed }, hasForm ? null : { kind: "error", text: error.detail }), error.status);
       }
       throw error;
     }
@@ -253,9 +263,9 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
     return c.redirect(`/portal/campaigns/${campaign.slug}/drawings?done=extended`, 303);
   });
 
-  app.post("/campaigns/:slug/guarantees/:id/pick", (c) => {
+  app.post("/campaigns/:slug/guarantees/:id/pick", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     const id = c.req.param("id").slice(0, 64);
     const typed = { winner: field(c, "winner").slice(0, 1_000), drawingId: field(c, "drawingId").trim().slice(0, 1_000) };
     const values = { [`winner-${id}`]: typed.winner, [`drawingId-${id}`]: typed.drawingId };
@@ -264,14 +274,14 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const name = issue.path[0] === "drawingId" ? "drawingId" : "winner";
-      return c.html(page(session, campaign, { [`${name}-${id}`]: `${name} ${issue.message}` }, values), 400);
+      return c.html(await page(session, campaign, { [`${name}-${id}`]: `${name} ${issue.message}` }, values), 400);
     }
     try {
-      pickGuarantee(store, campaign, id, { winner: parsed.data.winner, drawingId: parsed.data.drawingId }, new Date(), session.email);
+      await pickGuarantee(store, campaign, id, { winner: parsed.data.winner, drawingId: parsed.data.drawingId }, new Date(), session.email);
     } catch (error) {
       if (error instanceof ServiceError && error.status !== 403 && error.status !== 401) {
         const name = /drawing/i.test(error.detail) && error.status === 404 ? "drawingId" : "winner";
-        return c.html(page(session, campaign, { [`${name}-${id}`]: error.detail }, values, error.status === 400 ? null : { kind: "error", text: error.detail }), error.status);
+        return c.html(await page(session, campaign, { [`${name}-${id}`]: error.detail }, values, error.status === 400 ? null : { kind: "error", text: error.detail }), error.status);
       }
       throw error;
     }

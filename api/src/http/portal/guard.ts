@@ -45,7 +45,7 @@ export function portalGuard(store: Store, publicBaseUrl: string) {
     c.header("Content-Security-Policy", CSP);
     c.header("X-Frame-Options", "DENY");
     const id = getCookie(c, SESSION_COOKIE);
-    c.set("session", id ? currentSession(store, id) : null);
+    c.set("session", id ? await currentSession(store, id) : null);
     let formToken = getCookie(c, FORM_COOKIE);
     if (!formToken || !/^[A-Za-z0-9_-]{32}$/.test(formToken)) {
       formToken = randomBytes(24).toString("base64url");

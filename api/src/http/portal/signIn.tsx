@@ -100,19 +100,19 @@ export function signInRoutes({ store, mailer, publicBaseUrl, env }: SignInDeps) 
     );
   });
 
-  app.post("/auth", (c) => {
-    const used = useLink(store, field(c, "token"));
+  app.post("/auth", async (c) => {
+    const used = await useLink(store, field(c, "token"));
     const old = getCookie(c, SESSION_COOKIE);
-    if (old) endSession(store, old);
+    if (old) await endSession(store, old);
     // A person on several teams signs in to the one an invite named, else the first they joined.
-    const { id } = startSession(store, used.email, used.accountIds[0]!);
+    const { id } = await startSession(store, used.email, used.accountIds[0]!);
     sessionCookie(c, id, publicBaseUrl, SESSION_ABSOLUTE_HOURS * 3_600);
     return c.redirect("/portal", 303);
   });
 
-  app.post("/sign-out", (c) => {
+  app.post("/sign-out", async (c) => {
     const id = getCookie(c, SESSION_COOKIE);
-    if (id) endSession(store, id);
+    if (id) await endSession(store, id);
     deleteCookie(c, SESSION_COOKIE, { path: "/portal" });
     return c.html(
       <PortalLayout title="Signed out" viewer={null} notice={{ kind: "ok", text: "You are signed out." }}>
@@ -124,9 +124,9 @@ export function signInRoutes({ store, mailer, publicBaseUrl, env }: SignInDeps) 
   });
 
   // The test environment's mail, when no SMTP server is configured: links to click, never in production.
-  app.get("/outbox", (c) => {
+  app.get("/outbox", async (c) => {
     if (env !== "test" || mailer.kind !== "outbox") throw new NotFoundError("no outbox: mail goes out by SMTP");
-    const mails = store.portal.outbox();
+    const mails = await store.portal.outbox();
     return c.html(
       <PortalLayout title="Outbox (test environment)" viewer={null}>
         <p class="hint">Mail the service would have sent, newest first. Set SMTP_URL to send real mail.</p>

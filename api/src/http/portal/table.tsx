@@ -60,9 +60,11 @@ function tableErrors(error: PrizeTableError, index: number[]): FieldErrors {
 export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign: (campaignId: string) => void }) {
   const app = new Hono<PortalEnv>();
 
-  const page = (session: SignedIn, campaign: Campaign, rows: Row[], errors: FieldErrors, preview: Preview | null, notice: Notice = null) => {
+  const page = async (session: SignedIn, campaign: Campaign, rows: Row[], errors: FieldErrors, preview: Preview | null, notice: Notice = null) => {
     const viewer = viewerOf(session);
-    const current = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+    const current = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+    // The version a publish would make, read before rendering (shown only under a preview of a campaign not ended).
+    const publishVersion = preview && campaign.status !== "ended" ? (await store.prizeTables.latestVersion(campaign.slug)) + 1 : null;
     const base = `/portal/campaigns/${campaign.slug}`;
     return (
       <PortalLayout title={`Prize table: ${campaign.name}`} viewer={viewer} notice={notice}>
@@ -141,7 +143,7 @@ export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign:
               </button>{" "}
               {preview ? (
                 <button type="submit" name="intent" value="publish">
-                  Publish version {store.prizeTables.latestVersion(campaign.slug) + 1}
+                  Publish version {publishVersion}
                 </button>
               ) : null}
             </p>
@@ -194,15 +196,15 @@ export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign:
     return rows;
   };
 
-  app.get("/campaigns/:slug/table", (c) => {
+  app.get("/campaigns/:slug/table", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
-    return c.html(page(session, campaign, rowsFromTable(store.prizeTables.get(campaign.tableId, campaign.tableVersion)), {}, null, doneNotice(c.req.query("done"))));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
+    return c.html(await page(session, campaign, rowsFromTable(await store.prizeTables.get(campaign.tableId, campaign.tableVersion)), {}, null, doneNotice(c.req.query("done"))));
   });
 
-  app.post("/campaigns/:slug/table", (c) => {
+  app.post("/campaigns/:slug/table", async (c) => {
     const session = signedIn(c);
-    const campaign = ownCampaign(store, session.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, session.accountId, c.req.param("slug"));
     const rows = rowsOf(c.var.form);
     let last = -1;
     rows.forEach((r, i) => {
@@ -211,23 +213,23 @@ export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign:
     // The filled rows and two empty ones to add a tier (the form has at most MAX_TIERS rows).
     const shown = rows.slice(0, Math.min(MAX_TIERS, Math.max(2, last + 3)));
     const { tiers, index, errors } = tiersOf(rows);
-    if (Object.keys(errors).length > 0) return c.html(page(session, campaign, shown, errors, null), 400);
+    if (Object.keys(errors).length > 0) return c.html(await page(session, campaign, shown, errors, null), 400);
     let preview: Preview;
     try {
-      const table = validatePrizeTable({ id: campaign.slug, version: store.prizeTables.latestVersion(campaign.slug) + 1, tiers });
+      const table = validatePrizeTable({ id: campaign.slug, version: (await store.prizeTables.latestVersion(campaign.slug)) + 1, tiers });
       preview = { table, averageCents: averagePrizeCents(table, campaign.winnersPerDraw), fingerprint: fingerprintOf(tiers) };
     } catch (error) {
-      if (error instanceof PrizeTableError) return c.html(page(session, campaign, shown, tableErrors(error, index), null), 400);
+      if (error instanceof PrizeTableError) return c.html(await page(session, campaign, shown, tableErrors(error, index), null), 400);
       throw error;
     }
-    if (field(c, "intent") !== "publish") return c.html(page(session, campaign, shown, {}, preview));
+    if (field(c, "intent") !== "publish") return c.html(await page(session, campaign, shown, {}, preview));
     if (field(c, "previewed") !== preview.fingerprint) {
-      return c.html(page(session, campaign, shown, {}, preview, { kind: "error", text: "The rows changed since the preview: check this preview, then publish." }), 409);
+      return c.html(await page(session, campaign, shown, {}, preview, { kind: "error", text: "The rows changed since the preview: check this preview, then publish." }), 409);
     }
     try {
-      publishCampaignTable(store, campaign.slug, tiers, new Date(), session.email);
+      await publishCampaignTable(store, campaign.slug, tiers, new Date(), session.email);
     } catch (error) {
-      if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(page(session, campaign, shown, { "": error.detail }, null), error.status);
+      if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(await page(session, campaign, shown, { "": error.detail }, null), error.status);
       throw error;
     }
     runCampaign(campaign.id);

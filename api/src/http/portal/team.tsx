@@ -35,9 +35,9 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
   const app = new Hono<PortalEnv>();
   const linkUrl = (token: string) => `${publicBaseUrl}/portal/auth?token=${encodeURIComponent(token)}`;
 
-  const teamPage = (session: SignedIn, notice: Notice = null) => {
+  const teamPage = async (session: SignedIn, notice: Notice = null) => {
     const viewer = viewerOf(session);
-    const team = listTeam(store, session.accountId, actorOf(session));
+    const team = await listTeam(store, session.accountId, actorOf(session));
     return (
         <PortalLayout title="Team" viewer={viewer} notice={notice}>
           <div class="scroll">
@@ -92,7 +92,7 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
     );
   };
 
-  app.get("/team", (c) => c.html(teamPage(signedIn(c))));
+  app.get("/team", async (c) => c.html(await teamPage(signedIn(c))));
 
   /**
    * Runs a team action and shows the team page with its result; a refusal the person can fix (400, 404) shows on the
@@ -103,9 +103,9 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
     try {
       const done = await act(session);
       // null: the person removed themselves, so their session ended with it.
-      return done === null ? c.redirect("/portal/sign-in", 303) : c.html(teamPage(session, { kind: "ok", text: done }));
+      return done === null ? c.redirect("/portal/sign-in", 303) : c.html(await teamPage(session, { kind: "ok", text: done }));
     } catch (error) {
-      if (error instanceof ServiceError && (error.status === 400 || error.status === 404)) return c.html(teamPage(session, { kind: "error", text: error.detail }), error.status);
+      if (error instanceof ServiceError && (error.status === 400 || error.status === 404)) return c.html(await teamPage(session, { kind: "error", text: error.detail }), error.status);
       throw error;
     }
   };
@@ -113,7 +113,7 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   app.post("/team/invite", (c) =>
     teamAction(c, async (session) => {
-      const member = addMember(store, session.accountId, actorOf(session), memberInput(c));
+      const member = await addMember(store, session.accountId, actorOf(session), memberInput(c));
       await sendInvite(store, mailer, member, session.email, linkUrl);
       return `Invited ${member.email} as ${member.role}: the link is on its way.`;
     }),
@@ -121,21 +121,21 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   app.post("/team/role", (c) =>
     teamAction(c, async (session) => {
-      const member = addMember(store, session.accountId, actorOf(session), memberInput(c));
+      const member = await addMember(store, session.accountId, actorOf(session), memberInput(c));
       return `${member.email} is now ${member.role}.`;
     }),
   );
 
   app.post("/team/remove", (c) =>
     teamAction(c, async (session) => {
-      const removed = removeMember(store, session.accountId, actorOf(session), field(c, "email"));
+      const removed = await removeMember(store, session.accountId, actorOf(session), field(c, "email"));
       return removed.email === session.email ? null : `${removed.email} was removed from the team.`;
     }),
   );
 
-  const keysPage = (session: SignedIn, shown: { key: string; keyId: string } | null, notice: Notice = null) => {
+  const keysPage = async (session: SignedIn, shown: { key: string; keyId: string } | null, notice: Notice = null) => {
     const viewer = viewerOf(session);
-    const keys = listKeys(store, session.accountId, actorOf(session));
+    const keys = await listKeys(store, session.accountId, actorOf(session));
     return (
       <PortalLayout title="API keys" viewer={viewer} notice={notice}>
         {shown ? (
@@ -200,19 +200,19 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
     );
   };
 
-  app.get("/keys", (c) => c.html(keysPage(signedIn(c), null)));
+  app.get("/keys", async (c) => c.html(await keysPage(signedIn(c), null)));
 
-  app.post("/keys", (c) => {
+  app.post("/keys", async (c) => {
     const session = signedIn(c);
-    const created = createKey(store, env, session.accountId, actorOf(session));
-    return c.html(keysPage(session, created, { kind: "ok", text: `Key ${created.keyId} created.` }));
+    const created = await createKey(store, env, session.accountId, actorOf(session));
+    return c.html(await keysPage(session, created, { kind: "ok", text: `Key ${created.keyId} created.` }));
   });
 
-  app.post("/keys/revoke", (c) => {
+  app.post("/keys/revoke", async (c) => {
     const session = signedIn(c);
     const keyId = field(c, "keyId").slice(0, 64);
-    revokeKey(store, session.accountId, actorOf(session), keyId);
-    return c.html(keysPage(session, null, { kind: "ok", text: `Key ${keyId} revoked: requests with it are refused from now on.` }));
+    await revokeKey(store, session.accountId, actorOf(session), keyId);
+    return c.html(await keysPage(session, null, { kind: "ok", text: `Key ${keyId} revoked: requests with it are refused from now on.` }));
   });
 
   return app;

@@ -94,14 +94,14 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
   const app = new Hono<PortalEnv>();
 
   /** The signed-in owner and the name the audit log records; a member is refused (403) before anything is read. */
-  const owner = (c: Context<PortalEnv>): Owner => {
+  const owner = async (c: Context<PortalEnv>): Promise<Owner> => {
     const session = signedIn(c);
-    return { session, by: requireOwner(store, session.accountId, actorOf(session), "manage webhook endpoints") };
+    return { session, by: await requireOwner(store, session.accountId, actorOf(session), "manage webhook endpoints") };
   };
 
-  const listPage = (session: SignedIn, extra: { secret?: string; notice?: Notice; errors?: FieldErrors; url?: string } = {}) => {
+  const listPage = async (session: SignedIn, extra: { secret?: string; notice?: Notice; errors?: FieldErrors; url?: string } = {}) => {
     const viewer = viewerOf(session);
-    const endpoints = listEndpoints(store, session.accountId);
+    const endpoints = await listEndpoints(store, session.accountId);
     const errors = extra.errors ?? {};
     return (
       <PortalLayout title="Webhooks" viewer={viewer} notice={extra.notice ?? null}>
@@ -142,10 +142,10 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
     );
   };
 
-  const endpointPage = (session: SignedIn, endpointId: string, extra: { secret?: string; notice?: Notice; errors?: FieldErrors } = {}) => {
+  const endpointPage = async (session: SignedIn, endpointId: string, extra: { secret?: string; notice?: Notice; errors?: FieldErrors } = {}) => {
     const viewer = viewerOf(session);
-    const endpoint = ownEndpoint(store, session.accountId, endpointId);
-    const deliveries = listDeliveries(store, endpoint.id);
+    const endpoint = await ownEndpoint(store, session.accountId, endpointId);
+    const deliveries = await listDeliveries(store, endpoint.id);
     const errors = extra.errors ?? {};
     const base = `/portal/webhooks/${endpoint.id}`;
     return (
@@ -221,47 +221,47 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
     );
   };
 
-  app.get("/webhooks", (c) => c.html(listPage(owner(c).session)));
+  app.get("/webhooks", async (c) => c.html(await listPage((await owner(c)).session)));
 
   app.post("/webhooks", async (c) => {
-    const { session, by } = owner(c);
+    const { session, by } = await owner(c);
     const url = field(c, "url").trim();
     try {
       const created = await createEndpoint(store, session.accountId, url, { allowLoopback: pullPolicy.allowHttpLoopback, by });
-      return c.html(listPage(session, { secret: created.secret, notice: { kind: "ok", text: `Endpoint added: deliveries to ${created.endpoint.url} start with the next event.` } }));
+      return c.html(await listPage(session, { secret: created.secret, notice: { kind: "ok", text: `Endpoint added: deliveries to ${created.endpoint.url} start with the next event.` } }));
     } catch (error) {
       // A URL refused (or the account's limit) shows on the form with what was typed; nothing was stored.
-      if (error instanceof BadRequestError) return c.html(listPage(session, { errors: errorsFrom(error.detail, { url: "url" }), url }), 400);
+      if (error instanceof BadRequestError) return c.html(await listPage(session, { errors: errorsFrom(error.detail, { url: "url" }), url }), 400);
       throw error;
     }
   });
 
-  app.get("/webhooks/:id", (c) => c.html(endpointPage(owner(c).session, c.req.param("id"))));
+  app.get("/webhooks/:id", async (c) => c.html(await endpointPage((await owner(c)).session, c.req.param("id"))));
 
   /** An unticked confirmation shows the endpoint page again with the box's error, nothing changed. */
-  const unconfirmed = (c: Context<PortalEnv>, session: SignedIn, id: string, box: "rotate" | "delete") =>
-    c.html(endpointPage(session, id, { errors: { [box]: `Tick the box to confirm: ${box === "rotate" ? "rotating replaces the secret" : "deleting cannot be undone"}.` } }), 400);
+  const unconfirmed = async (c: Context<PortalEnv>, session: SignedIn, id: string, box: "rotate" | "delete") =>
+    c.html(await endpointPage(session, id, { errors: { [box]: `Tick the box to confirm: ${box === "rotate" ? "rotating replaces the secret" : "deleting cannot be undone"}.` } }), 400);
 
-  app.post("/webhooks/:id/rotate", (c) => {
-    const { session, by } = owner(c);
-    const endpoint = ownEndpoint(store, session.accountId, c.req.param("id"));
+  app.post("/webhooks/:id/rotate", async (c) => {
+    const { session, by } = await owner(c);
+    const endpoint = await ownEndpoint(store, session.accountId, c.req.param("id"));
     if (field(c, "confirm") !== "yes") return unconfirmed(c, session, endpoint.id, "rotate");
-    const rotated = rotateSecret(store, endpoint.id, by);
+    const rotated = await rotateSecret(store, endpoint.id, by);
     const until = utc(rotated.endpoint.previousSecretExpiresAt);
-    return c.html(endpointPage(session, endpoint.id, { secret: rotated.secret, notice: { kind: "ok", text: `Secret rotated: the previous one also signs until ${until}.` } }));
+    return c.html(await endpointPage(session, endpoint.id, { secret: rotated.secret, notice: { kind: "ok", text: `Secret rotated: the previous one also signs until ${until}.` } }));
   });
 
-  app.post("/webhooks/:id/delete", (c) => {
-    const { session, by } = owner(c);
-    const endpoint = ownEndpoint(store, session.accountId, c.req.param("id"));
+  app.post("/webhooks/:id/delete", async (c) => {
+    const { session, by } = await owner(c);
+    const endpoint = await ownEndpoint(store, session.accountId, c.req.param("id"));
     if (field(c, "confirm") !== "yes") return unconfirmed(c, session, endpoint.id, "delete");
     try {
-      deleteEndpoint(store, endpoint.id, by);
+      await deleteEndpoint(store, endpoint.id, by);
     } catch (error) {
       // Deleted already (a second tab): the list says so rather than an error page.
       if (!(error instanceof ServiceError && error.status === 404)) throw error;
     }
-    return c.html(listPage(session, { notice: { kind: "ok", text: `Endpoint ${endpoint.url} deleted: nothing more is sent to it.` } }));
+    return c.html(await listPage(session, { notice: { kind: "ok", text: `Endpoint ${endpoint.url} deleted: nothing more is sent to it.` } }));
   });
 
   return app;

@@ -24,42 +24,44 @@ export type CampaignRoutesDeps = {
 export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
-  app.get("/:slug", (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
-    return c.json({ campaign: campaignView(store, campaign, config) });
+  app.get("/:slug", async (c) => {
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ campaign: await campaignView(store, campaign, config) });
   });
 
-  app.get("/:slug/drawings", (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+  app.get("/:slug/drawings", async (c) => {
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const query = readQuery(c, drawingsQuery);
-    const drawings = listDrawings(store, campaign, (query.status as DrawingStatus | undefined) ?? null);
-    return c.json({ drawings: drawings.map((d) => drawingView(store, d)) });
+    const drawings = await listDrawings(store, campaign, (query.status as DrawingStatus | undefined) ?? null);
+    const views: Awaited<ReturnType<typeof drawingView>>[] = [];
+    for (const d of drawings) views.push(await drawingView(store, d));
+    return c.json({ drawings: views });
   });
 
-  app.get("/:slug/drawings/:id", (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
-    return c.json({ drawing: drawingView(store, drawingOf(store, campaign, c.req.param("id"))) });
+  app.get("/:slug/drawings/:id", async (c) => {
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ drawing: await drawingView(store, await drawingOf(store, campaign, c.req.param("id"))) });
   });
 
   app.post("/:slug/drawings/:id/winners", async (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, winnersBody);
     const list = body.winners.map((w) => ({ winner: w.winner, displayName: w.displayName ?? null, avatarUrl: w.avatarUrl ?? null }));
-    const { status, drawing } = submitWinners(store, campaign, c.req.param("id"), list);
-    return c.json({ drawing: drawingView(store, drawing) }, status);
+    const { status, drawing } = await submitWinners(store, campaign, c.req.param("id"), list);
+    return c.json({ drawing: await drawingView(store, drawing) }, status);
   });
 
   // DESIGN.md section 9: the test clock moves one campaign's time forward; production answers 404.
   app.post("/:slug/test-clock", async (c) => {
     if (config.env !== "test") throw new NotFoundError("no such route");
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, testClockBody);
     const now = campaignNow(campaign);
     const target = "advanceBy" in body ? new Date(now.getTime() + durationMs(body.advanceBy)) : new Date(body.advanceTo);
     // The body allows "999999d" or year 9999, but drawings past year 9999 get ISO times ("+010000-...") that no
     // longer sort as text in the store, and the clock never moves back: refuse moves that far instead.
     if (target.getTime() > Date.now() + MAX_TEST_CLOCK_AHEAD_MS) throw new BadRequestError("the test clock moves at most 100 years ahead of real time");
-    const moved = advanceClock(store, campaign.id, target);
+    const moved = await advanceClock(store, campaign.id, target);
     runCampaign(campaign.id);
     return c.json({ now: campaignNow(moved).toISOString() });
   });
@@ -68,14 +70,14 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
 }
 
 /** Moves a campaign's clock forward to `target` (never back: drawings already moved on). */
-export function advanceClock(store: Store, campaignId: string, target: Date, realNow: Date = new Date()): Campaign {
-  return store.tx(() => {
-    const campaign = store.campaigns.byId(campaignId);
+export async function advanceClock(store: Store, campaignId: string, target: Date, realNow: Date = new Date()): Promise<Campaign> {
+  return store.tx(async () => {
+    const campaign = await store.campaigns.byId(campaignId);
     if (!campaign) throw new NotFoundError("no such campaign");
     const offset = Math.max(campaign.clockOffsetMs, target.getTime() - realNow.getTime());
     const next = { ...campaign, clockOffsetMs: offset, updatedAt: realNow.toISOString() };
-    store.campaigns.update(next);
-    store.audit.record("test-clock", "clock.advance", campaign.slug, { to: new Date(realNow.getTime() + offset).toISOString() });
+    await store.campaigns.update(next);
+    await store.audit.record("test-clock", "clock.advance", campaign.slug, { to: new Date(realNow.getTime() + offset).toISOString() });
     return next;
   });
 }

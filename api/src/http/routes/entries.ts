@@ -13,16 +13,16 @@ export function entryRoutes({ store }: { store: Store }) {
   // 200 on success, whether entrants were added, updated or unchanged: re-sending is always safe (README).
   app.post("/:slug/entries", async (c) => {
     const arrival = new Date();
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, entriesBody);
     const list = body.entries.map((e) => ({ entrantId: e.entrantId, weight: e.weight ?? 1, displayName: e.displayName ?? null, avatarUrl: e.avatarUrl ?? null }));
-    return c.json(submitEntries(store, campaign, list, arrival));
+    return c.json(await submitEntries(store, campaign, list, arrival));
   });
 
-  app.get("/:slug/entries", (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+  app.get("/:slug/entries", async (c) => {
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const query = readQuery(c, entriesQuery);
-    return c.json(listEntries(store, campaign, { drawing: query.drawing, after: query.after, limit: query.limit ?? ENTRIES_DEFAULT_LIMIT }));
+    return c.json(await listEntries(store, campaign, { drawing: query.drawing, after: query.after, limit: query.limit ?? ENTRIES_DEFAULT_LIMIT }));
   });
 
   return app;

@@ -10,15 +10,15 @@ import { ownCampaign } from "../../domain/campaigns.js";
 export function guaranteeRoutes({ store }: { store: Store }) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
-  app.get("/:slug/guarantees", (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
-    return c.json({ guarantees: store.guarantees.list(campaign.id).map(guaranteeView) });
+  app.get("/:slug/guarantees", async (c) => {
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    return c.json({ guarantees: (await store.guarantees.list(campaign.id)).map(guaranteeView) });
   });
 
   app.post("/:slug/guarantees/:id/pick", async (c) => {
-    const campaign = ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, guaranteePickBody);
-    return c.json(pickGuarantee(store, campaign, c.req.param("id"), { winner: body.winner, drawingId: body.drawingId }), 201);
+    return c.json(await pickGuarantee(store, campaign, c.req.param("id"), { winner: body.winner, drawingId: body.drawingId }), 201);
   });
 
   return app;

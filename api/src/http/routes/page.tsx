@@ -13,7 +13,8 @@ import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings, publicFinalAt
 import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
-import { CampaignPage } from "../page/CampaignPage.js";
+import type { CampaignLogo } from "../../store/portal.js";
+import { CampaignPage, type CampaignPageProps } from "../page/CampaignPage.js";
 import type { DrawView } from "../page/DrawList.js";
 import type { CommitCount } from "../page/HowToCheck.js";
 import { httpsUrl } from "../page/format.js";
@@ -96,33 +97,34 @@ function campaignFooter(campaign: Campaign, publicBaseUrl: string): FooterLink[]
   ];
 }
 
-/** Everything the campaign page shows, read from the store. */
-function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord, commits: CommitCount) {
-  const table = store.prizeTables.get(campaign.tableId, campaign.tableVersion);
+/** Everything the campaign page shows, read from the store (before rendering: the components read nothing). */
+async function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord, commits: CommitCount): Promise<CampaignPageProps> {
+  const table = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
   if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
   const now = campaignNow(campaign).toISOString();
 
   let next: NextDrawing | null = null;
-  const open = campaign.status === "active" ? store.drawings.nextOpen(campaign.id, now) : null;
-  const openTable = open ? store.prizeTables.get(open.tableId, open.tableVersion) : null;
+  const open = campaign.status === "active" ? await store.drawings.nextOpen(campaign.id, now) : null;
+  const openTable = open ? await store.prizeTables.get(open.tableId, open.tableVersion) : null;
   if (open && openTable) next = { drawing: open, averageCents: averagePrizeCents(openTable, open.winnersExpected) };
 
   // The same list as draws.json's first page (publicDrawings), less the next drawing the schedule section shows.
-  const { rows, more } = publicDrawings(store, campaign, { before: null, limit: PAGE_DRAWS + 1 });
+  const { rows, more } = await publicDrawings(store, campaign, { before: null, limit: PAGE_DRAWS + 1 });
   const listed = rows.filter((d) => d.id !== open?.id);
-  const finalized = store.finality.get();
-  const draws: DrawView[] = listed.slice(0, PAGE_DRAWS).map((drawing) => {
+  const finalized = await store.finality.get();
+  const draws: DrawView[] = [];
+  for (const drawing of listed.slice(0, PAGE_DRAWS)) {
     const drawn = isDrawn(drawing);
-    const winners = drawn ? store.drawings.winners(drawing.id) : [];
-    return {
+    const winners = drawn ? await store.drawings.winners(drawing.id) : [];
+    draws.push({
       drawing,
       stage: STAGE[drawing.status],
       winners: winners.slice(0, PAGE_WINNERS_PER_DRAW),
       moreWinners: Math.max(0, winners.length - PAGE_WINNERS_PER_DRAW),
       proofUrl: drawn ? proofUrl(publicBaseUrl, campaign, drawing) : null,
       finality: drawingFinality(drawing, finalized),
-    };
-  });
+    });
+  }
 
   return {
     campaign,
@@ -139,15 +141,15 @@ function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: stri
     commits,
     footer: campaignFooter(campaign, publicBaseUrl),
     // Relative: the logo is served by this origin (the policy's img-src 'self'); the ETag busts caches after a change.
-    logoUrl: logoUrl(store, campaign),
+    logoUrl: await logoUrl(store, campaign),
     check: { rpcUrl: browserRpcUrl(deployment) },
     script: CHECK_SCRIPT_PATH,
   };
 }
 
 /** The campaign's logo address, or null when it has none. */
-function logoUrl(store: Store, campaign: Campaign): string | null {
-  const logo = publicLogo(store, campaign);
+async function logoUrl(store: Store, campaign: Campaign): Promise<string | null> {
+  const logo = await publicLogo(store, campaign);
   return logo ? `/campaigns/${campaign.slug}/logo?v=${logo.etag.slice(1, 13)}` : null;
 }
 
@@ -156,7 +158,7 @@ function logoUrl(store: Store, campaign: Campaign): string | null {
  * is null while the indexer cannot answer, so the page still renders.
  */
 async function commitCount(store: Store, indexer: IndexerClient, campaign: Campaign): Promise<CommitCount> {
-  const published = store.drawings.countCommitted(campaign.id);
+  const published = await store.drawings.countCommitted(campaign.id);
   try {
     const onchain = await indexer.campaign(toCampaignId(campaign.slug));
     return { committed: onchain === null ? 0 : Number(onchain.lastNumber), published };
@@ -186,7 +188,7 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }:
   app.get("/campaigns/:slug", async (c) => {
     let campaign: Campaign;
     try {
-      campaign = publicCampaign(store, c.req.param("slug"));
+      campaign = await publicCampaign(store, c.req.param("slug"));
     } catch (error) {
       if (error instanceof NotFoundError) return c.html(<NotFoundPage publicBaseUrl={publicBaseUrl} />, 404);
       throw error;
@@ -194,22 +196,23 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }:
     const rendered = await cache.get(pageKey(campaign.id), campaign.id, async () => {
       const commits = await commitCount(store, indexer, campaign);
       const now = new Date();
-      const html = (<CampaignPage {...campaignPageProps(store, campaign, publicBaseUrl, deployment, commits)} />).toString();
+      const props = await campaignPageProps(store, campaign, publicBaseUrl, deployment, commits);
+      const html = (<CampaignPage {...props} />).toString();
       return {
         body: Buffer.from(typeof html === "string" ? html : await html),
         headers: { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=UTF-8", "Content-Security-Policy": campaignPolicy },
-        expiresAt: Math.min(publicListChangesAt(store, campaign, now), now.getTime() + COMMIT_COUNT_EVERY_MS),
-        finalAt: publicFinalAt(store, campaign),
+        expiresAt: Math.min(await publicListChangesAt(store, campaign, now), now.getTime() + COMMIT_COUNT_EVERY_MS),
+        finalAt: await publicFinalAt(store, campaign),
       };
     });
     return answerRendered(c, rendered);
   });
   // The logo an owner uploaded in the portal (domain/branding.ts took only PNG, JPEG or WebP by their bytes): served
   // with its stored type, never sniffed, in a document that may load nothing, cached and revalidated by its ETag.
-  app.get("/campaigns/:slug/logo", (c) => {
-    let logo: ReturnType<typeof publicLogo> = null;
+  app.get("/campaigns/:slug/logo", async (c) => {
+    let logo: CampaignLogo | null = null;
     try {
-      logo = publicLogo(store, publicCampaign(store, c.req.param("slug")));
+      logo = await publicLogo(store, await publicCampaign(store, c.req.param("slug")));
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
     }

@@ -80,32 +80,32 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache 
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
 
   app.get("/campaigns/:slug/draws.json", async (c) => {
-    const campaign = publicCampaign(store, c.req.param("slug"));
+    const campaign = await publicCampaign(store, c.req.param("slug"));
     const query = readQuery(c, drawsQuery);
     const before = query.before ? parseBefore(query.before, campaign.schedule.timezone) : null;
     const limit = query.limit ?? DRAWS_DEFAULT_LIMIT;
-    const rendered = await cache.get(drawsKey(campaign.id, limit, before), campaign.id, () => {
+    const rendered = await cache.get(drawsKey(campaign.id, limit, before), campaign.id, async () => {
       const now = new Date();
-      const page = drawsPage(store, campaign, deployment, publicBaseUrl, { limit, before }, now);
+      const page = await drawsPage(store, campaign, deployment, publicBaseUrl, { limit, before }, now);
       return {
         body: Buffer.from(JSON.stringify(page)),
         headers: { "Content-Type": JSON_TYPE, "Cache-Control": LIST_CACHE_CONTROL },
-        expiresAt: Math.min(publicListChangesAt(store, campaign, now), now.getTime() + MAX_KEEP_MS),
-        finalAt: publicFinalAt(store, campaign),
+        expiresAt: Math.min(await publicListChangesAt(store, campaign, now), now.getTime() + MAX_KEEP_MS),
+        finalAt: await publicFinalAt(store, campaign),
       };
     });
     return answerRendered(c, rendered);
   });
 
   app.get("/campaigns/:slug/draws/:id/proof.json", async (c) => {
-    const campaign = publicCampaign(store, c.req.param("slug"));
+    const campaign = await publicCampaign(store, c.req.param("slug"));
     const id = c.req.param("id");
     const key = proofKey(campaign.id, id);
     // A final proof changes only with a write to the campaign (a renamed winner): kept until then.
-    const kept = cache.fresh(key, campaign.id);
+    const kept = await cache.fresh(key, campaign.id);
     if (kept) return answerRendered(c, kept);
-    const drawn = store.drawings.byId(campaign.id, id);
-    const finality = drawn ? drawingFinality(drawn, store.finality.get()) : null;
+    const drawn = await store.drawings.byId(campaign.id, id);
+    const finality = drawn ? drawingFinality(drawn, await store.finality.get()) : null;
     const build = async (): Promise<Render> => {
       const proof = await drawProof(store, indexer, deployment, campaign, id);
       const final = finality === "final";
