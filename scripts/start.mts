@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type pg from "pg";
-import { ConfigError, LOCAL_CHAIN_FINALITY_ARGS, loadConfig, type Config } from "../api/src/config.js";
+import { ConfigError, LOCAL_CHAIN_FINALITY_ARGS, loadConfig, storeLabel, type Config } from "../api/src/config.js";
 import { REPO_ROOT } from "../api/src/chain/artifacts.js";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
@@ -281,11 +281,20 @@ async function withDatabase<T>(url: string, work: (client: pg.Client) => Promise
 }
 
 async function checkDatabase(config: Config): Promise<void> {
-  if (config.databaseUrl === undefined) return;
-  try {
-    await withDatabase(config.databaseUrl, (client) => client.query("select 1"));
-  } catch (error) {
-    throw new StartError(`cannot reach DATABASE_URL=${maskedDatabaseUrl(config.databaseUrl)} (${(error as Error).message}): check the URL and that Postgres is up, or unset it to use the embedded store`);
+  if (config.databaseUrl !== undefined) {
+    try {
+      await withDatabase(config.databaseUrl, (client) => client.query("select 1"));
+    } catch (error) {
+      throw new StartError(`cannot reach DATABASE_URL=${maskedDatabaseUrl(config.databaseUrl)} (${(error as Error).message}): check the URL and that Postgres is up, or unset it to use the embedded store`);
+    }
+  }
+  // The service's own store, when it is in PostgreSQL: named by engine and host only (its URL holds a password).
+  if (config.storeUrl !== undefined) {
+    try {
+      await withDatabase(config.storeUrl, (client) => client.query("select 1"));
+    } catch (error) {
+      throw new StartError(`cannot reach STORE_URL (${storeLabel(config.storeUrl)}: ${(error as Error).message}): check the URL and that Postgres is up, or unset it to use the SQLite file in the data folder`);
+    }
   }
 }
 
@@ -306,34 +315,46 @@ async function wipeIndexerData(config: Config): Promise<void> {
  * The service's store describes drawings on the old chain (numbers, commitments, payouts) that the new chain
  * does not have: it is moved aside, not deleted, and a fresh one starts. What does not depend on the chain
  * (accounts, their members and API keys) is carried over, so the partner's key keeps working; campaigns, drawings
- * and entries stay in the file set aside.
+ * and entries stay in the file set aside. A PostgreSQL store (STORE_URL) cannot be moved aside: start-up stops
+ * before anything is redeployed, and the operator chooses.
  */
 async function setStoreAside(config: Config): Promise<void> {
+  if (config.storeUrl !== undefined) {
+    throw new StartError(
+      `the local chain's deployment is being rebuilt, and the service's store (STORE_URL, ${storeLabel(config.storeUrl)}) describes the old one: ` +
+        "point STORE_URL at an empty database (or empty this one), or unset it to use a SQLite file in the data folder",
+    );
+  }
   const { openStore, storePath } = await import("../api/src/store/index.js");
   const path = storePath(config.dataDir);
   if (!existsSync(path)) return;
   const aside = `${path}.before-reset-${new Date().toISOString().replace(/[:.]/g, "-")}`;
   for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
   let carried = "";
-  const store = openStore(path);
+  const store = await openStore(path);
   try {
-    store.db.prepare("ATTACH DATABASE ? AS old").run(aside);
-    let accounts = 0;
-    await store.tx(async () => {
+    // SQLite's own tools (ATTACH, pragma_table_info), on the raw file: this copy is for the SQLite store only.
+    const db = store.sqlite;
+    if (db === null) throw new Error("setting the store aside needs the SQLite store");
+    db.prepare("ATTACH DATABASE ? AS old").run(aside);
+    const copy = db.transaction(() => {
+      let accounts = 0;
       for (const table of ["accounts", "members", "api_keys"]) {
-        const columns = (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'old')`).pluck().all() as string[])
-          .filter((c) => (store.db.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).pluck().all() as string[]).includes(c))
+        const columns = (db.prepare(`SELECT name FROM pragma_table_info('${table}', 'old')`).pluck().all() as string[])
+          .filter((c) => (db.prepare(`SELECT name FROM pragma_table_info('${table}', 'main')`).pluck().all() as string[]).includes(c))
           .map((c) => `"${c}"`)
           .join(", ");
-        const copied = store.db.prepare(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM old.${table}`).run().changes;
+        const copied = db.prepare(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM old.${table}`).run().changes;
         if (table === "accounts") accounts = copied;
       }
+      return accounts;
     });
+    const accounts = copy.immediate();
     carried = accounts > 0 ? `; its ${accounts === 1 ? "account" : `${accounts} accounts`}, members and API keys are carried over (campaigns, drawings and entries stay there)` : "";
   } catch (error) {
     carried = `; its accounts could not be carried over (${(error as Error).message}): they stay there`;
   } finally {
-    store.db.close();
+    await store.close();
   }
   say(`the service's store described the old chain: moved to ${aside}${carried}`);
 }
@@ -484,7 +505,7 @@ function portalLine(config: Config, email: string): string {
  */
 async function greet(config: Config): Promise<void> {
   const [{ openStore, storePath }, { run: runCli }] = await Promise.all([import("../api/src/store/index.js"), import("../api/src/cli/prizedraw.js")]);
-  const store = openStore(storePath(config.dataDir));
+  const store = await openStore(config.storeUrl ?? storePath(config.dataDir));
   const service = `http://127.0.0.1:${config.port}`;
   const admin = cliCommand(config);
   const show = (line: string) => console.log(`    ${line}`);
@@ -503,16 +524,16 @@ async function greet(config: Config): Promise<void> {
       say(portalLine(config, FIRST_ACCOUNT_EMAIL));
       return;
     }
-    const owner = store.db.prepare("SELECT account_id AS accountId, email FROM members WHERE role = 'owner' ORDER BY created_at LIMIT 1").get() as { accountId: string; email: string } | undefined;
+    const owner = await store.conn.q().selectFrom("members").select(["account_id as accountId", "email"]).where("role", "=", "owner").orderBy("created_at").limit(1).executeTakeFirst();
     if (owner !== undefined) {
       say(`account ${owner.accountId} (${owner.email}); keys are stored only as hashes, so none is shown again; a new key for it:`);
       show(`${admin} key create --account ${owner.accountId}`);
       say(portalLine(config, owner.email));
     }
-    const active = store.db.prepare("SELECT slug FROM campaigns WHERE status = 'active' ORDER BY created_at LIMIT 5").pluck().all() as string[];
-    for (const slug of active) say(`page      ${config.publicBaseUrl}/campaigns/${slug}`);
+    const active = await store.conn.q().selectFrom("campaigns").select("slug").where("status", "=", "active").orderBy("created_at").limit(5).execute();
+    for (const { slug } of active) say(`page      ${config.publicBaseUrl}/campaigns/${slug}`);
   } finally {
-    store.db.close();
+    await store.close();
   }
 }
 
@@ -568,7 +589,7 @@ async function main(): Promise<void> {
 
   ready = true;
   lock.update({ state: "running" });
-  say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir})`);
+  say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir}${config.storeUrl === undefined ? "" : `, store in ${storeLabel(config.storeUrl)}`})`);
   say(`service   http://127.0.0.1:${config.port}  (GET /health, GET /ready${config.publicBaseUrl === `http://127.0.0.1:${config.port}` ? "" : `; public links use ${config.publicBaseUrl}`})`);
   say(`indexer   ${config.indexerUrl}`);
   say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw}${config.localChain && blockTime !== undefined ? `; a block every ${blockTime} s, CHAIN_BLOCK_TIME` : ""})`);

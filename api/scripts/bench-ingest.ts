@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const dir = requested ?? mkdtempSync(join(tmpdir(), "prizedraw-bench-"));
-  const store = openStore(storePath(dir));
+  const store = await openStore(storePath(dir));
   const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
   const { accountId } = (await cli(["account", "create", "--email", "bench@example.com"], store, config)) as { accountId: string };
   const { key } = (await cli(["key", "create", "--account", accountId], store, config)) as { key: string };
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     await cli(["campaign", "activate", `bench-${rep}`], store, config);
   }
 
-  store.db.close();
+  await store.close();
   const worker = new Worker(new URL("./tsWorker.mjs", import.meta.url), { workerData: { dir, entry: import.meta.url } });
   const port = await new Promise<number>((resolve, reject) => {
     worker.once("message", (m: { port: number }) => resolve(m.port));
@@ -109,11 +109,11 @@ async function main(): Promise<void> {
 
 /** The worker: the real service app on the benchmark's store, on a free loopback port. */
 async function serveInWorker(dir: string): Promise<void> {
-  const store = openStore(storePath(dir));
+  const store = await openStore(storePath(dir));
   const config = { env: "test" as const, publicBaseUrl: "http://127.0.0.1" };
   // The ingest path needs neither the chain nor the indexer: they are never called here.
   const deployment = { chainId: 31337 } as DeploymentRecord;
-  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, mailer: outboxMailer(store, logger), readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 } }), runCampaign: () => undefined });
+  const app = createApp({ store, indexer: new IndexerClient("http://127.0.0.1:9"), deployment, config, mailer: outboxMailer(store, logger), readiness: async () => ({ ready: true, store: true, chain: { ok: true, block: 0 }, indexer: { ok: true, block: 0, lagBlocks: 0 }, keeper: { leaseHeld: false } }), runCampaign: () => undefined });
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
   await new Promise((r) => server.once("listening", r));
   parentPort!.postMessage({ port: (server.address() as AddressInfo).port });
@@ -121,7 +121,7 @@ async function serveInWorker(dir: string): Promise<void> {
 
 if (!isMainThread) {
   void serveInWorker((workerData as { dir: string }).dir);
-} else main().catch((error: unknown) => {
+} else void main().catch((error: unknown) => {
   console.error(`bench-ingest: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stopOnSignal);
   try {
     log(`stack up in ${((performance.now() - runStarted) / 1000).toFixed(1)} s (${stack.baseUrl}, chain ${stack.rpcUrl}, data ${stack.dataDir})`);
-    store = openStore(storePath(stack.dataDir));
+    store = await openStore(storePath(stack.dataDir));
+    const q = store.conn.q();
     const cliConfig = { env: "test" as const, publicBaseUrl: stack.baseUrl };
     const cli = async (...args: string[]): Promise<Record<string, unknown>> => runCli(args, store!, cliConfig);
 
@@ -131,7 +132,8 @@ async function main(): Promise<void> {
     const accountId = ((await cli("account", "create", "--email", "bench-throughput@example.com")) as { accountId: string }).accountId;
     const slugs = Array.from({ length: n }, (_, i) => `tp-${String(i).padStart(4, "0")}`);
     const drawingIds: string[] = [];
-    const firstOpen = store.db.prepare("SELECT id, draw_at AS drawAt FROM drawings WHERE campaign_id = ? AND status = 'open' ORDER BY draw_at LIMIT 1");
+    const firstOpen = (campaignId: string) =>
+      q.selectFrom("drawings").select(["id", "draw_at as drawAt"]).where("campaign_id", "=", campaignId).where("status", "=", "open").orderBy("draw_at").limit(1).executeTakeFirst();
     for (const slug of slugs) {
       await cli(
         "campaign", "create", "--account", accountId, "--slug", slug, "--name", `Throughput ${slug}`, "--mode", "push",
@@ -140,7 +142,7 @@ async function main(): Promise<void> {
       );
       await cli("campaign", "activate", slug);
       const campaign = await store.campaigns.bySlug(slug);
-      const first = campaign ? (firstOpen.get(campaign.id) as { id: string; drawAt: string } | undefined) : undefined;
+      const first = campaign ? await firstOpen(campaign.id) : undefined;
       if (!campaign || !first) throw new Error(`${slug}: no open drawing after activation`);
       if (Date.parse(first.drawAt) !== drawAtMs) throw new Error(`${slug}: first open drawing is at ${first.drawAt}, not ${drawAt.toISOString()}`);
       await submitWinners(store, campaign, first.id, [{ winner: `winner-${slug}`, displayName: null, avatarUrl: null }]);
@@ -156,8 +158,8 @@ async function main(): Promise<void> {
 
     // From the draw time: when each drawing is first seen paid (the store, polled every POLL_MS).
     const ours = new Set(drawingIds);
-    const statusQuery = store.db.prepare("SELECT id, status, needs_attention AS note FROM drawings WHERE draw_at = ?");
-    const drawAtStored = (store.db.prepare("SELECT draw_at FROM drawings WHERE id = ?").pluck().get(drawingIds[0]) as string | undefined) ?? drawAt.toISOString();
+    const drawAtStored = (await q.selectFrom("drawings").select("draw_at").where("id", "=", drawingIds[0]!).executeTakeFirst())?.draw_at ?? drawAt.toISOString();
+    const statusQuery = () => q.selectFrom("drawings").select(["id", "status", "needs_attention as note"]).where("draw_at", "=", drawAtStored).execute();
     const paidAfter = new Map<string, number>();
     const deadline = drawAtMs + limitSeconds * 1_000;
     let lastReport = 0;
@@ -167,7 +169,7 @@ async function main(): Promise<void> {
       const now = Date.now();
       counts = {};
       attention = 0;
-      for (const row of statusQuery.all(drawAtStored) as { id: string; status: string; note: string | null }[]) {
+      for (const row of await statusQuery()) {
         if (!ours.has(row.id)) continue;
         counts[row.status] = (counts[row.status] ?? 0) + 1;
         if (row.note !== null) attention++;
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
     emit({ name: `throughput.simultaneous.${n}.transactionsPerBlock`, value: transactions / blocks, unit: "tx/block" });
     log(`${transactions} transactions in blocks ${fromBlock} to ${toBlock} (${blocks} blocks); the run took ${((performance.now() - runStarted) / 60_000).toFixed(1)} min`);
   } finally {
-    store?.db.close();
+    await store?.close();
     logWarnings(stack.dataDir);
     await stack.stop();
   }

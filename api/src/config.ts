@@ -11,6 +11,11 @@ export type Config = {
   env: Environment;
   /** Absolute path: SQLite file, anvil state, Ponder's PGlite, deployment record. */
   dataDir: string;
+  /**
+   * The service's store in PostgreSQL (`postgres://user:password@host:port/db`), or undefined: the SQLite file in
+   * the data folder (store/index.ts `storePath`). It holds a password: messages name it with `storeLabel` only.
+   */
+  storeUrl: string | undefined;
   port: number;
   publicBaseUrl: string;
   chainPort: number;
@@ -99,6 +104,11 @@ const schema = z.object({
   INDEXER_PORT: port.default(42069),
   INDEXER_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  STORE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/i, "must be postgres://... or postgresql://... (unset it for the SQLite file in the data folder)")
+    .refine(isUrl, "is not a valid URL")
+    .optional(),
   KEEPER_INTERVAL_SECONDS: z.coerce.number().positive().optional(),
   PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: bool.default(false),
   PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
@@ -113,6 +123,28 @@ const schema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
     .optional(),
 });
+
+function isUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The store for messages and logs: a SQLite file's path, or a PostgreSQL database as its engine and host only (the
+ * URL's user and password, and any parameters, stay out of logs).
+ */
+export function storeLabel(location: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(location)) return location;
+  try {
+    return `PostgreSQL at ${new URL(location).host || "localhost"}`;
+  } catch {
+    return "PostgreSQL";
+  }
+}
 
 /** Reads and checks the configuration; throws ConfigError naming the variable at fault. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
@@ -136,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   return {
     env: v.PRIZEDRAW_ENV,
     dataDir,
+    storeUrl: v.STORE_URL,
     port: v.PORT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://127.0.0.1:${v.PORT}`).replace(/\/+$/, ""),
     chainPort: v.CHAIN_PORT,

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from "node:http";
 import { serve } from "@hono/node-server";
-import { ConfigError, LOCAL_CHAIN_ID, isPublicDevelopmentKey, loadConfig } from "./config.js";
+import { ConfigError, LOCAL_CHAIN_ID, isPublicDevelopmentKey, loadConfig, storeLabel } from "./config.js";
 import { IndexerClient } from "./chain/indexer.js";
 import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
@@ -15,7 +15,7 @@ import { checkReadiness } from "./readiness.js";
 import { openStore, storePath } from "./store/index.js";
 
 /** The service process: store, chain port, indexer client, keeper, and HTTP on 127.0.0.1:PORT. */
-function main(): void {
+async function main(): Promise<void> {
   const config = loadConfig();
   const deployment = readDeployment(config.dataDir);
   if (!deployment) throw new ConfigError(`no deployment record in ${config.dataDir}: start the stack with npm start`);
@@ -29,7 +29,9 @@ function main(): void {
   if (config.env === "production" && deployment.chainId !== LOCAL_CHAIN_ID && isPublicDevelopmentKey(config.operatorPrivateKey)) {
     throw new ConfigError("OPERATOR_PRIVATE_KEY is one of anvil's public development keys: production needs the operator's own key");
   }
-  const store = openStore(storePath(config.dataDir));
+  // STORE_URL's PostgreSQL database, else the SQLite file in the data folder.
+  const storeLocation = config.storeUrl ?? storePath(config.dataDir);
+  const store = await openStore(storeLocation);
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
   const indexer = new IndexerClient(config.indexerUrl);
   const keeper = new Keeper({ store, chain, indexer, config, logger });
@@ -42,7 +44,7 @@ function main(): void {
     deployment,
     config,
     mailer,
-    readiness: () => checkReadiness({ db: store.db, chain, indexer, holdsKeeperLease: () => keeper.holdsLease() }),
+    readiness: () => checkReadiness({ store, chain, indexer, holdsKeeperLease: () => keeper.holdsLease() }),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
   // Kept public reads are answered before Hono (http/publicFastPath.ts); everything else goes through the app.
@@ -63,7 +65,7 @@ function main(): void {
   const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port, createServer }, (info) => {
     // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
     const randomness = deployment.mockEntropy ? "mock" : deployment.entropy;
-    logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness, mail: mailer.kind }, "service listening");
+    logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness, mail: mailer.kind, store: storeLabel(storeLocation) }, "service listening");
     keeper.start();
   });
   (server as HttpServer).on("clientError", answerClientError);
@@ -72,8 +74,8 @@ function main(): void {
     // both are done (keeper.stop() logs its own failures).
     const keeperStopped = keeper.stop();
     const close = () => {
-      store.db.close();
-      process.exit(0);
+      const exit = () => process.exit(0);
+      void store.close().then(exit, exit);
     };
     server.close(() => void keeperStopped.then(close, close));
   };
@@ -81,10 +83,8 @@ function main(): void {
   process.on("SIGINT", stop);
 }
 
-try {
-  main();
-} catch (error) {
-  // One clear line, no stack trace: configuration problems are the operator's to fix.
+void main().catch((error: unknown) => {
+  // One clear line, no stack trace: configuration problems (and an unreachable STORE_URL) are the operator's to fix.
   console.error(`service: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
-}
+});

@@ -1,4 +1,5 @@
-import type { Db } from "./store/db.js";
+import { sql } from "kysely";
+import type { Store } from "./store/index.js";
 import type { ChainPort } from "./chain/port.js";
 import type { IndexerClient } from "./chain/indexer.js";
 
@@ -14,7 +15,7 @@ export type Readiness = {
 /** How far behind the chain head the indexer may be and still count as caught up (one block a second locally). */
 export const MAX_INDEXER_LAG_BLOCKS = 5;
 
-export type ReadinessDeps = { db: Db; chain: ChainPort; indexer: IndexerClient; holdsKeeperLease: () => boolean };
+export type ReadinessDeps = { store: Pick<Store, "conn">; chain: ChainPort; indexer: IndexerClient; holdsKeeperLease: () => boolean };
 
 /** The indexer's processed block, or null when it is unreachable or still backfilling. */
 async function indexerBlock(indexer: IndexerClient): Promise<number | null> {
@@ -26,17 +27,32 @@ async function indexerBlock(indexer: IndexerClient): Promise<number | null> {
   }
 }
 
+/** How long the store may take to answer before it counts as down (an unreachable PostgreSQL host can take minutes). */
+const STORE_CHECK_TIMEOUT_MS = 5_000;
+
+/** Whether the store answers a trivial query in time (SQLite's file open, PostgreSQL reachable). */
+async function answers(store: Pick<Store, "conn">): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), STORE_CHECK_TIMEOUT_MS);
+  });
+  const query = sql<{ one: number }>`SELECT 1 AS one`.execute(store.conn.q()).then(
+    ({ rows }) => Number(rows[0]?.one) === 1,
+    () => false,
+  );
+  try {
+    return await Promise.race([query, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Store open, chain reachable, indexer ready and within MAX_INDEXER_LAG_BLOCKS of the chain head. Whether this process
  * holds the keeper lease is reported beside, and does not count: a standby serves HTTP like the holder.
  */
-export async function checkReadiness({ db, chain, indexer, holdsKeeperLease }: ReadinessDeps): Promise<Readiness> {
-  let store = false;
-  try {
-    store = db.prepare("SELECT 1").pluck().get() === 1;
-  } catch {
-    store = false;
-  }
+export async function checkReadiness({ store, chain, indexer, holdsKeeperLease }: ReadinessDeps): Promise<Readiness> {
+  const storeOk = await answers(store);
   let head: number | null = null;
   try {
     head = Number(await chain.blockNumber());
@@ -47,8 +63,8 @@ export async function checkReadiness({ db, chain, indexer, holdsKeeperLease }: R
   const lag = head !== null && indexed !== null ? Math.max(0, head - indexed) : null;
   const indexerOk = lag !== null && lag <= MAX_INDEXER_LAG_BLOCKS;
   return {
-    ready: store && head !== null && indexerOk,
-    store,
+    ready: storeOk && head !== null && indexerOk,
+    store: storeOk,
     chain: { ok: head !== null, block: head },
     indexer: { ok: indexerOk, block: indexed, lagBlocks: lag },
     keeper: { leaseHeld: holdsKeeperLease() },

@@ -49,11 +49,11 @@ const item = (draws: Draws, id: string) => draws.draws.find((d) => d.id === id);
 const nextDrawingText = (html: string) => /<h3>Next drawing<\/h3>\s*<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
 /** The campaign's public version, read from the store file as any other process would. */
 async function storeVersion(): Promise<number> {
-  const store = openStore(storePath(stack.dataDir));
+  const store = await openStore(storePath(stack.dataDir));
   try {
     return await store.publicVersions.get((await store.campaigns.bySlug(SLUG))!.id);
   } finally {
-    store.db.close();
+    await store.close();
   }
 }
 

@@ -136,11 +136,11 @@ describe("proof.json", () => {
     await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: ["t-1", "t-2", "t-3"] } });
     await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
     await until("second drawn", async () => (((await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string }).status === "paid" ? true : undefined), 60_000, 250);
-    const store: Store = openStore(storePath(stack.dataDir));
+    const store: Store = await openStore(storePath(stack.dataDir));
     try {
-      store.db.prepare("UPDATE winners SET winner_id = 't-9' WHERE drawing_id = ? AND position = 0").run(open.id);
+      await store.conn.q().updateTable("winners").set({ winner_id: "t-9" }).where("drawing_id", "=", open.id).where("position", "=", 0).execute();
     } finally {
-      store.db.close();
+      await store.close();
     }
     const refused = await api(stack, "GET", `/campaigns/public-daily/draws/${open.id}/proof.json`);
     expect(refused.status).toBe(409);
@@ -155,7 +155,7 @@ describe("draws.json", () => {
     await stack.cli("campaign", "create", "--account", accountId, "--slug", "history", "--name", "History", "--mode", "push", "--cadence", "hourly", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "history");
     // 250 past drawings written straight into the store (the keeper would need hours of chain time for them).
-    const store: Store = openStore(storePath(stack.dataDir));
+    const store: Store = await openStore(storePath(stack.dataDir));
     const statuses = ["open", "locked", "entropy_requested", "settled", "paid"] as const;
     try {
       const campaign = (await store.campaigns.bySlug("history"))!;
@@ -172,7 +172,7 @@ describe("draws.json", () => {
         }
       });
     } finally {
-      store.db.close();
+      await store.close();
     }
     const seen: DrawItem[] = [];
     let before: string | null = null;

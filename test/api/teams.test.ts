@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath } from "../../api/src/store/index.js";
 import { api, startStack, type Stack } from "../support/stack.js";
+import { rawSqlite } from "../support/store.js";
 
 let stack: Stack;
 let accountId: string;
@@ -17,12 +18,13 @@ const ROUTE = "/api/v1/campaigns/no-such-campaign";
 const works = async (key: string) => (await api(stack, "GET", ROUTE, { key })).status !== 401;
 
 type Row = Record<string, unknown>;
-function rows(sql: string, ...params: unknown[]): Row[] {
-  const store = openStore(storePath(stack.dataDir));
+/** Rows read from the stack's SQLite file directly, as another process would. */
+async function rows(sql: string, ...params: unknown[]): Promise<Row[]> {
+  const store = await openStore(storePath(stack.dataDir));
   try {
-    return store.db.prepare(sql).all(...params) as Row[];
+    return rawSqlite(store).prepare(sql).all(...params) as Row[];
   } finally {
-    store.db.close();
+    await store.close();
   }
 }
 const keyRows = () => rows("SELECT key_id, created_by, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at", accountId);
@@ -47,18 +49,18 @@ afterAll(async () => {
 
 describe("only owners create keys", () => {
   it("refuses a member, an outsider and another account's owner; stores no key", async () => {
-    const before = keyRows();
+    const before = await keyRows();
     await refused("key", "create", "--account", accountId, "--as", "member@example.com");
     await refused("key", "create", "--account", accountId, "--as", "stranger@example.com");
     await refused("key", "create", "--account", accountId, "--as", "other-owner@example.com");
-    expect(keyRows()).toEqual(before);
+    expect(await keyRows()).toEqual(before);
   }, 120_000);
 
   it("gives an owner a key that works over HTTP at once, recorded as created by that owner", async () => {
     const created = await stack.cli("key", "create", "--account", accountId, "--as", "Owner@Example.com");
     expect(created.key).toMatch(/^pd_test_/);
     expect(await works(created.key as string)).toBe(true);
-    expect(keyRows().find((k) => k.key_id === created.keyId)).toMatchObject({ created_by: "owner@example.com", revoked_at: null });
+    expect((await keyRows()).find((k) => k.key_id === created.keyId)).toMatchObject({ created_by: "owner@example.com", revoked_at: null });
   }, 120_000);
 });
 
@@ -68,7 +70,7 @@ describe("only owners revoke keys", () => {
     await refused("key", "revoke", "--account", accountId, keyId, "--as", "member@example.com");
     await refused("key", "revoke", "--account", accountId, keyId, "--as", "other-owner@example.com");
     expect(await works(ownerKey)).toBe(true);
-    expect(keyRows().find((k) => k.key_id === keyId)).toMatchObject({ revoked_at: null });
+    expect((await keyRows()).find((k) => k.key_id === keyId)).toMatchObject({ revoked_at: null });
   }, 120_000);
 
   it("lets an owner revoke: the very next request with the key is 401", async () => {
@@ -86,11 +88,11 @@ describe("only owners revoke keys", () => {
 
 describe("only owners add members", () => {
   it("refuses a member adding someone, or promoting themselves; stores nothing", async () => {
-    const before = memberRows();
+    const before = await memberRows();
     await refused("member", "add", "--account", accountId, "--email", "friend@example.com", "--role", "member", "--as", "member@example.com");
     await refused("member", "add", "--account", accountId, "--email", "member@example.com", "--role", "owner", "--as", "member@example.com");
     await refused("member", "add", "--account", accountId, "--email", "friend@example.com", "--as", "other-owner@example.com");
-    expect(memberRows()).toEqual(before);
+    expect(await memberRows()).toEqual(before);
     // Still a member: still refused a key.
     await refused("key", "create", "--account", accountId, "--as", "member@example.com");
   }, 120_000);
@@ -98,7 +100,7 @@ describe("only owners add members", () => {
   it("lets an owner add a member and an owner; the new owner manages keys, the new member does not", async () => {
     await stack.cli("member", "add", "--account", accountId, "--email", "second@example.com", "--role", "member", "--as", "owner@example.com");
     await stack.cli("member", "add", "--account", accountId, "--email", "co-owner@example.com", "--role", "owner", "--as", "owner@example.com");
-    expect(memberRows()).toEqual([
+    expect(await memberRows()).toEqual([
       { email: "co-owner@example.com", role: "owner" },
       { email: "member@example.com", role: "member" },
       { email: "owner@example.com", role: "owner" },
@@ -107,7 +109,7 @@ describe("only owners add members", () => {
     await refused("key", "create", "--account", accountId, "--as", "second@example.com");
     const key = (await stack.cli("key", "create", "--account", accountId, "--as", "co-owner@example.com")).key as string;
     expect(await works(key)).toBe(true);
-    const audit = rows("SELECT actor, action FROM audit_log WHERE subject = ? AND action LIKE 'member.%' ORDER BY at", accountId);
+    const audit = await rows("SELECT actor, action FROM audit_log WHERE subject = ? AND action LIKE 'member.%' ORDER BY at", accountId);
     expect(audit).toContainEqual({ actor: "owner@example.com", action: "member.add" });
   }, 120_000);
 
@@ -116,7 +118,7 @@ describe("only owners add members", () => {
     await expect(stack.cli("member", "add", "--account", otherAccountId, "--email", "other-owner@example.com", "--role", "member", "--as", "other-owner@example.com")).rejects.toMatchObject({ code: 2 });
     // With a second owner, one owner may step down.
     await stack.cli("member", "add", "--account", accountId, "--email", "co-owner@example.com", "--role", "member", "--as", "owner@example.com");
-    expect(memberRows()).toContainEqual({ email: "co-owner@example.com", role: "member" });
+    expect(await memberRows()).toContainEqual({ email: "co-owner@example.com", role: "member" });
     await refused("key", "create", "--account", accountId, "--as", "co-owner@example.com");
   }, 120_000);
 });
@@ -134,6 +136,6 @@ describe("the partner API manages no team", () => {
       expect(r.status).toBe(404);
       expect(r.body.error).toBe("not_found");
     }
-    expect(keyRows().every((k) => typeof k.created_by === "string")).toBe(true);
+    expect((await keyRows()).every((k) => typeof k.created_by === "string")).toBe(true);
   });
 });

@@ -1,31 +1,45 @@
-// The store's connection (issue 24): an asynchronous interface over better-sqlite3's one connection. A transaction
-// spans awaits, so while it is open every caller from outside it waits; calls from inside it run at once, at the
-// moment they are made; a nested transaction is a savepoint.
+// The store's connection (issue 24): Kysely over either engine, here SQLite (a temporary file, opened as the store
+// opens it). A transaction spans awaits: while it is open, a caller from outside it waits and never sees its
+// uncommitted rows; callers inside it find it through AsyncLocalStorage; a nested transaction is a savepoint; a
+// callback that outlives its transaction runs outside it.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Connection } from "../../api/src/store/connection.js";
-import { openDb, type Db, type Migration } from "../../api/src/store/db.js";
+import type { Connection } from "../../api/src/store/connection.js";
+import { openEngine } from "../../api/src/store/engines.js";
 
-const SCHEMA: readonly Migration[] = [{ version: 1, name: "rows", sql: "CREATE TABLE rows (name TEXT PRIMARY KEY) STRICT;" }];
-
-let db: Db;
+let dir: string;
 let conn: Connection;
 
-beforeEach(() => {
-  db = openDb(":memory:", SCHEMA);
-  conn = new Connection(db);
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "connection-test-"));
+  const opened = await openEngine(path.join(dir, "store.sqlite"));
+  conn = opened.conn;
+  // A table of the test's own, beside the store's (raw SQL on the file's handle, before any transaction).
+  if (opened.sqlite === null) throw new Error("openEngine on a file path should open SQLite");
+  opened.sqlite.exec("CREATE TABLE test_rows (name TEXT PRIMARY KEY) STRICT");
 });
 
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await conn.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-function insert(name: string): void {
-  db.prepare("INSERT INTO rows (name) VALUES (?)").run(name);
+/**
+ * The caller's query builder (its transaction's inside `tx`, else the store's), knowing the test's table. (Not
+ * kysely's `sql` here: the tests' `kysely` resolves to another copy, Ponder's, than the api's.)
+ */
+const q = () => conn.q().withTables<{ test_rows: { name: string } }>();
+
+async function insert(name: string): Promise<void> {
+  await q().insertInto("test_rows").values({ name }).execute();
 }
 
-function names(): string[] {
-  return db.prepare("SELECT name FROM rows ORDER BY name").pluck().all() as string[];
+/** The rows, as the caller sees them. */
+async function names(): Promise<string[]> {
+  return (await q().selectFrom("test_rows").select("name").orderBy("name").execute()).map((r) => r.name);
 }
 
 /** A promise and the function that resolves it: a transaction body waits on it while the test looks around. */
@@ -38,29 +52,36 @@ function gate(): { opened: Promise<void>; open: () => void } {
 }
 
 /** Lets every pending callback and timer of this turn run. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 5));
+function settle(ms = 5): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe("Connection", () => {
-  it("a caller outside an open transaction does not see its uncommitted write: it waits, then sees the committed row", async () => {
+  it("is SQLite for a file path", () => {
+    expect(conn.engine).toBe("sqlite");
+  });
+
+  it("a read outside an open transaction does not see its uncommitted write: it waits, then sees the committed row", async () => {
     const events: string[] = [];
     const { opened, open } = gate();
     const transaction = conn.tx(async () => {
-      insert("a");
+      await insert("a");
+      expect(await names()).toEqual(["a"]); // inside, its own write is visible
       events.push("tx wrote");
       await opened;
       events.push("tx ends");
     });
-    const outside = conn.run(() => {
+    while (!events.includes("tx wrote")) await settle(1);
+    // Started from outside the transaction (the test's own context), while it is open.
+    const outside = names().then((rows) => {
       events.push("outside read");
-      return { rows: names(), inTransaction: db.inTransaction };
+      return rows;
     });
-    await settle();
-    expect(events).toEqual(["tx wrote"]); // the outside read has not run while the transaction is open
+    await settle(20);
+    expect(events).toEqual(["tx wrote"]); // the outside read has not answered while the transaction is open
     open();
     await transaction;
-    expect(await outside).toEqual({ rows: ["a"], inTransaction: false });
+    expect(await outside).toEqual(["a"]);
     expect(events).toEqual(["tx wrote", "tx ends", "outside read"]);
   });
 
@@ -68,26 +89,28 @@ describe("Connection", () => {
     const failure = new Error("body failed");
     await expect(
       conn.tx(async () => {
-        insert("a");
-        await conn.run(() => insert("b"));
+        await insert("a");
         await settle();
+        await insert("b");
+        expect(await names()).toEqual(["a", "b"]);
         throw failure;
       }),
     ).rejects.toBe(failure);
-    expect(names()).toEqual([]);
-    expect(db.inTransaction).toBe(false);
+    expect(await names()).toEqual([]);
+    expect(conn.inTransaction()).toBe(false);
     // The connection is free again: a later transaction commits.
-    await conn.tx(async () => conn.run(() => insert("c")));
-    expect(names()).toEqual(["c"]);
+    await conn.tx(async () => insert("c"));
+    expect(await names()).toEqual(["c"]);
   });
 
   it("a nested transaction that rejects, caught by the outer, undoes only its own writes", async () => {
     const caught: unknown[] = [];
     await conn.tx(async () => {
-      await conn.run(() => insert("before"));
+      await insert("before");
       try {
         await conn.tx(async () => {
-          await conn.run(() => insert("inner"));
+          await insert("inner");
+          expect(await names()).toEqual(["before", "inner"]);
           await settle();
           throw new Error("inner failed");
         });
@@ -95,48 +118,30 @@ describe("Connection", () => {
         caught.push(error);
       }
       expect(conn.inTransaction()).toBe(true);
-      await conn.run(() => insert("after"));
+      expect(await names()).toEqual(["before"]);
+      await insert("after");
     });
     expect(caught).toHaveLength(1);
-    expect(names()).toEqual(["after", "before"]);
-    expect(db.inTransaction).toBe(false);
+    expect(await names()).toEqual(["after", "before"]);
   });
 
-  it("a write made with run() inside a transaction and not awaited runs at call time, before the commit", async () => {
-    const seen: Array<{ inTransaction: boolean }> = [];
-    let pending: Promise<void> | undefined;
+  it("a nested transaction that resolves keeps its writes with the outer's", async () => {
     await conn.tx(async () => {
-      pending = conn.run(() => {
-        seen.push({ inTransaction: db.inTransaction });
-        insert("a");
-      });
-      expect(names()).toEqual(["a"]); // already written, synchronously, before anything was awaited
+      await insert("outer");
+      await conn.tx(async () => insert("inner"));
     });
-    expect(seen).toEqual([{ inTransaction: true }]);
-    expect(names()).toEqual(["a"]);
-    await pending;
-
-    // It is part of the transaction: when the transaction rejects, the write is undone with it.
-    let later: Promise<void> | undefined;
-    await expect(
-      conn.tx(async () => {
-        later = conn.run(() => insert("b"));
-        throw new Error("body failed");
-      }),
-    ).rejects.toThrow("body failed");
-    await later;
-    expect(names()).toEqual(["a"]);
+    expect(await names()).toEqual(["inner", "outer"]);
   });
 
-  it("two transactions started at once run one after the other: their bodies never interleave", async () => {
+  it("two transactions started at once run one after the other: the second sees the first's committed rows", async () => {
     const events: string[] = [];
     const body = (name: string) => async (): Promise<string[]> => {
       events.push(`${name} begins`);
       for (let i = 0; i < 3; i++) {
-        await conn.run(() => insert(`${name}${i}`));
+        await insert(`${name}${i}`);
         await settle();
       }
-      const rows = await conn.run(() => names());
+      const rows = await names();
       events.push(`${name} ends`);
       return rows;
     };
@@ -144,5 +149,39 @@ describe("Connection", () => {
     expect(events).toEqual(["a begins", "a ends", "b begins", "b ends"]);
     expect(first).toEqual(["a0", "a1", "a2"]); // b wrote nothing while a was open
     expect(second).toEqual(["a0", "a1", "a2", "b0", "b1", "b2"]);
+  });
+
+  it("a callback that outlives its transaction runs outside it: its write is its own, not the ended transaction's nor a later one's", async () => {
+    let late: Promise<{ inTransaction: boolean; sameBuilder: boolean }> | undefined;
+    const fired = gate();
+    const release = gate();
+    await conn.tx(async () => {
+      const inside = conn.q();
+      await insert("tx");
+      // Started inside the transaction (the timer inherits its async context); fires after the commit, and writes
+      // once the test releases it, while a later transaction is open.
+      setTimeout(() => {
+        late = (async () => {
+          fired.open();
+          await release.opened;
+          const seen = { inTransaction: conn.inTransaction(), sameBuilder: conn.q() === inside };
+          await insert("late");
+          return seen;
+        })();
+      }, 0);
+    });
+    await fired.opened;
+    expect(await names()).toEqual(["tx"]);
+    // The later transaction rolls back: the late write, made while it was open, is not part of it.
+    await expect(
+      conn.tx(async () => {
+        await insert("rolled back");
+        release.open();
+        await settle(20);
+        throw new Error("later transaction failed");
+      }),
+    ).rejects.toThrow("later transaction failed");
+    expect(await late).toEqual({ inTransaction: false, sameBuilder: false });
+    expect(await names()).toEqual(["late", "tx"]);
   });
 });

@@ -63,7 +63,7 @@ describe("checking periods and picking", () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "guarantees-"));
-    store = openStore(path.join(dir, "store.sqlite"));
+    store = await openStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
     await store.accounts.createAccount(accountId, START);
     const created = await createCampaign(
@@ -76,8 +76,8 @@ describe("checking periods and picking", () => {
     await store.campaigns.update(campaign);
   });
 
-  afterEach(() => {
-    store.db.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

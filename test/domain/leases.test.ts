@@ -14,15 +14,15 @@ let dir: string;
 let store: Store;
 let other: Store;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "prizedraw-lease-"));
-  store = openStore(path.join(dir, "prizedraw.sqlite"));
-  other = openStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
+  store = await openStore(path.join(dir, "prizedraw.sqlite"));
+  other = await openStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
 });
 
-afterEach(() => {
-  store.db.close();
-  other.db.close();
+afterEach(async () => {
+  await store.close();
+  await other.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -94,7 +94,7 @@ describe("KeeperLease", () => {
     await c.start();
     expect(c.holds()).toBe(true);
     // Taken by another (this process was paused past its expiry): confirm() sees it and the work stops.
-    other.db.prepare("UPDATE leases SET holder = 'elsewhere:1:x' WHERE name = ?").run(KEEPER_LEASE);
+    await other.conn.q().updateTable("leases").set({ holder: "elsewhere:1:x" }).where("name", "=", KEEPER_LEASE).execute();
     expect(await c.confirm()).toBe(false);
     expect(events.at(-1)).toBe("c off");
     await c.stop();

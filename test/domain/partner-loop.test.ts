@@ -29,13 +29,13 @@ let accountId: string;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "partner-loop-"));
-  store = openStore(path.join(dir, "store.sqlite"));
+  store = await openStore(path.join(dir, "store.sqlite"));
   accountId = newId("acc");
   await store.accounts.createAccount(accountId, NOW.toISOString());
 });
 
-afterEach(() => {
-  store.db.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -15,9 +15,10 @@ import { newId } from "../../api/src/domain/ids.js";
 import { PublicCache, type Render } from "../../api/src/http/publicCache.js";
 import { advanceClock } from "../../api/src/http/routes/campaigns.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
-import { MIGRATIONS, openDb } from "../../api/src/store/db.js";
+import { MIGRATIONS } from "../../api/src/store/db.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
-import { createStore, openStore, type Store } from "../../api/src/store/index.js";
+import { openStore, type Store } from "../../api/src/store/index.js";
+import { rawSqlite } from "../support/store.js";
 
 const HOUR = 3_600_000;
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -61,15 +62,15 @@ const current = async () => (await store.campaigns.byId(campaign.id))!;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "public-cache-"));
-  store = openStore(path.join(dir, "store.sqlite"));
+  store = await openStore(path.join(dir, "store.sqlite"));
   accountId = newId("acc");
   await store.accounts.createAccount(accountId, new Date().toISOString());
   campaign = await newCampaign("cached");
   other = await newCampaign("elsewhere");
 });
 
-afterEach(() => {
-  store.db.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -164,19 +165,24 @@ describe("public versions (migration 11's triggers)", () => {
 
   it("seeds version 1 for the campaigns of a store upgraded to migration 11, which the triggers then move", async () => {
     const file = path.join(dir, "old.sqlite");
-    const oldDb = openDb(file, MIGRATIONS.filter((m) => m.version < 11));
-    const old = createStore(oldDb);
+    // A store from before migration 11: campaigns written, then public_versions, its triggers and the migration's
+    // record taken out again (SQLite's own file; the store applies each migration it has no record of).
+    const old = await openStore(file);
     await old.accounts.createAccount("acc_old", new Date().toISOString());
     const c = await createCampaign(old, "acc_old", { slug: "old", name: "Old", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
-    expect(oldDb.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'public_versions'").pluck().get()).toBe(0);
-    oldDb.close();
-    const upgraded = openStore(file);
+    const oldDb = rawSqlite(old);
+    const migration11 = MIGRATIONS.find((m) => m.version === 11)!;
+    for (const trigger of migration11.sql.matchAll(/CREATE TRIGGER (\w+)/g)) oldDb.exec(`DROP TRIGGER ${trigger[1]!}`);
+    oldDb.exec("DROP TABLE public_versions; DELETE FROM schema_migrations WHERE version = 11;");
+    expect(oldDb.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'public_version%'").pluck().get()).toBe(0);
+    await old.close();
+    const upgraded = await openStore(file);
     try {
       expect(await upgraded.publicVersions.get(c.id)).toBe(1);
       await upgraded.campaigns.update({ ...(await upgraded.campaigns.byId(c.id))!, name: "Upgraded" });
       expect(await upgraded.publicVersions.get(c.id)).toBe(2);
     } finally {
-      upgraded.db.close();
+      await upgraded.close();
     }
   });
 });

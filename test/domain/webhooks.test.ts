@@ -119,14 +119,14 @@ describe("the outbox on a real store", () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "webhooks-"));
-    store = openStore(path.join(dir, "store.sqlite"));
+    store = await openStore(path.join(dir, "store.sqlite"));
     accountId = newId("acc");
     await store.accounts.createAccount(accountId, new Date().toISOString());
     campaign = await createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
   });
 
-  afterEach(() => {
-    store.db.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -149,7 +149,7 @@ describe("the outbox on a real store", () => {
   it("records nothing for an account without endpoints", async () => {
     const d = await drawing();
     await store.drawings.update({ ...d, status: "locked" });
-    expect(store.db.prepare("SELECT COUNT(*) FROM webhook_events").pluck().get()).toBe(0);
+    expect(await store.conn.q().selectFrom("webhook_events").select("id").execute()).toEqual([]);
   });
 
   it("writes each event with its change, as the API shows the drawing; a rolled-back change leaves no event", async () => {
@@ -164,7 +164,7 @@ describe("the outbox on a real store", () => {
     ).rejects.toThrow("rolled back");
     const deliveries = await listDeliveries(store, e.id);
     expect(deliveries.map((x) => [x.eventType, x.status, x.attempts])).toEqual([["drawing.locked", "pending", 0]]);
-    const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events").pluck().get() as string) as { type: string; timestamp: string; data: { campaign: string; drawing: { id: string; status: string; winners: { winner: string }[] } } };
+    const body = JSON.parse((await store.conn.q().selectFrom("webhook_events").select("body").executeTakeFirstOrThrow()).body) as { type: string; timestamp: string; data: { campaign: string; drawing: { id: string; status: string; winners: { winner: string }[] } } };
     expect(body.type).toBe("drawing.locked");
     expect(body.data.campaign).toBe("hooks");
     expect(body.data.drawing).toMatchObject({ id: d.id, status: "locked", winners: [{ winner: "u-1" }] });
@@ -186,7 +186,7 @@ describe("the outbox on a real store", () => {
     const events = (await listDeliveries(store, e.id)).filter((x) => x.eventType === "guarantee.awaiting_pick");
     expect(events).toHaveLength(1);
     expect(events[0]!.subjectId).toBe(checked[0]!.id);
-    const body = JSON.parse(store.db.prepare("SELECT body FROM webhook_events WHERE type = 'guarantee.awaiting_pick'").pluck().get() as string) as { data: unknown };
+    const body = JSON.parse((await store.conn.q().selectFrom("webhook_events").select("body").where("type", "=", "guarantee.awaiting_pick").executeTakeFirstOrThrow()).body) as { data: unknown };
     expect(body.data).toEqual({ campaign: "gtd", guarantee: { id: checked[0]!.id, period: 1, periodStart: checked[0]!.periodStart, periodEnd: checked[0]!.periodEnd, status: "awaiting_pick", amountCents: 2_000 } });
   });
 

@@ -54,7 +54,7 @@ function newForm(overrides: Record<string, string> = {}): Record<string, string>
 
 beforeAll(async () => {
   stack = await startStack();
-  store = openStore(storePath(stack.dataDir));
+  store = await openStore(storePath(stack.dataDir));
   ({ accountId, key } = await createAccount(stack, OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
   owner = await signIn(stack, OWNER);
@@ -62,7 +62,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  store?.db.close();
+  await store?.close();
   await stack?.stop();
 });
 

@@ -15,6 +15,7 @@ import { PortalClient, type Reply } from "../support/portalClient.js";
 import { REPO_ROOT, sleep } from "../support/processes.js";
 import { startSmtp, type SmtpCatcher } from "../support/smtp.js";
 import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
+import { rawSqlite } from "../support/store.js";
 
 const OWNER = "owner@example.com";
 const MEMBER = "member@example.com";
@@ -47,7 +48,8 @@ let ownerAccount: string;
 /** Every link token and session id the test saw: none may appear in the service's log. */
 const secrets = new Set<string>();
 
-const count = (sql: string, ...params: unknown[]): number => store.db.prepare(sql).pluck().get(...params) as number;
+/** A count read from the stack's SQLite file directly. */
+const count = (sql: string, ...params: unknown[]): number => rawSqlite(store).prepare(sql).pluck().get(...params) as number;
 const sessions = () => count("SELECT COUNT(*) FROM portal_sessions");
 const liveKeys = async () => (await store.accounts.keys(ownerAccount)).filter((k) => k.revokedAt === null).length;
 const members = async () => (await store.accounts.members(ownerAccount)).map((m) => `${m.email}:${m.role}`).sort();
@@ -94,7 +96,7 @@ async function snapshot(): Promise<string> {
   return JSON.stringify({
     sessions: sessions(),
     liveSessions: count("SELECT COUNT(*) FROM portal_sessions WHERE ended_at IS NULL"),
-    links: store.db.prepare("SELECT token_hash, used_at FROM portal_links ORDER BY token_hash").all(),
+    links: rawSqlite(store).prepare("SELECT token_hash, used_at FROM portal_links ORDER BY token_hash").all(),
     keys: (await store.accounts.keys(ownerAccount)).map((k) => [k.keyId, k.revokedAt]),
     members: await members(),
     mails: smtp.mails.length,
@@ -104,7 +106,7 @@ async function snapshot(): Promise<string> {
 beforeAll(async () => {
   smtp = await startSmtp();
   stack = await startStack({ extraEnv: { SMTP_URL: smtp.url } });
-  store = openStore(storePath(stack.dataDir));
+  store = await openStore(storePath(stack.dataDir));
   ownerAccount = (await createAccount(stack, OWNER)).accountId;
   await stack.cli("member", "add", "--account", ownerAccount, "--email", OWNER2, "--role", "owner");
   await stack.cli("member", "add", "--account", ownerAccount, "--email", OWNER3, "--role", "owner");
@@ -129,7 +131,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  store?.db.close();
+  await store?.close();
   await stack?.stop();
   await smtp?.close();
 });

@@ -48,7 +48,8 @@ function shownSecret(html: string): string | null {
 /** The account's endpoints in the store, deleted ones too, secrets included: what every refusal must leave alone. */
 async function endpointsOf(account: string): Promise<WebhookEndpoint[]> {
   const endpoints: WebhookEndpoint[] = [];
-  for (const id of store.db.prepare("SELECT id FROM webhook_endpoints WHERE account_id = ? ORDER BY created_at, id").pluck().all(account) as string[]) endpoints.push((await store.webhooks.endpoint(id))!);
+  const rows = await store.conn.q().selectFrom("webhook_endpoints").select("id").where("account_id", "=", account).orderBy("created_at").orderBy("id").execute();
+  for (const { id } of rows) endpoints.push((await store.webhooks.endpoint(id))!);
   return endpoints;
 }
 const snapshot = async (): Promise<string> =>
@@ -67,7 +68,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `https://localhost:${(server.address() as AddressInfo).port}`;
   stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
-  store = openStore(storePath(stack.dataDir));
+  store = await openStore(storePath(stack.dataDir));
   ({ accountId, key } = await createAccount(stack, OWNER));
   ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
@@ -76,7 +77,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  store?.db.close();
+  await store?.close();
   await stack?.stop();
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));

@@ -58,9 +58,9 @@ describe("the keeper's pull fetches on the production interval", () => {
     dir = mkdtempSync(path.join(tmpdir(), "pull-schedule-"));
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     vi.useRealTimers();
-    store?.db.close();
+    await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -69,7 +69,7 @@ describe("the keeper's pull fetches on the production interval", () => {
     const cutoffAt = Date.parse("2026-05-04T19:00:00.000Z");
     const start = cutoffAt - 4 * 60 * MINUTE - 17_300;
     vi.useFakeTimers({ now: start, toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
-    store = openStore(path.join(dir, "store.sqlite"));
+    store = await openStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
     await store.accounts.createAccount(accountId, new Date(start).toISOString());
     const schedule = { cadence: "daily" as const, drawHour: 20, timezone: "UTC", startsAt: new Date(start - 60 * MINUTE).toISOString() };

@@ -20,6 +20,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { api, startStack, type Stack } from "../support/stack.js";
+import { rawSqlite } from "../support/store.js";
 
 let stack: Stack;
 let key: string;
@@ -658,18 +659,20 @@ function buildValidCases(): ValidCase[] {
 type Snapshot = Record<string, unknown[]>;
 const TABLES = ["accounts", "members", "api_keys", "campaigns", "prize_tables", "drawings", "winners", "entries", "audit_log", "guarantees", "campaign_pauses", "pull_fetches", "staff_alerts"];
 
+/** Every row of TABLES in insertion order (SQLite's rowid: the stack's store is its SQLite file). */
 function snapshot(store: Store): Snapshot {
+  const db = rawSqlite(store);
   const out: Snapshot = {};
-  for (const t of TABLES) out[t] = store.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all();
+  for (const t of TABLES) out[t] = db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all();
   return out;
 }
 
-function readStore<T>(fn: (store: Store) => T): T {
-  const store = openStore(storePath(stack.dataDir));
+async function readStore<T>(fn: (store: Store) => T): Promise<T> {
+  const store = await openStore(storePath(stack.dataDir));
   try {
     return fn(store);
   } finally {
-    store.db.close();
+    await store.close();
   }
 }
 
@@ -689,7 +692,7 @@ beforeAll(async () => {
   const open = (await api(stack, "GET", routes.drawings(PUSH) + "?status=open", { key })).body.drawings as { id: string }[];
   [d1, d2] = [open[0]!.id, open[1]!.id];
   entriesDrawing = ((await api(stack, "GET", routes.drawings(ENTRIES) + "?status=open", { key })).body.drawings as { id: string }[])[0]!.id;
-  before = readStore(snapshot);
+  before = await readStore(snapshot);
 }, 240_000);
 
 afterAll(async () => {
@@ -795,7 +798,7 @@ describe("the bad-input matrix", () => {
 
     // From SQLite (read-only queries): row counts and contents equal what the valid requests imply; every table the
     // valid requests do not write is unchanged, row for row.
-    const now = readStore(snapshot);
+    const now = await readStore(snapshot);
     const winnersRows = now.winners as { drawing_id: string; position: number; winner_id: string; display_name: string | null; avatar_url: string | null }[];
     expect(winnersRows).toHaveLength(model.d1!.length + model.d2!.length);
     for (const [id, expected] of [[d1, model.d1!], [d2, model.d2!]] as const) {

@@ -15,6 +15,7 @@ import { hashSecret, secretMatches } from "../../api/src/domain/keys.js";
 import { openStore, storePath } from "../../api/src/store/index.js";
 import { REPO_ROOT, until } from "../support/processes.js";
 import { startStack, type Stack } from "../support/stack.js";
+import { rawSqlite } from "../support/store.js";
 
 let stack: Stack;
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -332,10 +333,12 @@ describe("no secret anywhere", () => {
     expect(hits).toEqual([]);
   });
 
-  it("is in no stored row but the pull URL itself: keys are kept only as SHA-256 hashes of their secrets", () => {
-    const store = openStore(storePath(stack.dataDir));
+  it("is in no stored row but the pull URL itself: keys are kept only as SHA-256 hashes of their secrets", async () => {
+    const store = await openStore(storePath(stack.dataDir));
     try {
-      const rows = store.db.prepare("SELECT * FROM api_keys ORDER BY created_at").all() as Record<string, unknown>[];
+      // Every table's every row, read from the stack's SQLite file directly (sqlite_master lists the tables).
+      const db = rawSqlite(store);
+      const rows = db.prepare("SELECT * FROM api_keys ORDER BY created_at").all() as Record<string, unknown>[];
       expect(rows.map((r) => r.key_id).sort()).toEqual(keys.map((k) => k.keyId).sort());
       for (const row of rows) {
         const k = keys.find((x) => x.keyId === row.key_id)!;
@@ -347,10 +350,10 @@ describe("no secret anywhere", () => {
       }
       // Every table: no key, no secret, no private key; the token only in campaigns.pull_url (the service must
       // keep the URL to fetch it).
-      const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
       const hits: string[] = [];
       for (const table of tables) {
-        for (const row of store.db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]) {
+        for (const row of db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]) {
           for (const [column, value] of Object.entries(row)) {
             const what = found(String(value)).filter((w) => !(table === "campaigns" && column === "pull_url" && w === "pull URL token"));
             if (what.length > 0) hits.push(`${table}.${column}: ${what.join(", ")}`);
@@ -358,9 +361,9 @@ describe("no secret anywhere", () => {
         }
       }
       expect(hits).toEqual([]);
-      expect(store.db.prepare("SELECT pull_url FROM campaigns WHERE slug = 'sec-pull'").pluck().get()).toBe(PULL_URL);
+      expect(db.prepare("SELECT pull_url FROM campaigns WHERE slug = 'sec-pull'").pluck().get()).toBe(PULL_URL);
     } finally {
-      store.db.close();
+      await store.close();
     }
   });
 });

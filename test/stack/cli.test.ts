@@ -1,6 +1,7 @@
 // The prizedraw CLI as a user meets it, run as a process: --help lists every command and option, help COMMAND
 // shows one command's options, a command without the service's store refuses and says which folder it looked in
-// (creating nothing), a changing command names its store, and printed links use the service's real URL.
+// (creating nothing), a changing command names its store, printed links use the service's real URL, and with
+// STORE_URL it works on that PostgreSQL database (a private server), naming it by host, never by password.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +11,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../api/src/cli/commands.js";
 import { DEFAULT_DATA_DIR } from "../../api/src/cli/where.js";
 import { openStore, storePath } from "../../api/src/store/index.js";
-import { REPO_ROOT, inheritedEnv } from "../support/processes.js";
+import { startPostgres, type Postgres } from "../support/postgres.js";
+import { REPO_ROOT, freePort, inheritedEnv } from "../support/processes.js";
 
 const folders: string[] = [];
 afterAll(() => {
@@ -24,9 +26,9 @@ function tempFolder(): string {
 }
 
 /** A data folder holding a store, as the service leaves it when it starts. */
-function folderWithStore(): string {
+async function folderWithStore(): Promise<string> {
   const dir = tempFolder();
-  openStore(storePath(dir)).db.close();
+  await (await openStore(storePath(dir))).close();
   return dir;
 }
 
@@ -34,14 +36,14 @@ type Run = { code: number | null; stdout: string; stderr: string };
 
 /**
  * Runs the CLI the way `npm run admin` does (from the repository root), or from another folder through the
- * package's `prizedraw` binary, with the test runner's PRIZEDRAW_*, PORT and PUBLIC_BASE_URL removed.
+ * package's `prizedraw` binary, with the test runner's PRIZEDRAW_*, PORT, PUBLIC_BASE_URL, RPC_URL and STORE_URL removed.
  */
 function cli(args: string[], env: Record<string, string> = {}, cwd = REPO_ROOT): Promise<Run> {
   const entry = cwd === REPO_ROOT ? ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts")] : [path.join(REPO_ROOT, "api/bin/prizedraw.mjs")];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...entry, ...args], {
       cwd,
-      env: { ...inheritedEnv(["PRIZEDRAW_*", "PORT", "PUBLIC_BASE_URL", "RPC_URL"]), ...env },
+      env: { ...inheritedEnv(["PRIZEDRAW_*", "PORT", "PUBLIC_BASE_URL", "RPC_URL", "STORE_URL"]), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -98,7 +100,7 @@ describe("prizedraw --help", slow, () => {
   });
 
   it("refuses an unknown command or an option its command does not take, naming the help to read", async () => {
-    const dir = folderWithStore();
+    const dir = await folderWithStore();
     const typo = await cli(["acount", "create", "--email", "a@example.com"], { PRIZEDRAW_DATA_DIR: dir });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown command "acount create" (see prizedraw --help)');
@@ -140,7 +142,7 @@ describe("which store the CLI works on", slow, () => {
   });
 
   it("names the store on stderr before a changing command, keeping --json output one object", async () => {
-    const dir = folderWithStore();
+    const dir = await folderWithStore();
     const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, PORT: "18111" });
     expect(created.code).toBe(0);
     expect(created.stderr.trim()).toBe(`prizedraw: store ${storePath(dir)} (PRIZEDRAW_DATA_DIR), no running stack uses it; links use http://127.0.0.1:18111`);
@@ -165,7 +167,7 @@ describe("links the CLI prints", slow, () => {
   }
 
   it("use PUBLIC_BASE_URL, else PORT", async () => {
-    const dir = folderWithStore();
+    const dir = await folderWithStore();
     const byPort = await createCampaign(dir, { PORT: "18222" }, "by-port");
     expect(byPort.page).toBe("http://127.0.0.1:18222/campaigns/by-port");
     expect(byPort.termsUrl).toBe("http://127.0.0.1:18222/terms");
@@ -174,7 +176,7 @@ describe("links the CLI prints", slow, () => {
   });
 
   it("use the URL the running stack recorded in the data folder when neither is set", async () => {
-    const dir = folderWithStore();
+    const dir = await folderWithStore();
     // What npm start holds while it runs (stack.lock): its pid (alive: this test process), host, ports and URL.
     const lock = (pid: number, publicBaseUrl: string) =>
       writeFileSync(path.join(dir, "stack.lock"), JSON.stringify({ command: "npm start", pid, startTicks: null, host: hostname(), bootId: null, startedAt: new Date().toISOString(), dataDir: dir, ports: { service: 18333, indexer: 18334, chain: 18335 }, publicBaseUrl, state: "running", children: [] }));
@@ -189,5 +191,58 @@ describe("links the CLI prints", slow, () => {
     const stale = await createCampaign(dir, {}, "stale");
     expect(stale.page).toBe("http://127.0.0.1:8787/campaigns/stale");
     expect(stale.stderr).toContain("no running stack uses it");
+  });
+});
+
+describe("a store in PostgreSQL (STORE_URL)", slow, () => {
+  const PASSWORD = "pw-never-printed";
+  let postgres: Postgres | undefined;
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  it("refuses a STORE_URL that is not a PostgreSQL URL, creating nothing", async () => {
+    const dir = tempFolder();
+    const { code, stderr } = await cli(["account", "create", "--email", "owner@example.com"], { PRIZEDRAW_DATA_DIR: dir, STORE_URL: `mysql://prizedraw:${PASSWORD}@127.0.0.1/db` });
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe("prizedraw: STORE_URL: must be postgres://... or postgresql://... (unset it for the SQLite file in the data folder)");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("opens that database, never the data folder's file: one it cannot reach is an error naming its host only", async () => {
+    const dir = await folderWithStore();
+    const port = await freePort(); // nothing listens there
+    const run = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, PORT: "18111", STORE_URL: `postgres://prizedraw:${PASSWORD}@127.0.0.1:${port}/prizedraw` });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(`prizedraw: store PostgreSQL at 127.0.0.1:${port} (STORE_URL), no running stack uses it; links use http://127.0.0.1:18111`);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: "store_unavailable" });
+    expect((JSON.parse(run.stdout) as { detail: string }).detail).toContain(`cannot open the store in PostgreSQL at 127.0.0.1:${port} (STORE_URL)`);
+    expect(run.stdout + run.stderr).not.toContain(PASSWORD);
+    // The data folder's SQLite store was not used instead.
+    const local = await openStore(storePath(dir));
+    try {
+      expect(await local.accounts.count()).toBe(0);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it("works on the database STORE_URL names, without a store file in the data folder", async () => {
+    postgres = await startPostgres();
+    const url = postgres.url.replace("postgres://prizedraw@", `postgres://prizedraw:${PASSWORD}@`); // trust authentication: any password
+    const dir = tempFolder();
+    const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, STORE_URL: url });
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain(`prizedraw: store PostgreSQL at ${new URL(url).host} (STORE_URL)`);
+    expect(created.stdout + created.stderr).not.toContain(PASSWORD);
+    const { accountId } = JSON.parse(created.stdout) as { accountId: string };
+    expect(readdirSync(dir)).toEqual([]); // no SQLite file made
+    const store = await openStore(url);
+    try {
+      expect(store.conn.engine).toBe("postgres");
+      expect((await store.accounts.members(accountId)).map((m) => m.email)).toEqual(["owner@example.com"]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -85,7 +85,8 @@ export async function startStack(
     ponder = await launchPonder();
 
     const env: NodeJS.ProcessEnv = {
-      ...inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL", "PORT"]),
+      // STORE_URL too: the stack's store is the SQLite file in its data folder, which tests open (extraEnv may set it).
+      ...inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL", "STORE_URL", "PORT"]),
       PRIZEDRAW_ENV: "test",
       PRIZEDRAW_DATA_DIR: dataDir,
       PORT: String(port),

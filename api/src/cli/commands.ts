@@ -167,6 +167,7 @@ export const GLOBAL_OPTIONS: readonly OptionHelp[] = [
 /** What the CLI reads from the environment. */
 export const ENVIRONMENT: readonly [string, string][] = [
   ["PRIZEDRAW_DATA_DIR", "the service's data folder; unset: the folder npm start uses by default (.data in the repository)"],
+  ["STORE_URL", "the service's store in PostgreSQL (postgres://...), as the service has it; unset: prizedraw.sqlite in the data folder"],
   ["PUBLIC_BASE_URL", "the service's public URL, used in printed links (default http://127.0.0.1:$PORT)"],
   ["PORT", "the service's port, when PUBLIC_BASE_URL is unset (default: what the running stack recorded, else 8787)"],
   ["PRIZEDRAW_ENV", "test (default) or production: the kind of key created; the test clock exists only in test"],
@@ -209,8 +210,8 @@ export function fullHelp(): string {
   for (const [name, text] of ENVIRONMENT) lines.push(`    ${name.padEnd(42)} ${text}`);
   lines.push(
     "",
-    "The CLI works on the store in the data folder (prizedraw.sqlite) and never creates one: npm start (the service)",
-    "does. Commands that change something first print which store they use (on stderr).",
+    "The CLI works on the store in the data folder (prizedraw.sqlite), or STORE_URL's database, and never creates a",
+    "store file: npm start (the service) does. Commands that change something first print which store they use (on stderr).",
     "",
     "prizedraw help COMMAND (e.g. help campaign, help campaign create) shows one command or group with its notes.",
   );

@@ -1,12 +1,13 @@
 /**
  * The `prizedraw` CLI: the partner portal's jobs (accounts, keys, campaigns, tables) and the operator's (held
- * prizes, alerts, the test clock) from a terminal, on the same SQLite store as the running service. Every
- * command takes `--json` to print one JSON object; `--help` and `help COMMAND` list the commands
- * (`commands.ts`); `where.ts` decides which store it works on. `npm run admin -- ...` runs it too.
+ * prizes, alerts, the test clock) from a terminal, on the same store as the running service (its SQLite file, or
+ * STORE_URL's PostgreSQL database). Every command takes `--json` to print one JSON object; `--help` and
+ * `help COMMAND` list the commands (`commands.ts`); `where.ts` decides which store it works on.
+ * `npm run admin -- ...` runs it too.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, type Config } from "../config.js";
+import { ConfigError, storeLabel, type Config } from "../config.js";
 import {
   campaignView,
   campaignNow,
@@ -31,7 +32,7 @@ import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
 import { extendCutoff } from "../domain/drawings.js";
 import type { PrizeTierInput } from "../draw/index.js";
 import { commandHelp, findCommand, fullHelp, type CommandHelp } from "./commands.js";
-import { locate, noStoreMessage, storeLine } from "./where.js";
+import { locate, noStoreMessage, storeLine, type Workplace } from "./where.js";
 import { isWebhookCommand, runWebhookCommand } from "./webhooks.js";
 
 /** A usage or permission problem: printed as one line, exit code 2. */
@@ -293,6 +294,17 @@ export async function runHeldDecision(argv: string[], store: Store, config: Conf
   return { heldPrize: await decideHeldPrize(store, chain, slug, number, position, decision) };
 }
 
+/** Opens the store `where` names; a STORE_URL database that cannot be reached is a one-line error naming its host. */
+async function openWorkStore(where: Workplace): Promise<Store> {
+  try {
+    return await openStore(where.store);
+  } catch (error) {
+    if (where.storeFrom !== "STORE_URL") throw error;
+    const reason = (error instanceof Error && error.message) || String((error as { code?: unknown }).code ?? error);
+    throw new CliError(`cannot open the store in ${storeLabel(where.store)} (STORE_URL): ${reason}`, "store_unavailable");
+  }
+}
+
 /**
  * The command line: help needs nothing; every other command needs the service's store (`where.ts`), and one that
  * changes something names the store on stderr before it acts.
@@ -312,13 +324,13 @@ async function main(argv: string[]): Promise<void> {
     const { config, where } = locate();
     if (!where.storeExists) throw new CliError(noStoreMessage(where), "no_store");
     if (command.mutates) console.error(storeLine(where));
-    const store = openStore(where.storeFile);
+    const store = await openWorkStore(where);
     try {
       const held = command.name === "held pay" || command.name === "held refuse";
       if (isWebhookCommand(command.name)) print(await runWebhookCommand(command.name, words.slice(2), parsed, store, config), json);
       else print(held ? await runHeldDecision(argv, store, config) : await run(argv, store, config), json);
     } finally {
-      store.db.close();
+      await store.close();
     }
   } catch (error) {
     const known = error instanceof CliError || error instanceof ServiceError || error instanceof ConfigError || (error instanceof TypeError && "code" in error);

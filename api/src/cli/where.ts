@@ -4,8 +4,10 @@
  * The CLI must act on the store the running service uses, never quietly on another. So:
  * - the data folder is PRIZEDRAW_DATA_DIR when set, else the one `npm start` uses by default (`.data` in the
  *   repository, whatever folder the CLI is run from);
+ * - the store is STORE_URL's PostgreSQL database when set (as for the service), else the SQLite file in that folder;
  * - the CLI never creates a store: with no `prizedraw.sqlite` in that folder it refuses, saying which folder it
- *   looked in and how to point it at the service's (the service creates the store when it starts);
+ *   looked in and how to point it at the service's (the service creates the store when it starts). A database
+ *   named by STORE_URL is taken as given: an unreachable one is an error when the CLI opens it;
  * - every command that changes something names the store first, and whether a running stack uses it (on stderr,
  *   so `--json` output stays one object);
  * - links use PUBLIC_BASE_URL, else PORT, else the URL the stack holding the data folder recorded in its lock
@@ -16,7 +18,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../chain/artifacts.js";
-import { loadConfig, type Config } from "../config.js";
+import { loadConfig, storeLabel, type Config } from "../config.js";
 import { readDataDirLock, type LockHolder } from "../store/dataDirLock.js";
 import { storePath } from "../store/index.js";
 
@@ -30,7 +32,10 @@ export type Workplace = {
   dataDir: string;
   /** How the folder was chosen: the variable, or the `npm start` default. */
   dataDirFrom: "PRIZEDRAW_DATA_DIR" | "default";
-  storeFile: string;
+  /** What openStore opens: STORE_URL (a PostgreSQL URL, with its password: print `storeLabel(store)`), else the file. */
+  store: string;
+  /** Where the store was named: STORE_URL, or the SQLite file in the data folder. */
+  storeFrom: "STORE_URL" | "dataDir";
   storeExists: boolean;
   /** The stack running on the folder now, or null. */
   stack: RunningStack | null;
@@ -69,10 +74,11 @@ export function locate(env: NodeJS.ProcessEnv = process.env, cwd: string = proce
   if (config.localChain && !set("CHAIN_PORT") && stack?.ports.chain && stack.host === hostname()) {
     config = { ...config, chainPort: stack.ports.chain, rpcUrl: `http://127.0.0.1:${stack.ports.chain}` };
   }
-  const storeFile = storePath(config.dataDir);
+  const store = config.storeUrl ?? storePath(config.dataDir);
+  const storeFrom = config.storeUrl === undefined ? "dataDir" : "STORE_URL";
   return {
     config,
-    where: { dataDir: config.dataDir, dataDirFrom, storeFile, storeExists: existsSync(storeFile), stack, publicBaseUrl: config.publicBaseUrl, urlFrom },
+    where: { dataDir: config.dataDir, dataDirFrom, store, storeFrom, storeExists: storeFrom === "STORE_URL" || existsSync(store), stack, publicBaseUrl: config.publicBaseUrl, urlFrom },
   };
 }
 
@@ -90,9 +96,14 @@ export function noStoreMessage(where: Workplace): string {
 
 /** The line a changing command prints first: which store it writes to, who runs on it, which URL links use. */
 export function storeLine(where: Workplace): string {
-  const from = where.dataDirFrom === "default" ? "npm start's default folder; set PRIZEDRAW_DATA_DIR for another" : "PRIZEDRAW_DATA_DIR";
+  const from =
+    where.storeFrom === "STORE_URL"
+      ? "STORE_URL"
+      : where.dataDirFrom === "default"
+        ? "npm start's default folder; set PRIZEDRAW_DATA_DIR for another"
+        : "PRIZEDRAW_DATA_DIR";
   const running = where.stack
     ? `used by the running ${where.stack.command} (${where.stack.host === hostname() ? "" : `host ${where.stack.host}, `}pid ${where.stack.pid}${where.stack.ports.service ? `, port ${where.stack.ports.service}` : ""})`
     : "no running stack uses it";
-  return `prizedraw: store ${where.storeFile} (${from}), ${running}; links use ${where.publicBaseUrl}`;
+  return `prizedraw: store ${storeLabel(where.store)} (${from}), ${running}; links use ${where.publicBaseUrl}`;
 }

@@ -1,6 +1,7 @@
+import type { Selectable } from "kysely";
 import type { Environment } from "../config.js";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { ApiKeysTable, MembersTable } from "./schema.js";
 
 export type Role = "owner" | "member";
 export type Member = { id: string; accountId: string; email: string; role: Role; createdAt: string };
@@ -17,18 +18,14 @@ export type ApiKeyRow = {
   lastUsedAt: string | null;
 };
 
-type MemberRecord = { id: string; account_id: string; email: string; role: Role; created_at: string };
-type KeyRecord = {
-  key_id: string;
-  account_id: string;
-  environment: Environment;
-  secret_hash: string;
-  last4: string;
-  created_by: string | null;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-};
+type MemberRecord = Selectable<MembersTable>;
+type KeyRecord = Selectable<ApiKeysTable>;
+
+/**
+ * Lower case as the store's lower() gives it for a column: ASCII letters only (SQLite's lower(); PostgreSQL's under
+ * the columns' COLLATE "C"). Applied in JS to a parameter, so both engines compare alike whatever the server's locale.
+ */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 const member = (r: MemberRecord): Member => ({ id: r.id, accountId: r.account_id, email: r.email, role: r.role, createdAt: r.created_at });
 const key = (r: KeyRecord): ApiKeyRow => ({
@@ -47,103 +44,129 @@ const key = (r: KeyRecord): ApiKeyRow => ({
 export class AccountStore {
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
+  async createAccount(id: string, at: string): Promise<void> {
+    await this.conn.q().insertInto("accounts").values({ id, created_at: at }).execute();
   }
 
-  createAccount(id: string, at: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("INSERT INTO accounts (id, created_at) VALUES (?, ?)").run(id, at);
-    });
+  async count(): Promise<number> {
+    const r = await this.conn.q().selectFrom("accounts").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+    return Number(r.n);
   }
 
-  count(): Promise<number> {
-    return this.conn.run(() => {
-      return this.db.prepare("SELECT COUNT(*) FROM accounts").pluck().get() as number;
-    });
+  async accountExists(id: string): Promise<boolean> {
+    const r = await this.conn.q().selectFrom("accounts").select("id").where("id", "=", id).executeTakeFirst();
+    return r !== undefined;
   }
 
-  accountExists(id: string): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.db.prepare("SELECT 1 FROM accounts WHERE id = ?").pluck().get(id) === 1;
-    });
+  async addMember(m: Member): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("members")
+      .values({ id: m.id, account_id: m.accountId, email: m.email, role: m.role, created_at: m.createdAt })
+      .onConflict((oc) => oc.columns(["account_id", "email"]).doUpdateSet((eb) => ({ role: eb.ref("excluded.role") })))
+      .execute();
   }
 
-  addMember(m: Member): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare("INSERT INTO members (id, account_id, email, role, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, email) DO UPDATE SET role = excluded.role")
-        .run(m.id, m.accountId, m.email, m.role, m.createdAt);
-    });
+  async member(accountId: string, email: string): Promise<Member | null> {
+    // lower(): emails are stored in lower case (domain/team.ts); older rows may not be.
+    const r = await this.conn
+      .q()
+      .selectFrom("members")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where((eb) => eb(eb.fn<string>("lower", ["email"]), "=", asciiLower(email)))
+      .executeTakeFirst();
+    return r ? member(r) : null;
   }
 
-  member(accountId: string, email: string): Promise<Member | null> {
-    return this.conn.run(() => {
-      // lower(): emails are stored in lower case (domain/team.ts); older rows may not be.
-      const r = this.db.prepare("SELECT * FROM members WHERE account_id = ? AND lower(email) = lower(?)").get(accountId, email) as MemberRecord | undefined;
-      return r ? member(r) : null;
-    });
+  async owners(accountId: string): Promise<Member[]> {
+    const rows = await this.conn.q().selectFrom("members").selectAll().where("account_id", "=", accountId).where("role", "=", "owner").orderBy("created_at").execute();
+    return rows.map(member);
   }
 
-  owners(accountId: string): Promise<Member[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM members WHERE account_id = ? AND role = 'owner' ORDER BY created_at").all(accountId) as MemberRecord[]).map(member);
-    });
+  async insertKey(k: ApiKeyRow): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("api_keys")
+      .values({
+        key_id: k.keyId,
+        account_id: k.accountId,
+        environment: k.environment,
+        secret_hash: k.secretHash,
+        last4: k.last4,
+        created_by: k.createdBy,
+        created_at: k.createdAt,
+        revoked_at: null,
+      })
+      .execute();
   }
 
-  insertKey(k: ApiKeyRow): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare("INSERT INTO api_keys (key_id, account_id, environment, secret_hash, last4, created_by, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)")
-        .run(k.keyId, k.accountId, k.environment, k.secretHash, k.last4, k.createdBy, k.createdAt);
-    });
-  }
-
-  key(keyId: string): Promise<ApiKeyRow | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM api_keys WHERE key_id = ?").get(keyId) as KeyRecord | undefined;
-      return r ? key(r) : null;
-    });
+  async key(keyId: string): Promise<ApiKeyRow | null> {
+    const r = await this.conn.q().selectFrom("api_keys").selectAll().where("key_id", "=", keyId).executeTakeFirst();
+    return r ? key(r) : null;
   }
 
   /** The account's team, owners first, then by when they joined. */
-  members(accountId: string): Promise<Member[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM members WHERE account_id = ? ORDER BY role = 'member', created_at").all(accountId) as MemberRecord[]).map(member);
-    });
+  async members(accountId: string): Promise<Member[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("members")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy((eb) => eb.case().when("role", "=", "member").then(1).else(0).end())
+      .orderBy("created_at")
+      .execute();
+    return rows.map(member);
   }
 
   /** Every account `email` is on the team of (a person may be on several). */
-  membershipsOf(email: string): Promise<Member[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM members WHERE lower(email) = lower(?) ORDER BY created_at").all(email) as MemberRecord[]).map(member);
-    });
+  async membershipsOf(email: string): Promise<Member[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("members")
+      .selectAll()
+      .where((eb) => eb(eb.fn<string>("lower", ["email"]), "=", asciiLower(email)))
+      .orderBy("created_at")
+      .execute();
+    return rows.map(member);
   }
 
-  removeMember(accountId: string, email: string): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.db.prepare("DELETE FROM members WHERE account_id = ? AND lower(email) = lower(?)").run(accountId, email).changes === 1;
-    });
+  async removeMember(accountId: string, email: string): Promise<boolean> {
+    const r = await this.conn
+      .q()
+      .deleteFrom("members")
+      .where("account_id", "=", accountId)
+      .where((eb) => eb(eb.fn<string>("lower", ["email"]), "=", asciiLower(email)))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
   }
 
   /** The account's keys, newest first, revoked ones included. */
-  keys(accountId: string): Promise<ApiKeyRow[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as KeyRecord[]).map(key);
-    });
+  async keys(accountId: string): Promise<ApiKeyRow[]> {
+    const rows = await this.conn.q().selectFrom("api_keys").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").execute();
+    return rows.map(key);
   }
 
   /** Records a key's use; skipped when it was recorded less than a minute before `at` (one write per minute per key). */
-  touchKey(keyId: string, at: string, notBefore: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?)").run(at, keyId, notBefore);
-    });
+  async touchKey(keyId: string, at: string, notBefore: string): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("api_keys")
+      .set({ last_used_at: at })
+      .where("key_id", "=", keyId)
+      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", notBefore)]))
+      .execute();
   }
 
   /** Marks a key revoked; returns false when the account has no such key. */
-  revokeKey(accountId: string, keyId: string, at: string): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.db.prepare("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ? AND account_id = ?").run(at, keyId, accountId).changes === 1;
-    });
+  async revokeKey(accountId: string, keyId: string, at: string): Promise<boolean> {
+    const r = await this.conn
+      .q()
+      .updateTable("api_keys")
+      .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(at)) }))
+      .where("key_id", "=", keyId)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
   }
 }

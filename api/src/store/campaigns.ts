@@ -1,6 +1,7 @@
+import type { Selectable } from "kysely";
 import type { Schedule } from "../domain/schedule.js";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { CampaignsTable } from "./schema.js";
 
 export type CampaignMode = "push" | "pull" | "entries";
 export type CampaignStatus = "draft" | "active" | "paused" | "ended";
@@ -32,29 +33,7 @@ export type Campaign = {
   updatedAt: string;
 };
 
-type Record_ = {
-  id: string;
-  account_id: string;
-  slug: string;
-  name: string;
-  mode: CampaignMode;
-  status: CampaignStatus;
-  schedule_json: string;
-  winners_per_draw: number;
-  payout_wallet: string | null;
-  large_prize_threshold_cents: number;
-  guarantee_json: string | null;
-  terms_url: string | null;
-  privacy_url: string | null;
-  pull_url: string | null;
-  table_id: string;
-  table_version: number;
-  clock_offset_ms: number;
-  onchain_wallet: string | null;
-  onchain_threshold_cents: number | null;
-  created_at: string;
-  updated_at: string;
-};
+type Record_ = Selectable<CampaignsTable>;
 
 function fromRecord(r: Record_): Campaign {
   return {
@@ -82,7 +61,7 @@ function fromRecord(r: Record_): Campaign {
   };
 }
 
-function toParams(c: Campaign) {
+function toRecord(c: Campaign): Record_ {
   return {
     id: c.id,
     account_id: c.accountId,
@@ -108,57 +87,38 @@ function toParams(c: Campaign) {
   };
 }
 
-const COLUMNS: readonly (keyof ReturnType<typeof toParams>)[] = [
-  "id", "account_id", "slug", "name", "mode", "status", "schedule_json", "winners_per_draw", "payout_wallet",
-  "large_prize_threshold_cents", "guarantee_json", "terms_url", "privacy_url", "pull_url", "table_id", "table_version",
-  "clock_offset_ms", "onchain_wallet", "onchain_threshold_cents", "created_at", "updated_at",
-];
-
 /** Campaigns, one row each; the whole row is written at once (the domain decides what changes). */
 export class CampaignStore {
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
+  async insert(c: Campaign): Promise<void> {
+    await this.conn.q().insertInto("campaigns").values(toRecord(c)).execute();
   }
 
-  insert(c: Campaign): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare(`INSERT INTO campaigns (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toParams(c));
-    });
+  async update(c: Campaign): Promise<void> {
+    const { id, ...columns } = toRecord(c);
+    await this.conn.q().updateTable("campaigns").set(columns).where("id", "=", id).execute();
   }
 
-  update(c: Campaign): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare(`UPDATE campaigns SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toParams(c));
-    });
+  async bySlug(slug: string): Promise<Campaign | null> {
+    const r = await this.conn.q().selectFrom("campaigns").selectAll().where("slug", "=", slug).executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
-  bySlug(slug: string): Promise<Campaign | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM campaigns WHERE slug = ?").get(slug) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
-  }
-
-  byId(id: string): Promise<Campaign | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM campaigns WHERE id = ?").get(id) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
+  async byId(id: string): Promise<Campaign | null> {
+    const r = await this.conn.q().selectFrom("campaigns").selectAll().where("id", "=", id).executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
   /** An account's campaigns, newest first. */
-  ofAccount(accountId: string): Promise<Campaign[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM campaigns WHERE account_id = ? ORDER BY created_at DESC").all(accountId) as Record_[]).map(fromRecord);
-    });
+  async ofAccount(accountId: string): Promise<Campaign[]> {
+    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").execute();
+    return rows.map(fromRecord);
   }
 
   /** Campaigns the keeper looks after: every one but drafts. */
-  drawable(): Promise<Campaign[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM campaigns WHERE status != 'draft' ORDER BY created_at").all() as Record_[]).map(fromRecord);
-    });
+  async drawable(): Promise<Campaign[]> {
+    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("status", "!=", "draft").orderBy("created_at").execute();
+    return rows.map(fromRecord);
   }
 }

@@ -1,97 +1,87 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Db } from "./db.js";
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { Database } from "./schema.js";
+
+/** The store's two engines (store/engines.ts opens either). */
+export type Engine = "sqlite" | "postgres";
+
+/** The key of the PostgreSQL advisory lock every store transaction takes (any constant; "prizedraw" in ASCII). */
+const WRITE_LOCK_KEY = 0x7072697a6564;
 
 /**
- * The store's one connection, shared by every repository, with an asynchronous interface (issue 24: the same
- * interface will sit over PostgreSQL, whose driver is asynchronous).
+ * The store's connection to its database, for every repository: the query builder to use (`q()`) and transactions
+ * (`tx`). Queries are written once with Kysely and run on either engine.
  *
- * SQLite's calls are synchronous, but a transaction now spans awaits: between its statements other requests run.
- * They must not see its uncommitted rows nor write into it, so while a transaction is open on the connection,
- * every call from outside it waits until it ends (as a pooled driver hands each transaction its own connection).
- * Calls from inside it (found through AsyncLocalStorage, so they need no handle passed down) run at once.
+ * A transaction takes the store's write lock first, so store transactions run one at a time, across every process
+ * on the store, as SQLite always did: BEGIN IMMEDIATE on SQLite (engines.ts), `pg_advisory_xact_lock` on
+ * PostgreSQL. The rules that read and then write (the entrant cap, one guarantee pick, a drawing's next number)
+ * rely on it. Reads outside a transaction see committed rows only (SQLite: its one connection waits while a
+ * transaction holds it; PostgreSQL: read committed on another pooled connection).
  *
- * A call runs its SQL synchronously at the moment it is made when it may (no transaction open, or its own): a
- * write is in its place in the order of the caller's code even before its promise is awaited.
+ * Inside `tx`, repositories find the transaction through AsyncLocalStorage, so nothing passes a handle down. Every
+ * call must be awaited inside it (scripts/floating-promises.mts checks): a call still running when the function
+ * resolves would run after the commit, or fail.
  */
 export class Connection {
   private readonly scope = new AsyncLocalStorage<Scope>();
-  /** The open transaction's scope, or null. */
-  private open: Scope | null = null;
-  /** Callers waiting for the open transaction to end, in order. */
-  private readonly waiting: Array<() => void> = [];
 
-  constructor(readonly db: Db) {}
+  constructor(
+    private readonly kysely: Kysely<Database>,
+    readonly engine: Engine,
+  ) {}
 
-  /** Runs `body` (synchronous SQL) when the connection is free for this caller, and resolves with its result. */
-  run<T>(body: () => T): Promise<T> {
-    if (this.mayRun()) return settle(body);
-    return this.free().then(() => this.run(body));
+  /** The query builder for this caller: its transaction's inside `tx`, else the store's. */
+  q(): Kysely<Database> {
+    return this.current()?.trx ?? this.kysely;
   }
 
   /**
-   * Runs `fn` in one transaction: begun IMMEDIATE (it takes SQLite's write lock at once, so two processes on one
-   * file wait for each other instead of failing), committed when `fn` resolves, rolled back when it rejects. Inside
-   * a transaction, a nested call is a savepoint: its failure undoes only its own writes.
+   * Runs `fn` in one transaction (committed when it resolves, rolled back when it rejects). Nested inside another,
+   * it is a savepoint: its failure undoes only its own writes. Do not run two nested calls at once.
    */
-  async tx<T>(fn: () => Promise<T>): Promise<T> {
-    const current = this.scope.getStore();
-    if (current && current === this.open) return this.savepoint(current, fn);
-    while (!this.mayRun()) await this.free();
-    const scope: Scope = { savepoints: 0 };
-    this.db.exec("BEGIN IMMEDIATE");
-    this.open = scope;
-    try {
-      const result = await this.scope.run(scope, fn);
-      this.db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (this.db.inTransaction) this.db.exec("ROLLBACK");
-      throw error;
-    } finally {
-      this.open = null;
-      this.wakeAll();
-    }
+  tx<T>(fn: () => Promise<T>): Promise<T> {
+    const current = this.current();
+    if (current) return this.savepoint(current, fn);
+    return this.kysely.transaction().execute(async (trx) => {
+      if (this.engine === "postgres") await sql`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
+      const scope: Scope = { trx, savepoints: 0, open: true };
+      try {
+        return await this.scope.run(scope, fn);
+      } finally {
+        scope.open = false;
+      }
+    });
   }
 
   /** Whether this caller is inside a transaction of this connection. */
   inTransaction(): boolean {
-    const current = this.scope.getStore();
-    return current !== undefined && current === this.open;
+    return this.current() !== null;
+  }
+
+  /** Closes the database (SQLite's file, PostgreSQL's pool). */
+  close(): Promise<void> {
+    return this.kysely.destroy();
+  }
+
+  /** The caller's open transaction (a timer started inside one that has ended since is outside it). */
+  private current(): Scope | null {
+    const scope = this.scope.getStore();
+    return scope?.open ? scope : null;
   }
 
   private async savepoint<T>(scope: Scope, fn: () => Promise<T>): Promise<T> {
-    const name = `sp${++scope.savepoints}`;
-    this.db.exec(`SAVEPOINT ${name}`);
+    const name = sql.raw(`sp${++scope.savepoints}`);
+    await sql`SAVEPOINT ${name}`.execute(scope.trx);
     try {
       const result = await fn();
-      this.db.exec(`RELEASE ${name}`);
+      await sql`RELEASE SAVEPOINT ${name}`.execute(scope.trx);
       return result;
     } catch (error) {
-      this.db.exec(`ROLLBACK TO ${name}`);
-      this.db.exec(`RELEASE ${name}`);
+      await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(scope.trx);
+      await sql`RELEASE SAVEPOINT ${name}`.execute(scope.trx);
       throw error;
     }
   }
-
-  private mayRun(): boolean {
-    return this.open === null || this.scope.getStore() === this.open;
-  }
-
-  private free(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  private wakeAll(): void {
-    for (const wake of this.waiting.splice(0)) wake();
-  }
 }
 
-type Scope = { savepoints: number };
-
-function settle<T>(body: () => T): Promise<T> {
-  try {
-    return Promise.resolve(body());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
+type Scope = { trx: Transaction<Database>; savepoints: number; open: boolean };

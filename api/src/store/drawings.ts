@@ -1,5 +1,6 @@
+import type { NotNull, Selectable } from "kysely";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { DrawingsTable, WinnersTable } from "./schema.js";
 
 export type DrawingStatus = "open" | "locked" | "entropy_requested" | "settled" | "paid";
 export const DRAWING_STATUSES: readonly DrawingStatus[] = ["open", "locked", "entropy_requested", "settled", "paid"];
@@ -56,43 +57,7 @@ export type HeldStatus = "open" | "paid" | "refused";
 /** A held prize still waiting for the operator's decision. */
 export type OpenHeldPrize = { drawingId: string; number: number; position: number };
 
-type Record_ = {
-  id: string;
-  campaign_id: string;
-  draw_at: string;
-  cutoff_at: string;
-  status: DrawingStatus;
-  winners_expected: number;
-  number: number | null;
-  partner_round: number | null;
-  table_id: string;
-  table_version: number;
-  needs_attention: string | null;
-  list_submitted_at: string | null;
-  locked_at: string | null;
-  winners_commitment: string | null;
-  entropy_provider: string | null;
-  entropy_request_id: string | null;
-  entropy_value: string | null;
-  entropy_revealed_at: string | null;
-  settled_at: string | null;
-  paid_at: string | null;
-  commit_tx: string | null;
-  reveal_tx: string | null;
-  reveal_block: number | null;
-  paid_block: number | null;
-  created_at: string;
-  entrant_count: number;
-  total_weight: number;
-  entrants_commitment: string | null;
-};
-
-const COLUMNS: readonly (keyof Record_)[] = [
-  "id", "campaign_id", "draw_at", "cutoff_at", "status", "winners_expected", "number", "partner_round", "table_id",
-  "table_version", "needs_attention", "list_submitted_at", "locked_at", "winners_commitment", "entropy_provider",
-  "entropy_request_id", "entropy_value", "entropy_revealed_at", "settled_at", "paid_at", "commit_tx", "reveal_tx", "reveal_block", "paid_block", "created_at",
-  "entrant_count", "total_weight", "entrants_commitment",
-];
+type Record_ = Selectable<DrawingsTable>;
 
 function fromRecord(r: Record_): Drawing {
   return {
@@ -160,18 +125,7 @@ function toRecord(d: Drawing): Record_ {
   };
 }
 
-type WinnerRecord = {
-  position: number;
-  winner_id: string;
-  display_name: string | null;
-  avatar_url: string | null;
-  random_value: string | null;
-  roll: number | null;
-  amount_cents: number | null;
-  held: number | null;
-  held_status: HeldStatus | null;
-  held_reason: string | null;
-};
+type WinnerRecord = Selectable<WinnersTable>;
 
 const winner = (r: WinnerRecord): Winner => ({
   position: r.position,
@@ -192,6 +146,10 @@ const winner = (r: WinnerRecord): Winner => ({
  */
 export type DrawingChangeHook = (before: Pick<Drawing, "status" | "needsAttention">, after: Drawing) => Promise<void>;
 
+
+/** Rows per multi-row INSERT: far below either engine's limit on a statement's parameters (PostgreSQL: 65535). */
+const INSERT_CHUNK = 500;
+
 /** Drawings and their winner lists. */
 export class DrawingStore {
   /** Set by createStore: records webhook events (webhooks/events.ts); every update passes through it. */
@@ -199,39 +157,38 @@ export class DrawingStore {
 
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
-  }
-
   /** Inserts unless the campaign already has a drawing at that time; returns whether it was new. */
-  insertIfAbsent(d: Drawing): Promise<boolean> {
-    return this.conn.run(() => {
-      const sql = `INSERT INTO drawings (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")}) ON CONFLICT (campaign_id, draw_at) DO NOTHING`;
-      return this.db.prepare(sql).run(toRecord(d)).changes === 1;
-    });
+  async insertIfAbsent(d: Drawing): Promise<boolean> {
+    const result = await this.conn
+      .q()
+      .insertInto("drawings")
+      .values(toRecord(d))
+      .onConflict((oc) => oc.columns(["campaign_id", "draw_at"]).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
-  update(d: Drawing): Promise<void> {
-    const rewrite = (): void => {
-      this.db.prepare(`UPDATE drawings SET ${COLUMNS.filter((k) => k !== "id").map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run(toRecord(d));
-    };
+  async update(d: Drawing): Promise<void> {
     const hook = this.onChange;
-    if (!hook) return this.conn.run(rewrite);
-    // The change and its events commit together (a savepoint inside the caller's transaction, if any). Begun as a
-    // write (IMMEDIATE, by conn.tx) on its own: a deferred one reads first and then cannot wait for another
-    // process's write (SQLite answers SQLITE_BUSY at once instead of waiting out busy_timeout).
-    return this.conn.tx(async () => {
-      const before = this.db.prepare("SELECT status, needs_attention FROM drawings WHERE id = ?").get(d.id) as Pick<Record_, "status" | "needs_attention"> | undefined;
-      rewrite();
+    if (!hook) return this.rewrite(d);
+    // The change and its events commit together (a savepoint inside the caller's transaction, if any). conn.tx
+    // takes the write lock before the read: a read first could not wait for another process's write (SQLite
+    // answers SQLITE_BUSY at once), and the row read is the one rewritten.
+    await this.conn.tx(async () => {
+      const before = await this.conn.q().selectFrom("drawings").select(["status", "needs_attention"]).where("id", "=", d.id).executeTakeFirst();
+      await this.rewrite(d);
       if (before) await hook({ status: before.status, needsAttention: before.needs_attention }, d);
     });
   }
 
-  byId(campaignId: string, id: string): Promise<Drawing | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM drawings WHERE id = ? AND campaign_id = ?").get(id, campaignId) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
+  private async rewrite(d: Drawing): Promise<void> {
+    const { id, ...columns } = toRecord(d);
+    await this.conn.q().updateTable("drawings").set(columns).where("id", "=", id).execute();
+  }
+
+  async byId(campaignId: string, id: string): Promise<Drawing | null> {
+    const r = await this.conn.q().selectFrom("drawings").selectAll().where("id", "=", id).where("campaign_id", "=", campaignId).executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
   /**
@@ -239,103 +196,136 @@ export class DrawingStore {
    * soonest cutoff first; then open drawings whose cutoff passed without a list (flagged), in cutoff order; then
    * every other status, newest first. Without `now` every open drawing counts as still taking a list.
    */
-  list(campaignId: string, status: DrawingStatus | null, limit: number, now: string | null = null): Promise<Drawing[]> {
-    return this.conn.run(() => {
-      const order = `CASE WHEN status != 'open' THEN 2 WHEN @now IS NULL OR cutoff_at > @now THEN 0 ELSE 1 END,
-        CASE WHEN status = 'open' THEN cutoff_at END ASC, draw_at DESC`;
-      const where = status ? "campaign_id = @campaignId AND status = @status" : "campaign_id = @campaignId";
-      const rows = this.db.prepare(`SELECT * FROM drawings WHERE ${where} ORDER BY ${order} LIMIT @limit`).all({ campaignId, status, limit, now });
-      return (rows as Record_[]).map(fromRecord);
-    });
+  async list(campaignId: string, status: DrawingStatus | null, limit: number, now: string | null = null): Promise<Drawing[]> {
+    let query = this.conn.q().selectFrom("drawings").selectAll().where("campaign_id", "=", campaignId);
+    if (status) query = query.where("status", "=", status);
+    const rows = await query
+      .orderBy((eb) => {
+        const open = eb.case().when("status", "!=", "open").then(eb.lit(2));
+        return now === null ? open.else(eb.lit(0)).end() : open.when("cutoff_at", ">", now).then(eb.lit(0)).else(eb.lit(1)).end();
+      })
+      // Only open drawings have a key here, and the key above puts them apart from the rest, so where each engine
+      // sorts the others' nulls does not matter.
+      .orderBy((eb) => eb.case().when("status", "=", "open").then(eb.ref("cutoff_at")).end(), "asc")
+      .orderBy("draw_at", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map(fromRecord);
   }
 
   /** Drawings the keeper still has to move on (not yet paid). */
-  unfinished(campaignId: string): Promise<Drawing[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status != 'paid' ORDER BY draw_at").all(campaignId) as Record_[]).map(fromRecord);
-    });
+  async unfinished(campaignId: string): Promise<Drawing[]> {
+    const rows = await this.conn.q().selectFrom("drawings").selectAll().where("campaign_id", "=", campaignId).where("status", "!=", "paid").orderBy("draw_at").execute();
+    return rows.map(fromRecord);
   }
 
   /**
    * Paid drawings whose reveal or payout is not known to be final (block unknown, or above `finalizedBlock`): a
    * reorg may still drop them.
    */
-  paidNotFinal(campaignId: string, finalizedBlock: number): Promise<Drawing[]> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare(
-            `SELECT * FROM drawings WHERE campaign_id = @campaignId AND status = 'paid'
-             AND (reveal_block IS NULL OR paid_block IS NULL OR reveal_block > @finalizedBlock OR paid_block > @finalizedBlock) ORDER BY draw_at`,
-          )
-          .all({ campaignId, finalizedBlock }) as Record_[]
-      ).map(fromRecord);
-    });
+  async paidNotFinal(campaignId: string, finalizedBlock: number): Promise<Drawing[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("drawings")
+      .selectAll()
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "paid")
+      .where((eb) =>
+        eb.or([eb("reveal_block", "is", null), eb("paid_block", "is", null), eb("reveal_block", ">", finalizedBlock), eb("paid_block", ">", finalizedBlock)]),
+      )
+      .orderBy("draw_at")
+      .execute();
+    return rows.map(fromRecord);
   }
 
   /** The open drawing whose cutoff is next after `now` (the one taking lists or entries). */
-  nextOpen(campaignId: string, now: string): Promise<Drawing | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ? ORDER BY cutoff_at LIMIT 1").get(campaignId, now) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
+  async nextOpen(campaignId: string, now: string): Promise<Drawing | null> {
+    const r = await this.conn
+      .q()
+      .selectFrom("drawings")
+      .selectAll()
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .where("cutoff_at", ">", now)
+      .orderBy("cutoff_at")
+      .limit(1)
+      .executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
   /** Open drawings with after < cutoffAt <= upTo, soonest cutoff first (the pull fetcher's timer). */
-  openWithCutoffBetween(campaignId: string, after: string, upTo: string): Promise<Drawing[]> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare("SELECT * FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ? AND cutoff_at <= ? ORDER BY cutoff_at")
-          .all(campaignId, after, upTo) as Record_[]
-      ).map(fromRecord);
-    });
+  async openWithCutoffBetween(campaignId: string, after: string, upTo: string): Promise<Drawing[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("drawings")
+      .selectAll()
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .where("cutoff_at", ">", after)
+      .where("cutoff_at", "<=", upTo)
+      .orderBy("cutoff_at")
+      .execute();
+    return rows.map(fromRecord);
   }
 
   /** Removes open drawings whose cutoff is after `after` (pause, end, an earlier end date), winners included. */
-  deleteUpcoming(campaignId: string, after: string): Promise<number> {
-    return this.conn.run(() => {
-      return this.db.prepare("DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND cutoff_at > ?").run(campaignId, after).changes;
-    });
+  async deleteUpcoming(campaignId: string, after: string): Promise<number> {
+    const result = await this.conn
+      .q()
+      .deleteFrom("drawings")
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .where("cutoff_at", ">", after)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /**
    * Removes open drawings that hold no list to draw: winner campaigns, fewer winners than expected (a list is
    * whole or absent); entries campaigns, no entrant. With `cutoffUpTo`, only those whose cutoff is at or before it.
    */
-  deleteWithoutList(campaignId: string, entries: boolean, cutoffUpTo: string | null = null): Promise<number> {
-    return this.conn.run(() => {
-      const empty = entries ? "entrant_count = 0" : "(SELECT COUNT(*) FROM winners w WHERE w.drawing_id = drawings.id) != winners_expected";
-      return this.db
-        .prepare(`DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND ${empty} AND (? IS NULL OR cutoff_at <= ?)`)
-        .run(campaignId, cutoffUpTo, cutoffUpTo).changes;
-    });
+  async deleteWithoutList(campaignId: string, entries: boolean, cutoffUpTo: string | null = null): Promise<number> {
+    let query = this.conn
+      .q()
+      .deleteFrom("drawings")
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .where((eb) =>
+        entries
+          ? eb("entrant_count", "=", 0)
+          : eb(eb.selectFrom("winners as w").select((w) => w.fn.countAll().as("n")).whereRef("w.drawing_id", "=", "drawings.id"), "!=", eb.ref("winners_expected")),
+      );
+    if (cutoffUpTo !== null) query = query.where("cutoff_at", "<=", cutoffUpTo);
+    const result = await query.executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
-  deleteOpenAfterDrawAt(campaignId: string, drawAtAfter: string): Promise<number> {
-    return this.conn.run(() => {
-      return this.db.prepare("DELETE FROM drawings WHERE campaign_id = ? AND status = 'open' AND draw_at > ?").run(campaignId, drawAtAfter).changes;
-    });
+  async deleteOpenAfterDrawAt(campaignId: string, drawAtAfter: string): Promise<number> {
+    const result = await this.conn
+      .q()
+      .deleteFrom("drawings")
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .where("draw_at", ">", drawAtAfter)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Moves every open drawing still open at `now` to the table version (publishing a table). */
-  retableOpen(campaignId: string, tableId: string, version: number): Promise<number> {
-    return this.conn.run(() => {
-      return this.db.prepare("UPDATE drawings SET table_id = ?, table_version = ? WHERE campaign_id = ? AND status = 'open'").run(tableId, version, campaignId).changes;
-    });
+  async retableOpen(campaignId: string, tableId: string, version: number): Promise<number> {
+    const result = await this.conn
+      .q()
+      .updateTable("drawings")
+      .set({ table_id: tableId, table_version: version })
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "open")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   /** Public history: drawings with drawAt before `before`, newest first, with their winner counts. */
   page(campaignId: string, before: string | null, limit: number): Promise<(Drawing & { winnerCount: number })[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT d.*, (SELECT COUNT(*) FROM winners w WHERE w.drawing_id = d.id) AS winner_count FROM drawings d
-           WHERE d.campaign_id = ? AND (? IS NULL OR d.draw_at < ?) ORDER BY d.draw_at DESC LIMIT ?`,
-        )
-        .all(campaignId, before, before, limit) as (Record_ & { winner_count: number })[];
-      return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
-    });
+    return this.withWinnerCounts(campaignId, before, null, limit);
   }
 
   /**
@@ -344,26 +334,32 @@ export class DrawingStore {
    * winner counts. A null horizon lists every drawing.
    */
   publicPage(campaignId: string, before: string | null, horizon: string | null, limit: number): Promise<(Drawing & { winnerCount: number })[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT d.*, (SELECT COUNT(*) FROM winners w WHERE w.drawing_id = d.id) AS winner_count FROM drawings d
-           WHERE d.campaign_id = @campaignId AND (@before IS NULL OR d.draw_at < @before) AND (@horizon IS NULL OR d.draw_at <= @horizon)
-           ORDER BY d.draw_at DESC LIMIT @limit`,
-        )
-        .all({ campaignId, before, horizon, limit }) as (Record_ & { winner_count: number })[];
-      return rows.map((r) => ({ ...fromRecord(r), winnerCount: r.winner_count }));
-    });
+    return this.withWinnerCounts(campaignId, before, horizon, limit);
+  }
+
+  private async withWinnerCounts(campaignId: string, before: string | null, horizon: string | null, limit: number): Promise<(Drawing & { winnerCount: number })[]> {
+    let query = this.conn
+      .q()
+      .selectFrom("drawings as d")
+      .selectAll("d")
+      .select((eb) => eb.selectFrom("winners as w").select((w) => w.fn.countAll().as("n")).whereRef("w.drawing_id", "=", "d.id").as("winner_count"))
+      .where("d.campaign_id", "=", campaignId);
+    if (before !== null) query = query.where("d.draw_at", "<", before);
+    if (horizon !== null) query = query.where("d.draw_at", "<=", horizon);
+    const rows = await query.orderBy("d.draw_at", "desc").limit(limit).execute();
+    return rows.map(({ winner_count, ...r }) => ({ ...fromRecord(r), winnerCount: Number(winner_count) }));
   }
 
   /** Drawings this service committed onchain (randomness requested or later). */
-  countCommitted(campaignId: string): Promise<number> {
-    return this.conn.run(() => {
-      return this.db
-        .prepare("SELECT COUNT(*) FROM drawings WHERE campaign_id = ? AND status IN ('entropy_requested', 'settled', 'paid')")
-        .pluck()
-        .get(campaignId) as number;
-    });
+  async countCommitted(campaignId: string): Promise<number> {
+    const row = await this.conn
+      .q()
+      .selectFrom("drawings")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("campaign_id", "=", campaignId)
+      .where("status", "in", ["entropy_requested", "settled", "paid"])
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /**
@@ -371,108 +367,168 @@ export class DrawingStore {
    * its reveal and, once paid, its payout at or below it), above `finalized`; null when none will by finality alone
    * (a result whose block is not recorded yet becomes final only after a write records it).
    */
-  nextFinalBlock(campaignId: string, finalized: number): Promise<number | null> {
-    return this.conn.run(() => {
-      return (this.db
-        .prepare(
-          `SELECT MIN(b) FROM (SELECT CASE WHEN status = 'paid' THEN MAX(reveal_block, paid_block) ELSE reveal_block END AS b
-             FROM drawings WHERE campaign_id = ? AND status IN ('settled', 'paid')) WHERE b > ?`,
-        )
-        .pluck()
-        .get(campaignId, finalized) as number | null) ?? null;
+  async nextFinalBlock(campaignId: string, finalized: number): Promise<number | null> {
+    const row = await this.conn
+      .q()
+      .selectFrom((eb) =>
+        eb
+          .selectFrom("drawings")
+          // The block at which the result becomes final: a paid drawing's later block, null while either is unknown
+          // (no CASE branch matches a comparison with null).
+          .select((d) =>
+            d
+              .case()
+              .when("status", "!=", "paid")
+              .then(d.ref("reveal_block"))
+              .when("paid_block", ">=", d.ref("reveal_block"))
+              .then(d.ref("paid_block"))
+              .when("reveal_block", ">", d.ref("paid_block"))
+              .then(d.ref("reveal_block"))
+              .end()
+              .as("b"),
+          )
+          .where("campaign_id", "=", campaignId)
+          .where("status", "in", ["settled", "paid"])
+          .as("t"),
+      )
+      .select((eb) => eb.fn.min("t.b").as("m"))
+      .where("t.b", ">", finalized)
+      .executeTakeFirst();
+    return row?.m == null ? null : Number(row.m);
+  }
+
+  async maxNumber(campaignId: string): Promise<number> {
+    const row = await this.conn.q().selectFrom("drawings").select((eb) => eb.fn.max("number").as("m")).where("campaign_id", "=", campaignId).executeTakeFirst();
+    return Number(row?.m ?? 0);
+  }
+
+  async winners(drawingId: string): Promise<Winner[]> {
+    const rows = await this.conn.q().selectFrom("winners").selectAll().where("drawing_id", "=", drawingId).orderBy("position").execute();
+    return rows.map(winner);
+  }
+
+  async replaceWinners(drawingId: string, list: readonly Pick<Winner, "winnerId" | "displayName" | "avatarUrl">[]): Promise<void> {
+    // Up to MAX_WINNERS_PER_DRAW rows: inserted many to a statement, all or none.
+    await this.conn.tx(async () => {
+      await this.conn.q().deleteFrom("winners").where("drawing_id", "=", drawingId).execute();
+      for (let start = 0; start < list.length; start += INSERT_CHUNK) {
+        const rows = list
+          .slice(start, start + INSERT_CHUNK)
+          .map((w, i) => ({ drawing_id: drawingId, position: start + i, winner_id: w.winnerId, display_name: w.displayName, avatar_url: w.avatarUrl }));
+        await this.conn.q().insertInto("winners").values(rows).execute();
+      }
     });
   }
 
-  maxNumber(campaignId: string): Promise<number> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT COALESCE(MAX(number), 0) FROM drawings WHERE campaign_id = ?").pluck().get(campaignId) as number) ?? 0;
+  async updateWinnerLabels(drawingId: string, list: readonly Pick<Winner, "displayName" | "avatarUrl">[]): Promise<void> {
+    if (list.length === 0) return;
+    await this.conn.tx(async () => {
+      for (const [position, w] of list.entries()) {
+        await this.conn
+          .q()
+          .updateTable("winners")
+          .set({ display_name: w.displayName, avatar_url: w.avatarUrl })
+          .where("drawing_id", "=", drawingId)
+          .where("position", "=", position)
+          .execute();
+      }
     });
   }
 
-  winners(drawingId: string): Promise<Winner[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM winners WHERE drawing_id = ? ORDER BY position").all(drawingId) as WinnerRecord[]).map(winner);
-    });
-  }
-
-  replaceWinners(drawingId: string, list: readonly Pick<Winner, "winnerId" | "displayName" | "avatarUrl">[]): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("DELETE FROM winners WHERE drawing_id = ?").run(drawingId);
-      const insert = this.db.prepare("INSERT INTO winners (drawing_id, position, winner_id, display_name, avatar_url) VALUES (?, ?, ?, ?, ?)");
-      list.forEach((w, position) => insert.run(drawingId, position, w.winnerId, w.displayName, w.avatarUrl));
-    });
-  }
-
-  updateWinnerLabels(drawingId: string, list: readonly Pick<Winner, "displayName" | "avatarUrl">[]): Promise<void> {
-    return this.conn.run(() => {
-      const update = this.db.prepare("UPDATE winners SET display_name = ?, avatar_url = ? WHERE drawing_id = ? AND position = ?");
-      list.forEach((w, position) => update.run(w.displayName, w.avatarUrl, drawingId, position));
-    });
-  }
-
-  setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): Promise<void> {
-    return this.conn.run(() => {
-      const update = this.db.prepare(
-        "UPDATE winners SET random_value = ?, roll = ?, amount_cents = ?, held = ?, held_status = COALESCE(held_status, ?) WHERE drawing_id = ? AND position = ?",
-      );
-      for (const p of prizes) update.run(p.randomValue, p.roll, p.amountCents, p.held ? 1 : 0, p.held ? "open" : null, drawingId, p.position);
+  async setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): Promise<void> {
+    if (prizes.length === 0) return;
+    await this.conn.tx(async () => {
+      for (const p of prizes) {
+        await this.conn
+          .q()
+          .updateTable("winners")
+          .set((eb) => ({
+            random_value: p.randomValue,
+            roll: p.roll,
+            amount_cents: p.amountCents,
+            held: p.held ? 1 : 0,
+            // A held prize keeps the state it has (paid or refused); it opens only the first time.
+            ...(p.held ? { held_status: eb.fn.coalesce("held_status", eb.val<HeldStatus>("open")) } : {}),
+          }))
+          .where("drawing_id", "=", drawingId)
+          .where("position", "=", p.position)
+          .execute();
+      }
     });
   }
 
   /** Forgets a drawing's mirrored prizes (its reveal was dropped by a reorg; the next reveal's come instead). */
-  clearPrizes(drawingId: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE winners SET random_value = NULL, roll = NULL, amount_cents = NULL, held = NULL, held_status = NULL, held_reason = NULL, held_block = NULL WHERE drawing_id = ?").run(drawingId);
-    });
+  async clearPrizes(drawingId: string): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("winners")
+      .set({ random_value: null, roll: null, amount_cents: null, held: null, held_status: null, held_reason: null, held_block: null })
+      .where("drawing_id", "=", drawingId)
+      .execute();
   }
 
   /** Held prizes of a campaign still open (neither paid nor refused), oldest drawing first. */
-  openHeldPrizes(campaignId: string): Promise<OpenHeldPrize[]> {
-    return this.conn.run(() => {
-      return this.db
-        .prepare(
-          `SELECT d.id AS drawingId, d.number AS number, w.position AS position FROM winners w JOIN drawings d ON d.id = w.drawing_id
-           WHERE d.campaign_id = ? AND w.held_status = 'open' AND d.number IS NOT NULL ORDER BY d.number, w.position`,
-        )
-        .all(campaignId) as OpenHeldPrize[];
-    });
+  async openHeldPrizes(campaignId: string): Promise<OpenHeldPrize[]> {
+    return this.conn
+      .q()
+      .selectFrom("winners as w")
+      .innerJoin("drawings as d", "d.id", "w.drawing_id")
+      .select(["d.id as drawingId", "d.number as number", "w.position as position"])
+      .where("d.campaign_id", "=", campaignId)
+      .where("w.held_status", "=", "open")
+      .where("d.number", "is not", null)
+      .$narrowType<{ number: NotNull }>()
+      .orderBy("d.number")
+      .orderBy("w.position")
+      .execute();
   }
 
   /** Every held prize of a campaign with its drawing number (prizedraw held list). */
-  heldPrizes(campaignId: string): Promise<(Winner & { drawingId: string; number: number })[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT w.*, d.id AS drawing_id_, d.number AS number_ FROM winners w JOIN drawings d ON d.id = w.drawing_id
-           WHERE d.campaign_id = ? AND w.held_status IS NOT NULL ORDER BY d.number, w.position`,
-        )
-        .all(campaignId) as (WinnerRecord & { drawing_id_: string; number_: number })[];
-      return rows.map((r) => ({ ...winner(r), drawingId: r.drawing_id_, number: r.number_ }));
-    });
+  async heldPrizes(campaignId: string): Promise<(Winner & { drawingId: string; number: number })[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("winners as w")
+      .innerJoin("drawings as d", "d.id", "w.drawing_id")
+      .selectAll("w")
+      .select(["d.id as drawing_id_", "d.number as number_"])
+      .where("d.campaign_id", "=", campaignId)
+      .where("w.held_status", "is not", null)
+      // A drawing with prizes has settled, and so has its number.
+      .$narrowType<{ number_: NotNull }>()
+      .orderBy("d.number")
+      .orderBy("w.position")
+      .execute();
+    return rows.map((r) => ({ ...winner(r), drawingId: r.drawing_id_, number: r.number_ }));
   }
 
   /**
    * Records a held prize's state. `block` is the block of the decision this service sent (null when mirrored from
    * the indexer, or when a reorg reopened it): a decision with a block is checked against the chain until final.
    */
-  setHeldStatus(drawingId: string, position: number, status: HeldStatus, reason: string | null, block: number | null = null): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare("UPDATE winners SET held_status = ?, held_reason = ?, held_block = ? WHERE drawing_id = ? AND position = ?")
-        .run(status, reason, block, drawingId, position);
-    });
+  async setHeldStatus(drawingId: string, position: number, status: HeldStatus, reason: string | null, block: number | null = null): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("winners")
+      .set({ held_status: status, held_reason: reason, held_block: block })
+      .where("drawing_id", "=", drawingId)
+      .where("position", "=", position)
+      .execute();
   }
 
   /** Held prizes this service paid or refused in a block above `finalizedBlock`: a reorg may still drop the decision. */
-  heldDecisionsNotFinal(campaignId: string, finalizedBlock: number): Promise<(OpenHeldPrize & { status: Exclude<HeldStatus, "open">; reason: string | null })[]> {
-    return this.conn.run(() => {
-      return this.db
-        .prepare(
-          `SELECT d.id AS drawingId, d.number AS number, w.position AS position, w.held_status AS status, w.held_reason AS reason
-           FROM winners w JOIN drawings d ON d.id = w.drawing_id
-           WHERE d.campaign_id = ? AND w.held_status IN ('paid', 'refused') AND w.held_block > ? ORDER BY d.number, w.position`,
-        )
-        .all(campaignId, finalizedBlock) as (OpenHeldPrize & { status: Exclude<HeldStatus, "open">; reason: string | null })[];
-    });
+  async heldDecisionsNotFinal(campaignId: string, finalizedBlock: number): Promise<(OpenHeldPrize & { status: Exclude<HeldStatus, "open">; reason: string | null })[]> {
+    return this.conn
+      .q()
+      .selectFrom("winners as w")
+      .innerJoin("drawings as d", "d.id", "w.drawing_id")
+      .select(["d.id as drawingId", "d.number as number", "w.position as position", "w.held_status as status", "w.held_reason as reason"])
+      .where("d.campaign_id", "=", campaignId)
+      .where("w.held_status", "in", ["paid", "refused"])
+      .where("w.held_block", ">", finalizedBlock)
+      // A decision this service sent is on a settled (numbered) drawing; the filter above leaves paid or refused.
+      .$narrowType<{ number: NotNull; status: Exclude<HeldStatus, "open"> }>()
+      .orderBy("d.number")
+      .orderBy("w.position")
+      .execute();
   }
 }

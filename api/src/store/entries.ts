@@ -1,10 +1,11 @@
+import { sql, type Selectable } from "kysely";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { EntriesTable } from "./schema.js";
 
 export type Entry = { entrantId: string; weight: number; displayName: string | null; avatarUrl: string | null };
 export type StoredEntry = Entry & { seq: number; position: number | null };
 
-type Record_ = { seq: number; entrant_id: string; weight: number; display_name: string | null; avatar_url: string | null; position: number | null };
+type Record_ = Selectable<EntriesTable>;
 
 const entry = (r: Record_): StoredEntry => ({
   seq: r.seq,
@@ -15,69 +16,77 @@ const entry = (r: Record_): StoredEntry => ({
   position: r.position,
 });
 
+/** Ids per `IN (...)` list: far below either engine's limit on a statement's parameters (PostgreSQL: 65535). */
+const IN_CHUNK = 500;
+
 /** Entrants of entries campaigns, per drawing, in arrival order (`seq`). */
 export class EntryStore {
-  private readonly insertOne;
-  private readonly updateOne;
+  constructor(private readonly conn: Connection) {}
 
-  constructor(private readonly conn: Connection) {
-    this.insertOne = conn.db.prepare(
-      "INSERT INTO entries (drawing_id, entrant_id, weight, display_name, avatar_url) VALUES (?, ?, ?, ?, ?) ON CONFLICT (drawing_id, entrant_id) DO NOTHING",
-    );
-    this.updateOne = conn.db.prepare("UPDATE entries SET weight = ?, display_name = ?, avatar_url = ? WHERE drawing_id = ? AND entrant_id = ?");
-  }
-
-  private get db(): Db {
-    return this.conn.db;
-  }
-
-  /** The stored entries among `entrantIds`, by id: one query for a whole request. */
-  existing(drawingId: string, entrantIds: readonly string[]): Promise<Map<string, StoredEntry>> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare("SELECT * FROM entries WHERE drawing_id = ? AND entrant_id IN (SELECT value FROM json_each(?))")
-        .all(drawingId, JSON.stringify(entrantIds)) as Record_[];
-      return new Map(rows.map((r) => [r.entrant_id, entry(r)]));
-    });
+  /** The stored entries among `entrantIds`, by id: a query per 500 ids (one for a whole request of most sizes). */
+  async existing(drawingId: string, entrantIds: readonly string[]): Promise<Map<string, StoredEntry>> {
+    const found = new Map<string, StoredEntry>();
+    for (let start = 0; start < entrantIds.length; start += IN_CHUNK) {
+      const rows = await this.conn
+        .q()
+        .selectFrom("entries")
+        .selectAll()
+        .where("drawing_id", "=", drawingId)
+        .where("entrant_id", "in", entrantIds.slice(start, start + IN_CHUNK))
+        .execute();
+      for (const r of rows) found.set(r.entrant_id, entry(r));
+    }
+    return found;
   }
 
   /** Inserts a new entrant; returns false (and changes nothing) when the drawing already has it. */
-  insertIfNew(drawingId: string, e: Entry): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.insertOne.run(drawingId, e.entrantId, e.weight, e.displayName, e.avatarUrl).changes === 1;
-    });
+  async insertIfNew(drawingId: string, e: Entry): Promise<boolean> {
+    const result = await this.conn
+      .q()
+      .insertInto("entries")
+      .values({ drawing_id: drawingId, entrant_id: e.entrantId, weight: e.weight, display_name: e.displayName, avatar_url: e.avatarUrl })
+      .onConflict((oc) => oc.columns(["drawing_id", "entrant_id"]).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
-  update(drawingId: string, e: Entry): Promise<void> {
-    return this.conn.run(() => {
-      this.updateOne.run(e.weight, e.displayName, e.avatarUrl, drawingId, e.entrantId);
-    });
+  async update(drawingId: string, e: Entry): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("entries")
+      .set({ weight: e.weight, display_name: e.displayName, avatar_url: e.avatarUrl })
+      .where("drawing_id", "=", drawingId)
+      .where("entrant_id", "=", e.entrantId)
+      .execute();
   }
 
   /** A page in arrival order after `afterSeq` (a stable cursor: later arrivals only append). */
-  page(drawingId: string, afterSeq: number, limit: number): Promise<StoredEntry[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM entries WHERE drawing_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(drawingId, afterSeq, limit) as Record_[]).map(entry);
-    });
+  async page(drawingId: string, afterSeq: number, limit: number): Promise<StoredEntry[]> {
+    const rows = await this.conn.q().selectFrom("entries").selectAll().where("drawing_id", "=", drawingId).where("seq", ">", afterSeq).orderBy("seq").limit(limit).execute();
+    return rows.map(entry);
   }
 
   /** Every entrant in arrival order (the order the list locks in). */
-  all(drawingId: string): Promise<StoredEntry[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM entries WHERE drawing_id = ? ORDER BY seq").all(drawingId) as Record_[]).map(entry);
-    });
+  async all(drawingId: string): Promise<StoredEntry[]> {
+    const rows = await this.conn.q().selectFrom("entries").selectAll().where("drawing_id", "=", drawingId).orderBy("seq").execute();
+    return rows.map(entry);
   }
 
   /** Fixes positions 0, 1, 2, ... in arrival order (at the lock). */
-  assignPositions(drawingId: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare(
-          `UPDATE entries SET position = ranked.rn - 1
-           FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS rn FROM entries WHERE drawing_id = ?) AS ranked
-           WHERE entries.seq = ranked.seq`,
-        )
-        .run(drawingId);
-    });
+  async assignPositions(drawingId: string): Promise<void> {
+    // One statement for the whole list (UPDATE ... FROM: SQLite 3.33+ and PostgreSQL).
+    await this.conn
+      .q()
+      .updateTable("entries")
+      .from((eb) =>
+        eb
+          .selectFrom("entries")
+          .select(["seq", sql<number>`ROW_NUMBER() OVER (ORDER BY seq)`.as("rn")])
+          .where("drawing_id", "=", drawingId)
+          .as("ranked"),
+      )
+      .set((eb) => ({ position: eb("ranked.rn", "-", 1) }))
+      .whereRef("entries.seq", "=", "ranked.seq")
+      .execute();
   }
 }

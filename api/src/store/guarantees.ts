@@ -1,6 +1,7 @@
+import type { Insertable, Selectable } from "kysely";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
 import type { DrawingStatus } from "./drawings.js";
+import type { GuaranteesTable } from "./schema.js";
 
 export type GuaranteeStatus = "not_needed" | "awaiting_pick" | "picked" | "paid";
 export const GUARANTEE_STATUSES: readonly GuaranteeStatus[] = ["not_needed", "awaiting_pick", "picked", "paid"];
@@ -28,28 +29,7 @@ export type GuaranteePeriod = {
 /** A winner of a drawing with drawAt inside a period. */
 export type PeriodWin = { drawingId: string; position: number; winnerId: string; amountCents: number | null };
 
-type Record_ = {
-  id: string;
-  campaign_id: string;
-  period: number;
-  period_start: string;
-  period_end: string;
-  status: GuaranteeStatus;
-  amount_cents: number;
-  threshold_cents: number;
-  picked_winner: string | null;
-  picked_drawing_id: string | null;
-  picked_at: string | null;
-  payout_id: string | null;
-  pick_tx: string | null;
-  paid_at: string | null;
-  created_at: string;
-};
-
-const COLUMNS: readonly (keyof Record_)[] = [
-  "id", "campaign_id", "period", "period_start", "period_end", "status", "amount_cents", "threshold_cents", "picked_winner",
-  "picked_drawing_id", "picked_at", "payout_id", "pick_tx", "paid_at", "created_at",
-];
+type Record_ = Selectable<GuaranteesTable>;
 
 function fromRecord(r: Record_): GuaranteePeriod {
   return {
@@ -71,7 +51,7 @@ function fromRecord(r: Record_): GuaranteePeriod {
   };
 }
 
-function toRecord(g: GuaranteePeriod): Record_ {
+function toRecord(g: GuaranteePeriod): Insertable<GuaranteesTable> {
   return {
     id: g.id,
     campaign_id: g.campaignId,
@@ -98,118 +78,120 @@ export class GuaranteeStore {
 
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
-  }
-
   insert(g: GuaranteePeriod): Promise<void> {
     return this.conn.tx(async () => {
-      this.db.prepare(`INSERT INTO guarantees (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((k) => `@${k}`).join(", ")})`).run(toRecord(g));
+      await this.conn.q().insertInto("guarantees").values(toRecord(g)).execute();
       await this.onInsert?.(g);
     });
   }
 
   /** A campaign's checked periods, first period first. */
-  list(campaignId: string): Promise<GuaranteePeriod[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM guarantees WHERE campaign_id = ? ORDER BY period").all(campaignId) as Record_[]).map(fromRecord);
-    });
+  async list(campaignId: string): Promise<GuaranteePeriod[]> {
+    const rows = await this.conn.q().selectFrom("guarantees").selectAll().where("campaign_id", "=", campaignId).orderBy("period").execute();
+    return rows.map(fromRecord);
   }
 
-  byId(campaignId: string, id: string): Promise<GuaranteePeriod | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM guarantees WHERE id = ? AND campaign_id = ?").get(id, campaignId) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
+  async byId(campaignId: string, id: string): Promise<GuaranteePeriod | null> {
+    const r = await this.conn.q().selectFrom("guarantees").selectAll().where("id", "=", id).where("campaign_id", "=", campaignId).executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
   /** The campaign's last checked period (the next one starts at its end). */
-  last(campaignId: string): Promise<GuaranteePeriod | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM guarantees WHERE campaign_id = ? ORDER BY period DESC LIMIT 1").get(campaignId) as Record_ | undefined;
-      return r ? fromRecord(r) : null;
-    });
+  async last(campaignId: string): Promise<GuaranteePeriod | null> {
+    const r = await this.conn.q().selectFrom("guarantees").selectAll().where("campaign_id", "=", campaignId).orderBy("period", "desc").limit(1).executeTakeFirst();
+    return r ? fromRecord(r) : null;
   }
 
-  withStatus(campaignId: string, status: GuaranteeStatus): Promise<GuaranteePeriod[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM guarantees WHERE campaign_id = ? AND status = ? ORDER BY period").all(campaignId, status) as Record_[]).map(fromRecord);
-    });
+  async withStatus(campaignId: string, status: GuaranteeStatus): Promise<GuaranteePeriod[]> {
+    const rows = await this.conn.q().selectFrom("guarantees").selectAll().where("campaign_id", "=", campaignId).where("status", "=", status).orderBy("period").execute();
+    return rows.map(fromRecord);
   }
 
   /** awaiting_pick -> picked; false when the row was not awaiting a pick any more (a pick is made once). */
-  pick(id: string, pick: { winner: string; drawingId: string; payoutId: string; at: string }): Promise<boolean> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare("UPDATE guarantees SET status = 'picked', picked_winner = ?, picked_drawing_id = ?, payout_id = ?, picked_at = ? WHERE id = ? AND status = 'awaiting_pick'")
-          .run(pick.winner, pick.drawingId, pick.payoutId, pick.at, id).changes === 1
-      );
-    });
+  async pick(id: string, pick: { winner: string; drawingId: string; payoutId: string; at: string }): Promise<boolean> {
+    const result = await this.conn
+      .q()
+      .updateTable("guarantees")
+      .set({ status: "picked", picked_winner: pick.winner, picked_drawing_id: pick.drawingId, payout_id: pick.payoutId, picked_at: pick.at })
+      .where("id", "=", id)
+      .where("status", "=", "awaiting_pick")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
-  setPickTx(id: string, tx: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE guarantees SET pick_tx = ? WHERE id = ?").run(tx, id);
-    });
+  async setPickTx(id: string, tx: string): Promise<void> {
+    await this.conn.q().updateTable("guarantees").set({ pick_tx: tx }).where("id", "=", id).execute();
   }
 
   /** picked -> paid once the indexed transfer is seen, in block `block`. */
-  markPaid(id: string, paidAt: string, tx: string, block: number): Promise<boolean> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare("UPDATE guarantees SET status = 'paid', paid_at = ?, pick_tx = COALESCE(pick_tx, ?), paid_block = ? WHERE id = ? AND status = 'picked'")
-          .run(paidAt, tx, block, id).changes === 1
-      );
-    });
+  async markPaid(id: string, paidAt: string, tx: string, block: number): Promise<boolean> {
+    const result = await this.conn
+      .q()
+      .updateTable("guarantees")
+      .set((eb) => ({ status: "paid", paid_at: paidAt, pick_tx: eb.fn.coalesce("pick_tx", eb.val(tx)), paid_block: block }))
+      .where("id", "=", id)
+      .where("status", "=", "picked")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Paid periods whose payment block is unknown or above `finalizedBlock`: a reorg may still drop the payment. */
-  paidNotFinal(campaignId: string, finalizedBlock: number): Promise<GuaranteePeriod[]> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare("SELECT * FROM guarantees WHERE campaign_id = ? AND status = 'paid' AND (paid_block IS NULL OR paid_block > ?) ORDER BY period")
-          .all(campaignId, finalizedBlock) as Record_[]
-      ).map(fromRecord);
-    });
+  async paidNotFinal(campaignId: string, finalizedBlock: number): Promise<GuaranteePeriod[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("guarantees")
+      .selectAll()
+      .where("campaign_id", "=", campaignId)
+      .where("status", "=", "paid")
+      .where((eb) => eb.or([eb("paid_block", "is", null), eb("paid_block", ">", finalizedBlock)]))
+      .orderBy("period")
+      .execute();
+    return rows.map(fromRecord);
   }
 
   /** Records the payment's block (a period paid before blocks were recorded, once the indexer shows it). */
-  setPaidBlock(id: string, block: number): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE guarantees SET paid_block = ? WHERE id = ?").run(block, id);
-    });
+  async setPaidBlock(id: string, block: number): Promise<void> {
+    await this.conn.q().updateTable("guarantees").set({ paid_block: block }).where("id", "=", id).execute();
   }
 
   /** paid -> picked: a reorg dropped the payment, so the keeper pays the same pick again. */
-  unpay(id: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE guarantees SET status = 'picked', paid_at = NULL, paid_block = NULL, pick_tx = NULL WHERE id = ? AND status = 'paid'").run(id);
-    });
+  async unpay(id: string): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("guarantees")
+      .set({ status: "picked", paid_at: null, paid_block: null, pick_tx: null })
+      .where("id", "=", id)
+      .where("status", "=", "paid")
+      .execute();
   }
 
   /** Statuses of the campaign's drawings with start <= drawAt < end. */
-  periodDrawings(campaignId: string, start: string, end: string): Promise<{ id: string; status: DrawingStatus }[]> {
-    return this.conn.run(() => {
-      return this.db.prepare("SELECT id, status FROM drawings WHERE campaign_id = ? AND draw_at >= ? AND draw_at < ? ORDER BY draw_at").all(campaignId, start, end) as {
-        id: string;
-        status: DrawingStatus;
-      }[];
-    });
+  async periodDrawings(campaignId: string, start: string, end: string): Promise<{ id: string; status: DrawingStatus }[]> {
+    return this.conn
+      .q()
+      .selectFrom("drawings")
+      .select(["id", "status"])
+      .where("campaign_id", "=", campaignId)
+      .where("draw_at", ">=", start)
+      .where("draw_at", "<", end)
+      .orderBy("draw_at")
+      .execute();
   }
 
   /** Winners of the campaign's drawn drawings (settled or paid) with start <= drawAt < end, in draw order. */
-  periodWins(campaignId: string, start: string, end: string): Promise<PeriodWin[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare(
-          `SELECT w.drawing_id, w.position, w.winner_id, w.amount_cents FROM winners w JOIN drawings d ON d.id = w.drawing_id
-         WHERE d.campaign_id = ? AND d.draw_at >= ? AND d.draw_at < ? AND d.status IN ('settled', 'paid') ORDER BY d.draw_at, w.position`,
-        )
-        .all(campaignId, start, end) as { drawing_id: string; position: number; winner_id: string; amount_cents: number | null }[];
-      return rows.map((r) => ({ drawingId: r.drawing_id, position: r.position, winnerId: r.winner_id, amountCents: r.amount_cents }));
-    });
+  async periodWins(campaignId: string, start: string, end: string): Promise<PeriodWin[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("winners as w")
+      .innerJoin("drawings as d", "d.id", "w.drawing_id")
+      .select(["w.drawing_id", "w.position", "w.winner_id", "w.amount_cents"])
+      .where("d.campaign_id", "=", campaignId)
+      .where("d.draw_at", ">=", start)
+      .where("d.draw_at", "<", end)
+      .where("d.status", "in", ["settled", "paid"])
+      .orderBy("d.draw_at")
+      .orderBy("w.position")
+      .execute();
+    return rows.map((r) => ({ drawingId: r.drawing_id, position: r.position, winnerId: r.winner_id, amountCents: r.amount_cents }));
   }
 }

@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { AccountStore } from "./accounts.js";
 import { AuditStore } from "./audit.js";
 import { CampaignStore } from "./campaigns.js";
-import { Connection } from "./connection.js";
-import { openDb, type Db } from "./db.js";
+import type { Connection } from "./connection.js";
+import type { Db } from "./db.js";
+import { openEngine } from "./engines.js";
 import { DrawingStore } from "./drawings.js";
 import { EntryStore } from "./entries.js";
 import { FinalityStore } from "./finality.js";
@@ -19,12 +20,14 @@ import { WebhookStore } from "./webhooks.js";
 import { recordDrawingChange, recordGuaranteeCreated } from "../webhooks/events.js";
 
 /**
- * The service's store: one SQLite file, a repository per resource, and a transaction helper. Every repository
- * method is asynchronous (store/connection.ts says why and how a transaction excludes other callers).
+ * The service's store: a SQLite file or a PostgreSQL database (store/engines.ts), a repository per resource, and a
+ * transaction helper. Every repository method is asynchronous; queries are written once, with Kysely, for both
+ * engines (store/connection.ts says how transactions keep the rules).
  */
 export type Store = {
-  db: Db;
   conn: Connection;
+  /** The SQLite file's handle when that is the engine (tools and tests that read it raw), else null. */
+  sqlite: Db | null;
   accounts: AccountStore;
   campaigns: CampaignStore;
   drawings: DrawingStore;
@@ -42,13 +45,14 @@ export type Store = {
   leases: LeaseStore;
   /** Runs `fn` in one transaction; nested, a savepoint (store/connection.ts). */
   tx<T>(fn: () => Promise<T>): Promise<T>;
+  /** Closes the store (its file, or its pool of connections). */
+  close(): Promise<void>;
 };
 
-export function createStore(db: Db): Store {
-  const conn = new Connection(db);
+export function createStore(conn: Connection, sqlite: Db | null = null): Store {
   const store: Store = {
-    db,
     conn,
+    sqlite,
     accounts: new AccountStore(conn),
     campaigns: new CampaignStore(conn),
     drawings: new DrawingStore(conn),
@@ -65,6 +69,7 @@ export function createStore(db: Db): Store {
     publicVersions: new PublicVersionStore(conn),
     leases: new LeaseStore(conn),
     tx: <T>(fn: () => Promise<T>): Promise<T> => conn.tx(fn),
+    close: () => conn.close(),
   };
   // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):
   // every writer of a drawing or guarantee period gets them without having to remember them.
@@ -73,8 +78,10 @@ export function createStore(db: Db): Store {
   return store;
 }
 
-export function openStore(path: string): Store {
-  return createStore(openDb(path));
+/** Opens the store at `location`: a PostgreSQL URL or a SQLite file's path (store/engines.ts). */
+export async function openStore(location: string): Promise<Store> {
+  const { conn, sqlite } = await openEngine(location);
+  return createStore(conn, sqlite);
 }
 
 /** The store's file in the data folder (the service and the CLI open the same file). */

@@ -1,5 +1,6 @@
+import type { Selectable } from "kysely";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { PortalLinksTable, PortalSessionsTable } from "./schema.js";
 
 /** What an emailed link is for: signing in, or joining a team the link's owner was invited to. */
 export type LinkPurpose = "sign_in" | "invite";
@@ -30,17 +31,8 @@ export type OutboxMail = { id: number; to: string; subject: string; body: string
 
 export type CampaignLogo = { bytes: Buffer; contentType: "image/png" | "image/jpeg" | "image/webp"; etag: string; updatedAt: string };
 
-type LinkRecord = { token_hash: string; email: string; purpose: LinkPurpose; account_id: string | null; created_at: string; expires_at: string; used_at: string | null };
-type SessionRecord = {
-  id_hash: string;
-  email: string;
-  account_id: string;
-  csrf_token: string;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  ended_at: string | null;
-};
+type LinkRecord = Selectable<PortalLinksTable>;
+type SessionRecord = Selectable<PortalSessionsTable>;
 
 const link = (r: LinkRecord): PortalLink => ({
   tokenHash: r.token_hash,
@@ -67,123 +59,134 @@ const session = (r: SessionRecord): PortalSession => ({
 export class PortalStore {
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
+  async insertLink(l: PortalLink): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("portal_links")
+      .values({ token_hash: l.tokenHash, email: l.email, purpose: l.purpose, account_id: l.accountId, created_at: l.createdAt, expires_at: l.expiresAt, used_at: null })
+      .execute();
   }
 
-  insertLink(l: PortalLink): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare("INSERT INTO portal_links (token_hash, email, purpose, account_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, NULL)")
-        .run(l.tokenHash, l.email, l.purpose, l.accountId, l.createdAt, l.expiresAt);
-    });
-  }
-
-  link(tokenHash: string): Promise<PortalLink | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM portal_links WHERE token_hash = ?").get(tokenHash) as LinkRecord | undefined;
-      return r ? link(r) : null;
-    });
+  async link(tokenHash: string): Promise<PortalLink | null> {
+    const r = await this.conn.q().selectFrom("portal_links").selectAll().where("token_hash", "=", tokenHash).executeTakeFirst();
+    return r ? link(r) : null;
   }
 
   /** Marks a link used; false when it was used already (two clicks racing: only one wins). */
-  useLink(tokenHash: string, at: string): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.db.prepare("UPDATE portal_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL").run(at, tokenHash).changes === 1;
-    });
+  async useLink(tokenHash: string, at: string): Promise<boolean> {
+    const result = await this.conn.q().updateTable("portal_links").set({ used_at: at }).where("token_hash", "=", tokenHash).where("used_at", "is", null).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
-  insertSession(s: PortalSession): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare(
-          "INSERT INTO portal_sessions (id_hash, email, account_id, csrf_token, created_at, last_seen_at, expires_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
-        )
-        .run(s.idHash, s.email, s.accountId, s.csrfToken, s.createdAt, s.lastSeenAt, s.expiresAt);
-    });
+  async insertSession(s: PortalSession): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("portal_sessions")
+      .values({
+        id_hash: s.idHash,
+        email: s.email,
+        account_id: s.accountId,
+        csrf_token: s.csrfToken,
+        created_at: s.createdAt,
+        last_seen_at: s.lastSeenAt,
+        expires_at: s.expiresAt,
+        ended_at: null,
+      })
+      .execute();
   }
 
-  session(idHash: string): Promise<PortalSession | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT * FROM portal_sessions WHERE id_hash = ?").get(idHash) as SessionRecord | undefined;
-      return r ? session(r) : null;
-    });
+  async session(idHash: string): Promise<PortalSession | null> {
+    const r = await this.conn.q().selectFrom("portal_sessions").selectAll().where("id_hash", "=", idHash).executeTakeFirst();
+    return r ? session(r) : null;
   }
 
-  touchSession(idHash: string, at: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE portal_sessions SET last_seen_at = ? WHERE id_hash = ?").run(at, idHash);
-    });
+  async touchSession(idHash: string, at: string): Promise<void> {
+    await this.conn.q().updateTable("portal_sessions").set({ last_seen_at: at }).where("id_hash", "=", idHash).execute();
   }
 
-  endSession(idHash: string, at: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE portal_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL").run(at, idHash);
-    });
+  async endSession(idHash: string, at: string): Promise<void> {
+    await this.conn.q().updateTable("portal_sessions").set({ ended_at: at }).where("id_hash", "=", idHash).where("ended_at", "is", null).execute();
   }
 
   /** Ends every open session of `email` on `accountId` (removed from the team). */
-  endSessionsOf(accountId: string, email: string, at: string): Promise<number> {
-    return this.conn.run(() => {
-      return this.db.prepare("UPDATE portal_sessions SET ended_at = ? WHERE account_id = ? AND email = ? AND ended_at IS NULL").run(at, accountId, email).changes;
+  async endSessionsOf(accountId: string, email: string, at: string): Promise<number> {
+    const result = await this.conn
+      .q()
+      .updateTable("portal_sessions")
+      .set({ ended_at: at })
+      .where("account_id", "=", accountId)
+      .where("email", "=", email)
+      .where("ended_at", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * Records a sign-in request under each key and returns how many each key has since `since` (this one included).
+   * One transaction (a savepoint inside the caller's), so the counts and inserts of two requests do not interleave.
+   */
+  async recordAttempt(keys: readonly string[], at: string, since: string): Promise<number[]> {
+    return this.conn.tx(async () => {
+      await this.conn.q().deleteFrom("portal_attempts").where("at", "<", since).execute();
+      const counts: number[] = [];
+      for (const key of keys) {
+        await this.conn.q().insertInto("portal_attempts").values({ key, at }).execute();
+        const r = await this.conn
+          .q()
+          .selectFrom("portal_attempts")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("key", "=", key)
+          .where("at", ">=", since)
+          .executeTakeFirstOrThrow();
+        counts.push(Number(r.n));
+      }
+      return counts;
     });
   }
 
-  /** Records a sign-in request under each key and returns how many each key has since `since` (this one included). */
-  recordAttempt(keys: readonly string[], at: string, since: string): Promise<number[]> {
-    return this.conn.run(() => {
-      const insert = this.db.prepare("INSERT INTO portal_attempts (key, at) VALUES (?, ?)");
-      const count = this.db.prepare("SELECT COUNT(*) FROM portal_attempts WHERE key = ? AND at >= ?").pluck();
-      this.db.prepare("DELETE FROM portal_attempts WHERE at < ?").run(since);
-      return keys.map((key) => {
-        insert.run(key, at);
-        return count.get(key, since) as number;
-      });
-    });
-  }
-
-  addMail(to: string, subject: string, body: string, at: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("INSERT INTO mail_outbox (to_address, subject, body, created_at) VALUES (?, ?, ?, ?)").run(to, subject, body, at);
-    });
+  async addMail(to: string, subject: string, body: string, at: string): Promise<void> {
+    await this.conn.q().insertInto("mail_outbox").values({ to_address: to, subject, body, created_at: at }).execute();
   }
 
   /** The newest mail first. */
-  outbox(limit = 50): Promise<OutboxMail[]> {
-    return this.conn.run(() => {
-      const rows = this.db.prepare("SELECT id, to_address, subject, body, created_at FROM mail_outbox ORDER BY id DESC LIMIT ?").all(limit) as {
-        id: number;
-        to_address: string;
-        subject: string;
-        body: string;
-        created_at: string;
-      }[];
-      return rows.map((r) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, createdAt: r.created_at }));
-    });
+  async outbox(limit = 50): Promise<OutboxMail[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("mail_outbox")
+      .select(["id", "to_address", "subject", "body", "created_at"])
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, createdAt: r.created_at }));
   }
 
-  setLogo(campaignId: string, logo: CampaignLogo): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare(
-          "INSERT INTO campaign_logos (campaign_id, bytes, content_type, etag, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (campaign_id) DO UPDATE SET bytes = excluded.bytes, content_type = excluded.content_type, etag = excluded.etag, updated_at = excluded.updated_at",
-        )
-        .run(campaignId, logo.bytes, logo.contentType, logo.etag, logo.updatedAt);
-    });
+  async setLogo(campaignId: string, logo: CampaignLogo): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("campaign_logos")
+      .values({ campaign_id: campaignId, bytes: logo.bytes, content_type: logo.contentType, etag: logo.etag, updated_at: logo.updatedAt })
+      .onConflict((oc) =>
+        oc.column("campaign_id").doUpdateSet((eb) => ({
+          bytes: eb.ref("excluded.bytes"),
+          content_type: eb.ref("excluded.content_type"),
+          etag: eb.ref("excluded.etag"),
+          updated_at: eb.ref("excluded.updated_at"),
+        })),
+      )
+      .execute();
   }
 
-  logo(campaignId: string): Promise<CampaignLogo | null> {
-    return this.conn.run(() => {
-      const r = this.db.prepare("SELECT bytes, content_type, etag, updated_at FROM campaign_logos WHERE campaign_id = ?").get(campaignId) as
-        | { bytes: Buffer; content_type: CampaignLogo["contentType"]; etag: string; updated_at: string }
-        | undefined;
-      return r ? { bytes: r.bytes, contentType: r.content_type, etag: r.etag, updatedAt: r.updated_at } : null;
-    });
+  async logo(campaignId: string): Promise<CampaignLogo | null> {
+    const r = await this.conn
+      .q()
+      .selectFrom("campaign_logos")
+      .select(["bytes", "content_type", "etag", "updated_at"])
+      .where("campaign_id", "=", campaignId)
+      .executeTakeFirst();
+    return r ? { bytes: r.bytes, contentType: r.content_type, etag: r.etag, updatedAt: r.updated_at } : null;
   }
 
-  removeLogo(campaignId: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("DELETE FROM campaign_logos WHERE campaign_id = ?").run(campaignId);
-    });
+  async removeLogo(campaignId: string): Promise<void> {
+    await this.conn.q().deleteFrom("campaign_logos").where("campaign_id", "=", campaignId).execute();
   }
 }

@@ -1,5 +1,4 @@
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
 
 export type FetchOutcome = "stored" | "unchanged" | "not_ready" | "invalid" | "error";
 export type PullFetch = { at: string; outcome: FetchOutcome; reason: string | null };
@@ -9,51 +8,38 @@ export type StaffAlert = { id: number; at: string; kind: string; campaignSlug: s
 export class PullStore {
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
+  async recordFetch(drawingId: string, at: string, outcome: FetchOutcome, reason: string | null): Promise<void> {
+    await this.conn.q().insertInto("pull_fetches").values({ drawing_id: drawingId, at, outcome, reason }).execute();
   }
 
-  recordFetch(drawingId: string, at: string, outcome: FetchOutcome, reason: string | null): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("INSERT INTO pull_fetches (drawing_id, at, outcome, reason) VALUES (?, ?, ?, ?)").run(drawingId, at, outcome, reason);
-    });
+  async lastFetchAt(drawingId: string): Promise<string | null> {
+    const r = await this.conn.q().selectFrom("pull_fetches").select("at").where("drawing_id", "=", drawingId).orderBy("id", "desc").limit(1).executeTakeFirst();
+    return r?.at ?? null;
   }
 
-  lastFetchAt(drawingId: string): Promise<string | null> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT at FROM pull_fetches WHERE drawing_id = ? ORDER BY id DESC LIMIT 1").pluck().get(drawingId) as string | undefined) ?? null;
-    });
-  }
-
-  history(drawingId: string): Promise<PullFetch[]> {
-    return this.conn.run(() => {
-      return this.db.prepare("SELECT at, outcome, reason FROM pull_fetches WHERE drawing_id = ? ORDER BY id").all(drawingId) as PullFetch[];
-    });
+  async history(drawingId: string): Promise<PullFetch[]> {
+    return this.conn.q().selectFrom("pull_fetches").select(["at", "outcome", "reason"]).where("drawing_id", "=", drawingId).orderBy("id").execute();
   }
 
   /** Raises an alert once per kind and drawing; returns whether it is new. */
-  raiseAlert(alert: Omit<StaffAlert, "id">): Promise<boolean> {
-    return this.conn.run(() => {
-      return (
-        this.db
-          .prepare("INSERT INTO staff_alerts (at, kind, campaign_slug, drawing_id, detail) VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, drawing_id) DO NOTHING")
-          .run(alert.at, alert.kind, alert.campaignSlug, alert.drawingId, alert.detail).changes === 1
-      );
-    });
+  async raiseAlert(alert: Omit<StaffAlert, "id">): Promise<boolean> {
+    const result = await this.conn
+      .q()
+      .insertInto("staff_alerts")
+      .values({ at: alert.at, kind: alert.kind, campaign_slug: alert.campaignSlug, drawing_id: alert.drawingId, detail: alert.detail })
+      .onConflict((oc) => oc.columns(["kind", "drawing_id"]).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
-  alerts(limit = 100): Promise<StaffAlert[]> {
-    return this.conn.run(() => {
-      return (
-        this.db.prepare("SELECT id, at, kind, campaign_slug, drawing_id, detail FROM staff_alerts ORDER BY id DESC LIMIT ?").all(limit) as {
-          id: number;
-          at: string;
-          kind: string;
-          campaign_slug: string;
-          drawing_id: string | null;
-          detail: string;
-        }[]
-      ).map((r) => ({ id: r.id, at: r.at, kind: r.kind, campaignSlug: r.campaign_slug, drawingId: r.drawing_id, detail: r.detail }));
-    });
+  async alerts(limit = 100): Promise<StaffAlert[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("staff_alerts")
+      .select(["id", "at", "kind", "campaign_slug", "drawing_id", "detail"])
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, at: r.at, kind: r.kind, campaignSlug: r.campaign_slug, drawingId: r.drawing_id, detail: r.detail }));
   }
 }

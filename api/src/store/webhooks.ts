@@ -1,5 +1,6 @@
+import { sql, type Selectable } from "kysely";
 import type { Connection } from "./connection.js";
-import type { Db } from "./db.js";
+import type { WebhookEndpointsTable } from "./schema.js";
 
 export type WebhookEventType = "drawing.locked" | "drawing.settled" | "drawing.paid" | "drawing.needs_attention" | "guarantee.awaiting_pick";
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ["drawing.locked", "drawing.settled", "drawing.paid", "drawing.needs_attention", "guarantee.awaiting_pick"];
@@ -40,16 +41,7 @@ export type WebhookDelivery = {
 /** A delivery the worker may send now, with what it sends. */
 export type DueDelivery = WebhookDelivery & { body: string; endpoint: WebhookEndpoint };
 
-type EndpointRecord = {
-  id: string;
-  account_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_expires_at: string | null;
-  created_at: string;
-  deleted_at: string | null;
-};
+type EndpointRecord = Selectable<WebhookEndpointsTable>;
 
 type DeliveryRecord = {
   id: number;
@@ -90,142 +82,264 @@ const delivery = (r: DeliveryRecord): WebhookDelivery => ({
   createdAt: r.created_at,
 });
 
-const DELIVERY_SELECT = `SELECT d.id, e.id AS event_id, e.type, d.subject_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.give_up_at,
-  d.delivered_at, e.created_at FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq`;
-
-/**
- * The head of each lane (an endpoint and a drawing or guarantee): a pending delivery with no earlier pending one in
- * its lane. Only heads are sent, so one drawing's events arrive in the order they happened.
- */
-const LANE_HEAD = `d.status = 'pending' AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
-  AND p.subject_id = d.subject_id AND p.status = 'pending' AND p.event_seq < d.event_seq)`;
+/** A delivery's columns as DeliveryRecord names them (webhook_deliveries d joined with its event e). */
+const DELIVERY_COLUMNS = [
+  "d.id",
+  "e.id as event_id",
+  "e.type",
+  "d.subject_id",
+  "d.endpoint_id",
+  "d.status",
+  "d.attempts",
+  "d.next_attempt_at",
+  "d.give_up_at",
+  "d.delivered_at",
+  "e.created_at",
+] as const;
 
 /** Webhook endpoints, the event outbox, deliveries and attempts. */
 export class WebhookStore {
   constructor(private readonly conn: Connection) {}
 
-  private get db(): Db {
-    return this.conn.db;
-  }
-
-  insertEndpoint(e: WebhookEndpoint): Promise<void> {
-    return this.conn.run(() => {
-      this.db
-        .prepare(
-          `INSERT INTO webhook_endpoints (id, account_id, url, secret, previous_secret, previous_expires_at, created_at, deleted_at)
-         VALUES (@id, @accountId, @url, @secret, @previousSecret, @previousExpiresAt, @createdAt, @deletedAt)`,
-        )
-        .run(e);
-    });
+  async insertEndpoint(e: WebhookEndpoint): Promise<void> {
+    await this.conn
+      .q()
+      .insertInto("webhook_endpoints")
+      .values({
+        id: e.id,
+        account_id: e.accountId,
+        url: e.url,
+        secret: e.secret,
+        previous_secret: e.previousSecret,
+        previous_expires_at: e.previousExpiresAt,
+        created_at: e.createdAt,
+        deleted_at: e.deletedAt,
+      })
+      .execute();
   }
 
   /** An endpoint by id, deleted ones included (their deliveries stay listed). */
-  endpoint(id: string): Promise<WebhookEndpoint | null> {
-    return this.conn.run(() => this.endpointById(id));
+  async endpoint(id: string): Promise<WebhookEndpoint | null> {
+    const r = await this.conn.q().selectFrom("webhook_endpoints").selectAll().where("id", "=", id).executeTakeFirst();
+    return r ? endpoint(r) : null;
   }
 
   /** The account's endpoints not deleted, oldest first. */
-  endpoints(accountId: string): Promise<WebhookEndpoint[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare("SELECT * FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL ORDER BY created_at, id").all(accountId) as EndpointRecord[]).map(endpoint);
-    });
+  async endpoints(accountId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("webhook_endpoints")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("deleted_at", "is", null)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(endpoint);
   }
 
-  hasEndpoints(accountId: string): Promise<boolean> {
-    return this.conn.run(() => {
-      return this.db.prepare("SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL LIMIT 1").get(accountId) !== undefined;
-    });
+  async hasEndpoints(accountId: string): Promise<boolean> {
+    const r = await this.conn.q().selectFrom("webhook_endpoints").select("id").where("account_id", "=", accountId).where("deleted_at", "is", null).limit(1).executeTakeFirst();
+    return r !== undefined;
   }
 
   /** The new secret signs from now on; the one it replaces signs too until `previousExpiresAt`. */
-  rotate(id: string, secret: string, previousSecret: string, previousExpiresAt: string): Promise<void> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, previous_expires_at = ? WHERE id = ?").run(secret, previousSecret, previousExpiresAt, id);
-    });
+  async rotate(id: string, secret: string, previousSecret: string, previousExpiresAt: string): Promise<void> {
+    await this.conn
+      .q()
+      .updateTable("webhook_endpoints")
+      .set({ secret, previous_secret: previousSecret, previous_expires_at: previousExpiresAt })
+      .where("id", "=", id)
+      .execute();
   }
 
-  /** Marks the endpoint deleted; its pending deliveries fail (nothing is sent to it any more). Returns how many. */
-  delete(id: string, at: string): Promise<number> {
-    return this.conn.run(() => {
-      this.db.prepare("UPDATE webhook_endpoints SET deleted_at = ?, secret = '', previous_secret = NULL, previous_expires_at = NULL WHERE id = ?").run(at, id);
-      return this.db.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND status = 'pending'").run(id).changes;
+  /**
+   * Marks the endpoint deleted; its pending deliveries fail (nothing is sent to it any more). Returns how many.
+   * One transaction (a savepoint inside the caller's).
+   */
+  async delete(id: string, at: string): Promise<number> {
+    return this.conn.tx(async () => {
+      await this.conn
+        .q()
+        .updateTable("webhook_endpoints")
+        .set({ deleted_at: at, secret: "", previous_secret: null, previous_expires_at: null })
+        .where("id", "=", id)
+        .execute();
+      const result = await this.conn
+        .q()
+        .updateTable("webhook_deliveries")
+        .set({ status: "failed", next_attempt_at: null })
+        .where("endpoint_id", "=", id)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     });
   }
 
   /**
    * Puts an event in the outbox with one pending delivery per endpoint of its account, due at `event.createdAt`
-   * (call inside the transaction of the change). Returns the number of deliveries.
+   * (called inside the transaction of the change: its savepoint). Returns the number of deliveries.
    */
-  enqueue(event: WebhookEvent, giveUpAt: string): Promise<number> {
-    return this.conn.run(() => {
-      const { lastInsertRowid } = this.db
-        .prepare("INSERT INTO webhook_events (id, account_id, type, subject_id, body, created_at) VALUES (@id, @accountId, @type, @subjectId, @body, @createdAt)")
-        .run(event);
-      return this.db
-        .prepare(
-          `INSERT INTO webhook_deliveries (event_seq, endpoint_id, subject_id, status, attempts, next_attempt_at, give_up_at)
-         SELECT ?, id, ?, 'pending', 0, ?, ? FROM webhook_endpoints WHERE account_id = ? AND deleted_at IS NULL`,
+  async enqueue(event: WebhookEvent, giveUpAt: string): Promise<number> {
+    return this.conn.tx(async () => {
+      const { seq } = await this.conn
+        .q()
+        .insertInto("webhook_events")
+        .values({ id: event.id, account_id: event.accountId, type: event.type, subject_id: event.subjectId, body: event.body, created_at: event.createdAt })
+        .returning("seq")
+        .executeTakeFirstOrThrow();
+      const result = await this.conn
+        .q()
+        .insertInto("webhook_deliveries")
+        .columns(["event_seq", "endpoint_id", "subject_id", "status", "attempts", "next_attempt_at", "give_up_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("webhook_endpoints")
+            .select((s) => [
+              // Typed: PostgreSQL reads an untyped parameter in a select list as text, which a bigint column refuses.
+            sql<number>`CAST(${seq} AS BIGINT)`.as("event_seq"),
+              "id",
+              s.val(event.subjectId).as("subject_id"),
+              s.val("pending").as("status"),
+              s.lit(0).as("attempts"),
+              s.val(event.createdAt).as("next_attempt_at"),
+              s.val(giveUpAt).as("give_up_at"),
+            ])
+            .where("account_id", "=", event.accountId)
+            .where("deleted_at", "is", null),
         )
-        .run(lastInsertRowid, event.subjectId, event.createdAt, giveUpAt, event.accountId).changes;
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n);
     });
   }
 
   /** Lane heads due at `now`, earliest due first, leaving out `busy` deliveries (being sent). */
-  due(now: string, limit: number, busy: readonly number[] = []): Promise<DueDelivery[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare(
-          `${DELIVERY_SELECT.replace("SELECT d.id,", "SELECT e.body, d.id,")} WHERE ${LANE_HEAD} AND d.next_attempt_at <= ?
-         AND d.id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-        )
-        .all(now, JSON.stringify(busy), limit) as (DeliveryRecord & { body: string })[];
-      return rows.map((r) => ({ ...delivery(r), body: r.body, endpoint: this.endpointById(r.endpoint_id)! }));
-    });
+  async due(now: string, limit: number, busy: readonly number[] = []): Promise<DueDelivery[]> {
+    // The endpoint is joined rather than read per row: one query, so every row sees the same endpoint state.
+    const rows = await this.laneHeads(busy)
+      .innerJoin("webhook_events as e", "e.seq", "d.event_seq")
+      .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
+      .select(DELIVERY_COLUMNS)
+      .select([
+        "e.body",
+        "ep.account_id as ep_account_id",
+        "ep.url as ep_url",
+        "ep.secret as ep_secret",
+        "ep.previous_secret as ep_previous_secret",
+        "ep.previous_expires_at as ep_previous_expires_at",
+        "ep.created_at as ep_created_at",
+        "ep.deleted_at as ep_deleted_at",
+      ])
+      .where("d.next_attempt_at", "<=", now)
+      .orderBy("d.next_attempt_at")
+      .orderBy("d.id")
+      .limit(limit)
+      .$narrowType<{ type: WebhookEventType }>()
+      .execute();
+    return rows.map((r) => ({
+      ...delivery(r),
+      body: r.body,
+      endpoint: endpoint({
+        id: r.endpoint_id,
+        account_id: r.ep_account_id,
+        url: r.ep_url,
+        secret: r.ep_secret,
+        previous_secret: r.ep_previous_secret,
+        previous_expires_at: r.ep_previous_expires_at,
+        created_at: r.ep_created_at,
+        deleted_at: r.ep_deleted_at,
+      }),
+    }));
   }
 
   /** When the next lane head is due, leaving out `busy` deliveries (being sent); null when none is pending. */
-  nextDueAt(busy: readonly number[] = []): Promise<string | null> {
-    return this.conn.run(() => {
-      return (this.db
-        .prepare(`SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE ${LANE_HEAD} AND d.id NOT IN (SELECT value FROM json_each(?))`)
-        .pluck()
-        .get(JSON.stringify(busy)) as string | null) ?? null;
-    });
+  async nextDueAt(busy: readonly number[] = []): Promise<string | null> {
+    const r = await this.laneHeads(busy)
+      .select((eb) => eb.fn.min("d.next_attempt_at").as("at"))
+      .executeTakeFirst();
+    return r?.at ?? null;
   }
 
   /** Records an attempt and the delivery's new state, in one transaction. */
   recordAttempt(deliveryId: number, attempt: WebhookAttempt, next: { status: DeliveryStatus; nextAttemptAt: string | null }): Promise<void> {
     return this.conn.tx(async () => {
-      this.db
-        .prepare("INSERT INTO webhook_attempts (delivery_id, at, http_status, error, duration_ms, response_snippet) VALUES (?, ?, ?, ?, ?, ?)")
-        .run(deliveryId, attempt.at, attempt.httpStatus, attempt.error, attempt.durationMs, attempt.responseSnippet);
-      this.db
-        .prepare(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?,
-           delivered_at = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_at END WHERE id = ? AND status = 'pending'`,
-        )
-        .run(next.status, next.nextAttemptAt, next.status, attempt.at, deliveryId);
+      await this.conn
+        .q()
+        .insertInto("webhook_attempts")
+        .values({
+          delivery_id: deliveryId,
+          at: attempt.at,
+          http_status: attempt.httpStatus,
+          error: attempt.error,
+          duration_ms: attempt.durationMs,
+          response_snippet: attempt.responseSnippet,
+        })
+        .execute();
+      await this.conn
+        .q()
+        .updateTable("webhook_deliveries")
+        .set((eb) => ({
+          attempts: eb("webhook_deliveries.attempts", "+", 1),
+          status: next.status,
+          next_attempt_at: next.nextAttemptAt,
+          // delivered_at is set by the attempt that delivered, and kept otherwise.
+          ...(next.status === "delivered" ? { delivered_at: attempt.at } : {}),
+        }))
+        .where("id", "=", deliveryId)
+        .where("status", "=", "pending")
+        .execute();
     });
   }
 
   /** An endpoint's deliveries, newest event first, at most `limit`. */
-  deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
-    return this.conn.run(() => {
-      return (this.db.prepare(`${DELIVERY_SELECT} WHERE d.endpoint_id = ? ORDER BY d.event_seq DESC LIMIT ?`).all(endpointId, limit) as DeliveryRecord[]).map(delivery);
-    });
+  async deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("webhook_deliveries as d")
+      .innerJoin("webhook_events as e", "e.seq", "d.event_seq")
+      .select(DELIVERY_COLUMNS)
+      .where("d.endpoint_id", "=", endpointId)
+      .orderBy("d.event_seq", "desc")
+      .limit(limit)
+      .$narrowType<{ type: WebhookEventType }>()
+      .execute();
+    return rows.map(delivery);
   }
 
-  attempts(deliveryId: number): Promise<WebhookAttempt[]> {
-    return this.conn.run(() => {
-      const rows = this.db
-        .prepare("SELECT at, http_status, error, duration_ms, response_snippet FROM webhook_attempts WHERE delivery_id = ? ORDER BY id")
-        .all(deliveryId) as { at: string; http_status: number | null; error: string | null; duration_ms: number; response_snippet: string | null }[];
-      return rows.map((r) => ({ at: r.at, httpStatus: r.http_status, error: r.error, durationMs: r.duration_ms, responseSnippet: r.response_snippet }));
-    });
+  async attempts(deliveryId: number): Promise<WebhookAttempt[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("webhook_attempts")
+      .select(["at", "http_status", "error", "duration_ms", "response_snippet"])
+      .where("delivery_id", "=", deliveryId)
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => ({ at: r.at, httpStatus: r.http_status, error: r.error, durationMs: r.duration_ms, responseSnippet: r.response_snippet }));
   }
 
-  private endpointById(id: string): WebhookEndpoint | null {
-    const r = this.db.prepare("SELECT * FROM webhook_endpoints WHERE id = ?").get(id) as EndpointRecord | undefined;
-    return r ? endpoint(r) : null;
+  /**
+   * The head of each lane (an endpoint and a drawing or guarantee): a pending delivery with no earlier pending one in
+   * its lane, leaving out `busy` ones. Only heads are sent, so one drawing's events arrive in the order they happened.
+   */
+  private laneHeads(busy: readonly number[]) {
+    let query = this.conn
+      .q()
+      .selectFrom("webhook_deliveries as d")
+      .where("d.status", "=", "pending")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("webhook_deliveries as p")
+              .select("p.id")
+              .whereRef("p.endpoint_id", "=", "d.endpoint_id")
+              .whereRef("p.subject_id", "=", "d.subject_id")
+              .where("p.status", "=", "pending")
+              .whereRef("p.event_seq", "<", "d.event_seq"),
+          ),
+        ),
+      );
+    // An empty NOT IN list is not valid SQL.
+    if (busy.length > 0) query = query.where("d.id", "not in", busy);
+    return query;
   }
 }
