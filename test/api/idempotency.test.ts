@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { until } from "../support/processes.js";
 
 let stack: Stack;
 let accountId: string;
@@ -125,10 +126,20 @@ describe("Request-Id", () => {
     expect(malformed.status).toBe(401);
     const replaced = malformed.headers.get("request-id")!;
     expect(replaced).toMatch(/^req_[0-9a-z]{26}$/);
-    const log = readFileSync(path.join(stack.dataDir, "service.log"), "utf8").split("\n");
-    const lineOf = (id: string) => log.filter((l) => l.includes(`"requestId":"${id}"`)).map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string });
-    expect(lineOf("client-req-0001")).toContainEqual(expect.objectContaining({ msg: "request", status: 404, path: "/api/v1/campaigns/nope" }));
-    expect(lineOf(replaced)).toContainEqual(expect.objectContaining({ msg: "request", status: 401 }));
+    // The service's output reaches service.log through a pipe and this process's file stream, a moment after the
+    // answer: wait for the two access lines (a liveness bound), then check them.
+    const readLog = () => readFileSync(path.join(stack.dataDir, "service.log"), "utf8").split("\n");
+    const lineOf = (log: string[], id: string) => log.filter((l) => l.includes(`"requestId":"${id}"`)).map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string });
+    const log = await until(
+      "both access lines in service.log",
+      async () => {
+        const lines = readLog();
+        return lineOf(lines, "client-req-0001").some((l) => l.msg === "request") && lineOf(lines, replaced).some((l) => l.msg === "request") ? lines : undefined;
+      },
+      10_000,
+    );
+    expect(lineOf(log, "client-req-0001")).toContainEqual(expect.objectContaining({ msg: "request", status: 404, path: "/api/v1/campaigns/nope" }));
+    expect(lineOf(log, replaced)).toContainEqual(expect.objectContaining({ msg: "request", status: 401 }));
     expect(log.some((l) => l.includes("bad id with spaces"))).toBe(false);
   });
 });
