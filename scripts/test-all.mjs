@@ -8,15 +8,15 @@ import { join } from "node:path";
 
 const env = { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true", PONDER_TELEMETRY_DISABLED: "true", NO_COLOR: "1" };
 
-/** Runs a command, echoing its output, and resolves with the output and exit code. */
-function run(command, args) {
+/** Runs a command, echoing its output (or, `quiet`, keeping it to print later), and resolves with it and its code. */
+function run(command, args, quiet = false) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     for (const stream of [child.stdout, child.stderr]) {
       stream.on("data", (chunk) => {
         output += chunk;
-        (stream === child.stdout ? process.stdout : process.stderr).write(chunk);
+        if (!quiet) (stream === child.stdout ? process.stdout : process.stderr).write(chunk);
       });
     }
     child.on("close", (code) => resolve({ output, code: code ?? 1 }));
@@ -27,31 +27,39 @@ const totals = { passed: 0, failed: 0 };
 const suites = [];
 
 // Contract suite: mocha's summary lines ("35 passing", "2 failing").
-{
+async function contractSuite() {
   const { output, code } = await run("npx", ["hardhat", "test"]);
   const passed = Number(/(\d+) passing/.exec(output)?.[1] ?? 0);
   let failed = Number(/(\d+) failing/.exec(output)?.[1] ?? 0);
   if (code !== 0 && failed === 0) failed = 1; // the suite did not run to its summary
-  suites.push({ name: "contracts (hardhat)", passed, failed });
+  return { name: "contracts (hardhat)", passed, failed };
 }
 
-// Type checks, one per TypeScript project, each counted as one test: the contracts' tests and hardhat scripts
-// (after the contract suite has generated typechain-types/), the service, the indexer, the tests and root
-// scripts, and the client package. Vitest and tsx strip types without checking them.
+// Type checks, one per TypeScript project, each counted as one test: the service, the indexer, the tests and root
+// scripts, the client package, and (after the contract suite has generated typechain-types/) the contracts' tests
+// and hardhat scripts. Vitest and tsx strip types without checking them. Then dropped promises, which tsc does not
+// see (a store call nobody awaits may write after its transaction ends): one more test.
+async function typeCheck(project) {
+  const { output, code } = await run("npx", ["tsc", "--noEmit", "-p", project], true);
+  return { output: `${output}tsc -p ${project}: ${code === 0 ? "ok" : "errors above"}\n`, ok: code === 0 };
+}
+async function checksWithoutContracts() {
+  const results = [];
+  for (const project of ["api/tsconfig.json", "indexer/tsconfig.json", "test/tsconfig.json", "packages/client/tsconfig.json"]) results.push(await typeCheck(project));
+  const floating = await run("node", ["--import", "tsx", "scripts/floating-promises.mts"], true);
+  results.push({ output: floating.output, ok: floating.code === 0 });
+  return results;
+}
+
+// The contract suite and the checks that do not need its output run side by side (one process each, 2 cores); the
+// checks' output is printed once they end, after the contract suite's.
 {
-  let passed = 0;
-  let failed = 0;
-  for (const project of ["tsconfig.json", "api/tsconfig.json", "indexer/tsconfig.json", "test/tsconfig.json", "packages/client/tsconfig.json"]) {
-    const { code } = await run("npx", ["tsc", "--noEmit", "-p", project]);
-    console.log(`tsc -p ${project}: ${code === 0 ? "ok" : "errors above"}`);
-    if (code === 0) passed += 1;
-    else failed += 1;
-  }
-  // Dropped promises (tsc does not see them): a store call nobody awaits may write after its transaction ends.
-  const { code } = await run("node", ["--import", "tsx", "scripts/floating-promises.mts"]);
-  if (code === 0) passed += 1;
-  else failed += 1;
-  suites.push({ name: "typecheck (tsc, floating promises)", passed, failed });
+  const [contracts, checks] = await Promise.all([contractSuite(), checksWithoutContracts()]);
+  suites.push(contracts);
+  checks.push(await typeCheck("tsconfig.json"));
+  for (const c of checks) process.stdout.write(c.output);
+  const passed = checks.filter((c) => c.ok).length;
+  suites.push({ name: "typecheck (tsc, floating promises)", passed, failed: checks.length - passed });
 }
 
 // TypeScript suites: vitest's JSON report.
