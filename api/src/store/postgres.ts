@@ -340,7 +340,8 @@ BEGIN
   PERFORM bump_public_version(NEW.id);
   RETURN NULL;
 END $$;
-CREATE FUNCTION public_version_drawing() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A drawing's or a logo's campaign: the row's own campaign_id (both tables have one).
+CREATE FUNCTION public_version_of_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
     PERFORM bump_public_version(OLD.campaign_id);
@@ -359,26 +360,17 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE FUNCTION public_version_logo() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    PERFORM bump_public_version(OLD.campaign_id);
-  ELSE
-    PERFORM bump_public_version(NEW.campaign_id);
-  END IF;
-  RETURN NULL;
-END $$;
 CREATE TRIGGER public_version_campaign_insert AFTER INSERT ON campaigns FOR EACH ROW EXECUTE FUNCTION public_version_campaign_insert();
 CREATE TRIGGER public_version_campaign_update AFTER UPDATE ON campaigns FOR EACH ROW EXECUTE FUNCTION public_version_campaign_update();
-CREATE TRIGGER public_version_drawing_insert AFTER INSERT ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_drawing();
-CREATE TRIGGER public_version_drawing_update AFTER UPDATE ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_drawing();
-CREATE TRIGGER public_version_drawing_delete AFTER DELETE ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_drawing();
+CREATE TRIGGER public_version_drawing_insert AFTER INSERT ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
+CREATE TRIGGER public_version_drawing_update AFTER UPDATE ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
+CREATE TRIGGER public_version_drawing_delete AFTER DELETE ON drawings FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
 CREATE TRIGGER public_version_winner_insert AFTER INSERT ON winners FOR EACH ROW EXECUTE FUNCTION public_version_winner();
 CREATE TRIGGER public_version_winner_update AFTER UPDATE ON winners FOR EACH ROW EXECUTE FUNCTION public_version_winner();
 CREATE TRIGGER public_version_winner_delete AFTER DELETE ON winners FOR EACH ROW EXECUTE FUNCTION public_version_winner();
-CREATE TRIGGER public_version_logo_insert AFTER INSERT ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_logo();
-CREATE TRIGGER public_version_logo_update AFTER UPDATE ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_logo();
-CREATE TRIGGER public_version_logo_delete AFTER DELETE ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_logo();
+CREATE TRIGGER public_version_logo_insert AFTER INSERT ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
+CREATE TRIGGER public_version_logo_update AFTER UPDATE ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
+CREATE TRIGGER public_version_logo_delete AFTER DELETE ON campaign_logos FOR EACH ROW EXECUTE FUNCTION public_version_of_row();
 
 -- 12
 -- One row per lease while someone holds it (store/leases.ts; the keeper's is "keeper"). holder names the process
