@@ -15,6 +15,7 @@ import { runGuarantees } from "./guarantees.js";
 import { recheckHeldDecisions } from "./heldPrizes.js";
 import { KeeperLease } from "./lease.js";
 import { PullTimer, type PullDeps } from "./pull.js";
+import { SerialRun } from "./serialRun.js";
 import { WebhookTimer } from "./webhooks.js";
 
 /** Contract drawing states (PrizeDraw.Status). */
@@ -82,8 +83,15 @@ type Payable = { campaign: Campaign; ref: DrawingRef; drawing: Drawing };
  */
 export class Keeper {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** Cycles run one at a time; a request during one queues exactly one more after it. */
+  private readonly cycles = new SerialRun(() =>
+    this.lease.holds()
+      ? this.cycle().catch((error: unknown) => {
+          if (error instanceof LeaseLostError) this.deps.logger.warn("keeper cycle stopped: this process no longer holds the keeper lease");
+          else this.deps.logger.error({ err: describe(error) }, "keeper cycle failed");
+        })
+      : Promise.resolve(),
+  );
   /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
   private readonly pulls: PullTimer;
   /** Webhook deliveries run on their own timer too (see keeper/webhooks.ts). */
@@ -144,24 +152,7 @@ export class Keeper {
    */
   runAll(): Promise<void> {
     if (!this.lease.holds()) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    const run = this.cycle()
-      .catch((error: unknown) => {
-        if (error instanceof LeaseLostError) this.deps.logger.warn("keeper cycle stopped: this process no longer holds the keeper lease");
-        else this.deps.logger.error({ err: describe(error) }, "keeper cycle failed");
-      })
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          void this.runAll();
-        }
-      });
-    this.running = run;
-    return run;
+    return this.cycles.run();
   }
 
   /** A campaign changed (a list arrived, the clock moved): the next cycle covers it with the others. */

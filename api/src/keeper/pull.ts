@@ -7,6 +7,7 @@ import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import type { FetchOutcome } from "../store/pull.js";
+import { SerialRun } from "./serialRun.js";
 
 /**
  * Spec, "Pull mode": every 5 minutes during the 2 hours before each cutoff; the last fetch may be up to 5 minutes
@@ -132,9 +133,15 @@ export class PullTimer {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** The slot each drawing was last tried at, so a fetch that could not even be recorded is not retried in a loop. */
   private readonly tried = new Map<string, number>();
-  /** The arm under way, and whether another was asked for meanwhile. */
-  private arming: Promise<void> | null = null;
-  private armAgain = false;
+  /** Arms run one at a time (they read the store); one asked for meanwhile runs after the one under way. */
+  private readonly arms = new SerialRun(() =>
+    this.running
+      ? this.schedule().catch((error: unknown) => {
+          this.deps.logger.warn({ err: message(error) }, "pull timer: open drawings not readable; retrying");
+          this.setTimer(Date.now() + UNREADABLE_RETRY_MS);
+        })
+      : Promise.resolve(),
+  );
   /** A firing is choosing its drawings, and whether a firing came meanwhile. */
   private choosing = false;
   private firedWhileChoosing = false;
@@ -170,24 +177,7 @@ export class PullTimer {
    */
   arm(): Promise<void> {
     if (!this.running) return Promise.resolve();
-    if (this.arming) {
-      this.armAgain = true;
-      return this.arming;
-    }
-    const arming = this.schedule()
-      .catch((error: unknown) => {
-        this.deps.logger.warn({ err: message(error) }, "pull timer: open drawings not readable; retrying");
-        this.setTimer(Date.now() + UNREADABLE_RETRY_MS);
-      })
-      .finally(() => {
-        this.arming = null;
-        if (this.armAgain) {
-          this.armAgain = false;
-          void this.arm();
-        }
-      });
-    this.arming = arming;
-    return arming;
+    return this.arms.run();
   }
 
   private async schedule(): Promise<void> {

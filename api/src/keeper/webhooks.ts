@@ -5,6 +5,7 @@ import { signingSecrets } from "../webhooks/endpoints.js";
 import { nextAttemptAt, type RetryPolicy } from "../webhooks/retry.js";
 import { postWebhook, type SendResult } from "../webhooks/send.js";
 import { signatureHeader } from "../webhooks/signature.js";
+import { SerialRun } from "./serialRun.js";
 
 /** Deliveries sent at once (independent lanes; one lane's deliveries go one after the other). */
 export const WEBHOOK_CONCURRENCY = 4;
@@ -42,9 +43,8 @@ export class WebhookTimer {
   private readonly inFlight = new Set<number>();
   /** Deliveries whose last attempt could not be recorded, and when they may be tried again. */
   private readonly unrecorded = new Map<number, number>();
-  /** The arm under way (it reads the store), and whether another was asked for meanwhile. */
-  private arming: Promise<void> | null = null;
-  private armAgain = false;
+  /** Arms run one at a time (they read the store); one asked for meanwhile runs after the one under way. */
+  private readonly arms = new SerialRun(() => (this.running ? this.schedule() : Promise.resolve()));
   /**
    * A firing is reading the due deliveries. Firings never overlap there: two reading at once would both pick the
    * same delivery before either marks it in flight, and send it twice. A firing that comes meanwhile is left to
@@ -72,19 +72,7 @@ export class WebhookTimer {
    */
   arm(): Promise<void> {
     if (!this.running) return Promise.resolve();
-    if (this.arming) {
-      this.armAgain = true;
-      return this.arming;
-    }
-    const arming = this.schedule().finally(() => {
-      this.arming = null;
-      if (this.armAgain) {
-        this.armAgain = false;
-        void this.arm();
-      }
-    });
-    this.arming = arming;
-    return arming;
+    return this.arms.run();
   }
 
   private async schedule(): Promise<void> {
