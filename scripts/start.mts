@@ -21,7 +21,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import type pg from "pg";
 import { ConfigError, LOCAL_CHAIN_FINALITY_ARGS, loadConfig, storeLabel, type Config } from "../api/src/config.js";
-import { REPO_ROOT } from "../api/src/chain/artifacts.js";
+import { REPO_ROOT } from "../api/src/paths.js";
+import { buildService } from "./build-service.mjs";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
 // Loaded when needed (the deployer, the CLI and the store's modules take seconds to load on a busy machine, and a
@@ -580,7 +581,8 @@ async function main(): Promise<void> {
   const deployment = await ensureDeployment(config);
   await startIndexer(config, deployment);
 
-  const service = startChild("service", process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/src/main.ts")], {
+  const { service: serviceEntry } = await buildService();
+  const service = startChild("service", process.execPath, [serviceEntry], {
     ...process.env,
     PRIZEDRAW_DATA_DIR: config.dataDir,
   });

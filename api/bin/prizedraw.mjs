@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The prizedraw CLI: runs api/src/cli/prizedraw.ts through tsx (the service ships as TypeScript).
-import { register } from "tsx/esm/api";
+// The prizedraw CLI: bundles api/src (scripts/build-service.mjs, a fraction of a second) and runs the bundle, as
+// `npm start` runs the service.
+import { CLI_ENTRY, buildService } from "../../scripts/build-service.mjs";
 
-register();
-process.argv[1] = new URL("../src/cli/prizedraw.ts", import.meta.url).pathname;
-await import("../src/cli/prizedraw.ts");
+await buildService();
+process.argv[1] = CLI_ENTRY;
+await import(CLI_ENTRY);

@@ -7,7 +7,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { REPO_ROOT, spawnProcess, stop, until } from "../../test/support/processes.js";
+import { REPO_ROOT, SERVICE_ARGS, spawnProcess, stop, until } from "../../test/support/processes.js";
 import { api, startStack } from "../../test/support/stack.js";
 import { loadRoute } from "./loadGenerator.js";
 
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     for (const [name, url, headers] of routes) {
       const dir = path.join(profDir, name.replace(/\W+/g, "-"));
       const okStatus = name.endsWith("304") ? 304 : 200;
-      const service = spawnProcess("service", process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${dir}`, "--import", "tsx", path.join(REPO_ROOT, "api/src/main.ts")], { env: stack.env, cwd: REPO_ROOT, log: path.join(stack.dataDir, `service-${name}.log`) });
+      const service = spawnProcess("service", process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${dir}`, ...SERVICE_ARGS], { env: stack.env, cwd: REPO_ROOT, log: path.join(stack.dataDir, `service-${name}.log`) });
       await until("service", async () => ((await fetch(`${stack.baseUrl}/health`).catch(() => null))?.ok ? true : undefined), 30_000, 100, service);
       await loadRoute(url, 1_000, { headers, okStatus }); // warm-up
       // V8 stamps samples with the same monotonic clock as hrtime: only the measured load counts, not start-up.

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployLocal } from "../../api/src/chain/deploy.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
-import { REPO_ROOT, freePort, jsonRpc, spawnProcess, startAnvil, stop, until } from "../support/processes.js";
+import { CLI_ARGS, REPO_ROOT, SERVICE_ARGS, freePort, jsonRpc, spawnProcess, startAnvil, stop, until } from "../support/processes.js";
 import { TEST_WALLET, api, startStack, type Stack } from "../support/stack.js";
 
 let stack: Stack;
@@ -34,7 +34,7 @@ const productionEnv: Record<string, string> = {
 
 /** Runs `prizedraw ... --json` with `env`; returns exit code and the parsed JSON line. */
 async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; result: Record<string, unknown> }> {
-  const proc = spawnProcess("cli", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts"), ...args, "--json"], { env, cwd: REPO_ROOT, log: path.join(stack.dataDir, "cli.log") });
+  const proc = spawnProcess("cli", process.execPath, [...CLI_ARGS, ...args, "--json"], { env, cwd: REPO_ROOT, log: path.join(stack.dataDir, "cli.log") });
   const code = await proc.exited;
   const line = proc.output().trim().split("\n").filter((l) => l.startsWith("{")).pop();
   return { code, result: line ? (JSON.parse(line) as Record<string, unknown>) : {} };
@@ -43,7 +43,7 @@ async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ cod
 /** Starts the service once with `env` and expects it to refuse: exit 1 and one line on stderr. */
 async function refusesToStart(env: NodeJS.ProcessEnv, dataDir: string): Promise<string> {
   const log = path.join(dataDir, `refused-${Date.now()}.log`);
-  const proc = spawnProcess("service", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/main.ts")], { env: { ...env, PORT: String(await freePort()) }, cwd: REPO_ROOT, log });
+  const proc = spawnProcess("service", process.execPath, [...SERVICE_ARGS], { env: { ...env, PORT: String(await freePort()) }, cwd: REPO_ROOT, log });
   const code = await Promise.race([proc.exited, new Promise<"running">((r) => setTimeout(() => r("running"), 30_000))]);
   if (code === "running") {
     await stop(proc);

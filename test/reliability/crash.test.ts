@@ -40,7 +40,11 @@ describe("crash safety", () => {
         }
       }
     })();
+    // Each kill lands mid-stream: after at least one more acknowledged request (a fresh process on PostgreSQL takes
+    // a while to answer its first), then a short, varied delay.
     for (const delay of [150, 400, 250, 600]) {
+      const seen = acknowledged.length;
+      await until("an acknowledged request since the last start", async () => (acknowledged.length > seen ? true : undefined), 30_000, 10);
       await new Promise((r) => setTimeout(r, delay));
       await stack.restartService("SIGKILL");
     }

@@ -16,7 +16,7 @@ import { toCampaignId } from "../../api/src/draw/index.js";
 import { KEEPER_LEASE } from "../../api/src/keeper/lease.js";
 import { openStore, storePath } from "../../api/src/store/index.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
-import { REPO_ROOT, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
+import { REPO_ROOT, SERVICE_ARGS, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
 import { chainDrawing, publicClientFor } from "../support/reorg.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   a = { name: "A", proc: stack.service, baseUrl: stack.baseUrl };
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const proc = spawnProcess("service B", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/main.ts")], {
+  const proc = spawnProcess("service B", process.execPath, [...SERVICE_ARGS], {
     env: { ...stack.env, PORT: String(port) },
     cwd: REPO_ROOT,
     log: path.join(stack.dataDir, "service-b.log"),

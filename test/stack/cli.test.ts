@@ -12,7 +12,7 @@ import { COMMANDS } from "../../api/src/cli/commands.js";
 import { DEFAULT_DATA_DIR } from "../../api/src/cli/where.js";
 import { openStore, storePath } from "../../api/src/store/index.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
-import { REPO_ROOT, freePort, inheritedEnv } from "../support/processes.js";
+import { CLI_ARGS, REPO_ROOT, freePort, inheritedEnv } from "../support/processes.js";
 
 const folders: string[] = [];
 afterAll(() => {
@@ -39,7 +39,7 @@ type Run = { code: number | null; stdout: string; stderr: string };
  * package's `prizedraw` binary, with the test runner's PRIZEDRAW_*, PORT, PUBLIC_BASE_URL, RPC_URL and STORE_URL removed.
  */
 function cli(args: string[], env: Record<string, string> = {}, cwd = REPO_ROOT): Promise<Run> {
-  const entry = cwd === REPO_ROOT ? ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts")] : [path.join(REPO_ROOT, "api/bin/prizedraw.mjs")];
+  const entry = cwd === REPO_ROOT ? [...CLI_ARGS] : [path.join(REPO_ROOT, "api/bin/prizedraw.mjs")];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...entry, ...args], {
       cwd,

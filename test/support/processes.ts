@@ -13,6 +13,14 @@ export const ANVIL_BIN = path.join(REPO_ROOT, "node_modules/@foundry-rs/anvil-li
 export const PONDER_BIN = path.join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
 export const INDEXER_ROOT = path.join(REPO_ROOT, "indexer");
 
+/**
+ * Node's arguments to run the service (`node ...SERVICE_ARGS`) and the prizedraw CLI (`node ...CLI_ARGS, ...args`):
+ * the bundles scripts/build-service.mjs makes from api/src, as `npm start` runs them (vitest's global setup,
+ * test/support/globalSetup.ts, builds them once per run).
+ */
+export const SERVICE_ARGS: readonly string[] = [path.join(REPO_ROOT, "api/dist/main.mjs")];
+export const CLI_ARGS: readonly string[] = [path.join(REPO_ROOT, "api/dist/prizedraw.mjs")];
+
 /** A free TCP port on 127.0.0.1: bound to port 0, then released. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

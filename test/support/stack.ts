@@ -8,7 +8,9 @@ import path from "node:path";
 import { deployLocal, type DeployLocalOptions } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { LOCAL_CHAIN_FINALITY_ARGS } from "../../api/src/config.js";
-import { ANVIL_BIN, REPO_ROOT, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
+import { storePath } from "../../api/src/store/index.js";
+import { startPostgres, type Postgres } from "./postgres.js";
+import { ANVIL_BIN, CLI_ARGS, REPO_ROOT, SERVICE_ARGS, freePort, inheritedEnv, jsonRpc, spawnProcess, startAnvil, startPonder, stop, until, type Proc } from "./processes.js";
 
 export type Stack = {
   dataDir: string;
@@ -16,6 +18,8 @@ export type Stack = {
   rpcUrl: string;
   indexerUrl: string;
   deployment: DeploymentRecord;
+  /** Where the service keeps its store: the PostgreSQL URL (STORE_URL) or its SQLite file in dataDir. */
+  storeLocation: string;
   service: Proc;
   env: NodeJS.ProcessEnv;
   /** Runs `prizedraw ...` with `--json` and returns its parsed output (throws with its output on failure). */
@@ -38,6 +42,10 @@ export type Stack = {
  * `blockTimeSeconds`: anvil mines only every that many seconds (interval mining, no instant mining), like a real
  * network (Base: 2), so every transaction waits for the next block; as `CHAIN_BLOCK_TIME` does for `npm start`.
  * Unset: the usual test chain (each transaction mined at once, plus a block every second).
+ *
+ * The store: the SQLite file in the data folder, unless `extraEnv.STORE_URL` names one, or the environment says
+ * `TEST_STORE=postgres` (vitest's "postgres" project): then a private PostgreSQL server of the stack's own, stopped
+ * with it, so the same suites run on both engines.
  */
 export async function startStack(
   options: {
@@ -72,7 +80,13 @@ export async function startStack(
   let anvil: Proc = launchAnvil();
   let ponder: Proc | undefined;
   let service: Proc | undefined;
+  let postgres: Postgres | undefined;
   try {
+    let storeUrl = options.extraEnv?.STORE_URL;
+    if (storeUrl === undefined && process.env.TEST_STORE === "postgres") {
+      postgres = await startPostgres();
+      storeUrl = postgres.url;
+    }
     const chainUp = () => until("anvil", async () => ((await jsonRpc<string>(rpcUrl, "eth_chainId")) ? true : undefined), 20_000, 100, anvil);
     await chainUp();
     const deployment = await deployLocal({ rpcUrl, dataDir, ...options.deploy });
@@ -85,7 +99,7 @@ export async function startStack(
     ponder = await launchPonder();
 
     const env: NodeJS.ProcessEnv = {
-      // STORE_URL too: the stack's store is the SQLite file in its data folder, which tests open (extraEnv may set it).
+      // STORE_URL too: the stack chooses its store (above), never the runner's.
       ...inheritedEnv(["PRIZEDRAW_*", "RPC_URL", "DATABASE_URL", "STORE_URL", "PORT"]),
       PRIZEDRAW_ENV: "test",
       PRIZEDRAW_DATA_DIR: dataDir,
@@ -95,9 +109,10 @@ export async function startStack(
       KEEPER_INTERVAL_SECONDS: "1",
       LOG_LEVEL: "info",
       ...options.extraEnv,
+      ...(storeUrl === undefined ? {} : { STORE_URL: storeUrl }),
     };
     const startService = async () => {
-      const proc = spawnProcess("service", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/main.ts")], { env, cwd: REPO_ROOT, log: path.join(dataDir, "service.log") });
+      const proc = spawnProcess("service", process.execPath, [...SERVICE_ARGS], { env, cwd: REPO_ROOT, log: path.join(dataDir, "service.log") });
       await until("service", async () => ((await fetch(`${baseUrl}/health`)).ok ? true : undefined), 30_000, 100, proc);
       return proc;
     };
@@ -109,10 +124,11 @@ export async function startStack(
       rpcUrl,
       indexerUrl,
       deployment,
+      storeLocation: storeUrl ?? storePath(dataDir),
       service,
       env,
       cli: async (...args) => {
-        const proc = spawnProcess("cli", process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "api/src/cli/prizedraw.ts"), ...args, "--json"], { env, cwd: REPO_ROOT, log: path.join(dataDir, "cli.log") });
+        const proc = spawnProcess("cli", process.execPath, [...CLI_ARGS, ...args, "--json"], { env, cwd: REPO_ROOT, log: path.join(dataDir, "cli.log") });
         const code = await proc.exited;
         const out = proc.output().trim().split("\n").filter((l) => l.startsWith("{")).pop() ?? "";
         const parsed = out ? (JSON.parse(out) as Record<string, unknown>) : {};
@@ -145,6 +161,7 @@ export async function startStack(
         await stop(stack.service);
         await stop(ponder);
         await stop(anvil);
+        await postgres?.stop();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
@@ -153,6 +170,7 @@ export async function startStack(
     await stop(service);
     await stop(ponder);
     await stop(anvil);
+    await postgres?.stop();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }

@@ -1,10 +1,7 @@
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Hex } from "viem";
-
-/** The repository root (api/src/chain -> ../../..). */
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+import { REPO_ROOT } from "../paths.js";
 
 const ARTIFACTS = {
   PrizeDraw: "artifacts/contracts/PrizeDraw.sol/PrizeDraw.json",

@@ -17,7 +17,7 @@
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "../chain/artifacts.js";
+import { REPO_ROOT } from "../paths.js";
 import { loadConfig, storeLabel, type Config } from "../config.js";
 import { readDataDirLock, type LockHolder } from "../store/dataDirLock.js";
 import { storePath } from "../store/index.js";

@@ -8,6 +8,7 @@ import type { Readiness } from "../readiness.js";
 import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
 import { MAX_BODY_BYTES, MAX_LIST_BODY_BYTES } from "./schemas.js";
+import { nulGuard } from "./nulGuard.js";
 import { handleError } from "./errors.js";
 import { idempotency } from "./idempotency.js";
 import { PublicCache } from "./publicCache.js";
@@ -56,6 +57,7 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
   app.use(async (c, next) => { await next(); c.header("X-Content-Type-Options", "nosniff"); });
   app.onError(handleError);
+  app.use(nulGuard());
   app.notFound((c) => handleError(new NotFoundError(`no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), c));
 
   app.get("/health", (c) => c.json({ ok: true }));

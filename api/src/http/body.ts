@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BadRequestError } from "../domain/errors.js";
+import { refuseNul } from "./nulGuard.js";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -24,10 +25,16 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
   } catch {
     throw new BadRequestError("the body is not valid JSON");
   }
-  return schema.parse(json);
+  const parsed = schema.parse(json);
+  // Fields with their own rule name it first (schema.parse); any other string holding NUL is refused here. A NUL
+  // in JSON text is always written \u0000 (a raw one is not valid JSON), so most bodies skip the walk.
+  if (text.includes("\\u0000")) refuseNul(json);
+  return parsed;
 }
 
 /** Checks a query string against `schema` (unknown parameters are refused). */
 export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
-  return schema.parse(c.req.query());
+  const query = c.req.query();
+  refuseNul(query);
+  return schema.parse(query);
 }

@@ -12,6 +12,7 @@ import { csrfMatches, currentSession } from "../../domain/portal.js";
 import type { Member } from "../../store/accounts.js";
 import type { Store } from "../../store/index.js";
 import type { PortalSession } from "../../store/portal.js";
+import { refuseNul } from "../nulGuard.js";
 
 export const SESSION_COOKIE = "pd_session";
 const FORM_COOKIE = "pd_form";
@@ -63,6 +64,7 @@ export function portalGuard(store: Store, publicBaseUrl: string) {
       const presented = typeof form._csrf === "string" ? form._csrf : undefined;
       const session = c.var.session;
       if (!csrfMatches(session ?? { csrfToken: formToken }, presented)) throw new ForbiddenError("this form has expired (or was sent from elsewhere): reload the page and send it again");
+      refuseNul(Object.fromEntries(Object.entries(form).filter(([, v]) => typeof v === "string")));
       c.set("form", form);
     }
     await next();

@@ -2,6 +2,7 @@
 /** @jsxImportSource hono/jsx */
 // The pragmas above: the service runs under tsx from the repository root, whose tsconfig has no JSX settings.
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Hono } from "hono";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
@@ -13,6 +14,7 @@ import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings, publicFinalAt
 import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
+import { VERIFY_DIR } from "../../paths.js";
 import type { CampaignLogo } from "../../store/portal.js";
 import { CampaignPage, type CampaignPageProps } from "../page/CampaignPage.js";
 import type { DrawView } from "../page/DrawList.js";
@@ -57,7 +59,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 /** The campaign page's module script: served from this origin, it imports ./verify-draw.mjs (the same served checker). */
 const CHECK_SCRIPT_PATH = "/verify/check-draw.mjs";
-const CHECK_SCRIPT = readFileSync(new URL("../../../public/verify/check-draw.mjs", import.meta.url), "utf8");
+const CHECK_SCRIPT = readFileSync(join(VERIFY_DIR, "check-draw.mjs"), "utf8");
 
 /**
  * Public JSON-RPC endpoints of the networks the service deploys to (README, "Deploying to a real network"): they

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
@@ -8,6 +9,7 @@ import { drawingFinality } from "../../domain/finality.js";
 import { drawProof } from "../../domain/proofs.js";
 import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
 import type { Store } from "../../store/index.js";
+import { VERIFY_DIR } from "../../paths.js";
 import { readQuery } from "../body.js";
 import { etagOf, type PublicCache, type Render, type Rendered } from "../publicCache.js";
 
@@ -38,9 +40,9 @@ export const drawsQuery = z.strictObject({
 });
 
 /** The verifier and the skill file, served as is from api/public/verify (a fixed list: no path is read from a request). */
-const VERIFY_FILES: Record<string, { path: URL; type: string }> = {
-  "verify-draw.mjs": { path: new URL("../../../public/verify/verify-draw.mjs", import.meta.url), type: "text/javascript; charset=utf-8" },
-  "SKILL.md": { path: new URL("../../../public/verify/SKILL.md", import.meta.url), type: "text/markdown; charset=utf-8" },
+const VERIFY_FILES: Record<string, { path: string; type: string }> = {
+  "verify-draw.mjs": { path: join(VERIFY_DIR, "verify-draw.mjs"), type: "text/javascript; charset=utf-8" },
+  "SKILL.md": { path: join(VERIFY_DIR, "SKILL.md"), type: "text/markdown; charset=utf-8" },
 };
 
 /** How long a shared cache may keep the list and the page, and serve them stale while it revalidates (seconds). */
