@@ -12,6 +12,8 @@ const benches = [
   ["node", ["api/scripts/bench-verifier.mjs"], "api/scripts/bench-verifier.mjs"],
   ["npx", ["tsx", "api/scripts/bench-ingest.ts"], "api/scripts/bench-ingest.ts"],
   ["npx", ["tsx", "api/scripts/bench-public.ts"], "api/scripts/bench-public.ts"],
+  // A final proof.json served by two service processes on one PostgreSQL store against one.
+  ["npx", ["tsx", "api/scripts/bench-processes.ts"], "api/scripts/bench-processes.ts"],
   // Many simultaneous drawings on a 2 s block chain (BENCH_CAMPAIGNS, default 1000; minutes, up to a 20-minute limit).
   ["npx", ["tsx", "api/scripts/bench-throughput.ts"], "api/scripts/bench-throughput.ts"],
 ];

@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnProcess, stop, until, type Proc } from "../../test/support/processes.js";
+import { buildService } from "../../scripts/build-service.mjs";
 import { startStack, api } from "../../test/support/stack.js";
 import { emit, percentile } from "./benchOutput.js";
 import { loadRoute } from "./loadGenerator.js";
@@ -42,6 +43,7 @@ async function answerOf(url: string): Promise<{ headers: Record<string, string>;
 }
 
 async function main(): Promise<void> {
+  await buildService(); // startStack runs the bundles in api/dist
   const stack = await startStack();
   try {
     const accountId = (await stack.cli("account", "create", "--email", "bench@example.com")).accountId as string;
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+void main().catch((error: unknown) => {
   console.error(`bench-public: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

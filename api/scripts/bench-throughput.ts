@@ -31,6 +31,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { buildService } from "../../scripts/build-service.mjs";
 import { startStack, type Stack } from "../../test/support/stack.js";
 import { run as runCli } from "../src/cli/prizedraw.js";
 import { submitWinners } from "../src/domain/drawings.js";
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
   const limitSeconds = positiveInteger("BENCH_TIME_LIMIT_SECONDS", 1200);
   const runStarted = performance.now();
   log(`${n} campaigns, ${BLOCK_TIME_SECONDS} s blocks, time limit ${limitSeconds} s; starting the stack`);
+  await buildService(); // startStack runs the bundles in api/dist
   const stack: Stack = await startStack({ blockTimeSeconds: BLOCK_TIME_SECONDS });
   let store: Store | undefined;
   const stopOnSignal = (signal: NodeJS.Signals) => {
@@ -231,7 +233,7 @@ function logWarnings(dataDir: string): void {
   for (const [message, count] of counts) log(`service warning x${count}: ${message}`);
 }
 
-main().then(
+void main().then(
   () => process.exit(0),
   (error: unknown) => {
     log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { REPO_ROOT, SERVICE_ARGS, spawnProcess, stop, until } from "../../test/support/processes.js";
+import { buildService } from "../../scripts/build-service.mjs";
 import { api, startStack } from "../../test/support/stack.js";
 import { loadRoute } from "./loadGenerator.js";
 
@@ -52,6 +53,7 @@ function summarise(file: string, from: number, to: number): { total: number; top
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 4);
   const profDir = mkdtempSync(path.join(tmpdir(), "prizedraw-prof-"));
+  await buildService(); // startStack and SERVICE_ARGS run the bundles in api/dist
   const stack = await startStack();
   try {
     const accountId = (await stack.cli("account", "create", "--email", "prof@example.com")).accountId as string;
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+void main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

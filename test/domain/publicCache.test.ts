@@ -139,7 +139,7 @@ describe("public versions (migration 11's triggers)", () => {
     ).toEqual([0, 0]);
     expect(await bumps(() => store.accounts.addMember({ id: newId("mem"), accountId, email: "m@example.com", role: "member", createdAt: new Date().toISOString() }))).toEqual([0, 0]);
     expect(await bumps(() => store.finality.set(1_000, new Date().toISOString()))).toEqual([0, 0]);
-    expect(await bumps(() => store.entries.insertIfNew(mine.id, { entrantId: "e-1", weight: 1, displayName: null, avatarUrl: null }))).toEqual([0, 0]);
+    expect(await bumps(() => store.entries.insertNew(mine.id, [{ entrantId: "e-1", weight: 1, displayName: null, avatarUrl: null }]))).toEqual([0, 0]);
     expect(await bumps(() => store.pauses.start(campaign.id, new Date().toISOString()))).toEqual([0, 0]);
   });
 
