@@ -1,4 +1,4 @@
-import type { NotNull, Selectable } from "kysely";
+import { sql, type NotNull, type Selectable } from "kysely";
 import type { Connection } from "./connection.js";
 import type { DrawingsTable, WinnersTable } from "./schema.js";
 
@@ -435,23 +435,32 @@ export class DrawingStore {
     });
   }
 
+  /**
+   * Mirrors a drawing's prizes from the chain onto its winners: one UPDATE per 500 winners (each column a
+   * `CASE position WHEN ... THEN ...`), not one per winner, which on PostgreSQL cost a round trip each (100,000
+   * for the largest drawing, all under the store's write lock). The values are cast so PostgreSQL types them.
+   */
   async setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): Promise<void> {
     if (prizes.length === 0) return;
     await this.conn.tx(async () => {
-      for (const p of prizes) {
+      for (let start = 0; start < prizes.length; start += INSERT_CHUNK) {
+        const chunk = prizes.slice(start, start + INSERT_CHUNK);
+        const byPosition = <T extends string | number>(value: (p: (typeof chunk)[number]) => T, type: "text" | "bigint") =>
+          sql<T>`CASE position ${sql.join(chunk.map((p) => sql`WHEN ${p.position} THEN CAST(${value(p)} AS ${sql.raw(type)})`), sql` `)} END`;
+        const held = chunk.filter((p) => p.held).map((p) => p.position);
         await this.conn
           .q()
           .updateTable("winners")
-          .set((eb) => ({
-            random_value: p.randomValue,
-            roll: p.roll,
-            amount_cents: p.amountCents,
-            held: p.held ? 1 : 0,
+          .set({
+            random_value: byPosition((p) => p.randomValue, "text"),
+            roll: byPosition((p) => p.roll, "bigint"),
+            amount_cents: byPosition((p) => p.amountCents, "bigint"),
+            held: byPosition((p) => (p.held ? 1 : 0), "bigint"),
             // A held prize keeps the state it has (paid or refused); it opens only the first time.
-            ...(p.held ? { held_status: eb.fn.coalesce("held_status", eb.val<HeldStatus>("open")) } : {}),
-          }))
+            ...(held.length > 0 ? { held_status: sql<HeldStatus | null>`CASE WHEN position IN (${sql.join(held)}) THEN COALESCE(held_status, 'open') ELSE held_status END` } : {}),
+          })
           .where("drawing_id", "=", drawingId)
-          .where("position", "=", p.position)
+          .where("position", "in", chunk.map((p) => p.position))
           .execute();
       }
     });
