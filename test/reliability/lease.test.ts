@@ -3,9 +3,10 @@
 // exactly one of the two holds the keeper lease while the other stands by. A push drawing driven entirely through
 // the standby is paid once, by the holder. Entries sent to both processes at once, in full batches, stop at exactly
 // 100,000: each batch is stored whole or not at all, and a list posted to one is read through the other at once.
-// Then the holder is killed (SIGKILL) in the middle of a drawing's steps: the other takes the lease over within
-// 30 s and pays that drawing, once (one number, one payout onchain). The entries case runs before the kill: it
-// needs both processes.
+// Then the holder hangs (SIGSTOP, alive: as a process on another machine that stopped answering): the other takes
+// the lease over when it expires and pays a drawing once; woken, the old holder stands by. Then the holder is killed
+// (SIGKILL) in the middle of a drawing's steps: the other takes the lease over within 30 s and pays that drawing,
+// once (one number, one payout onchain). The cases before the kill need both processes.
 
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -233,6 +234,30 @@ describe("one keeper at a time", () => {
     expect([...perBatch.keys()].sort((x, y) => x - y)).toEqual(acceptedBatches);
     expect([...perBatch.values()].every((n) => n === MAX_ENTRIES_PER_REQUEST)).toBe(true);
   }, 240_000);
+
+  it("the holder hung (SIGSTOP: alive, as a process on another machine that stopped answering): the other takes over when the lease expires, and the old holder stands by once it wakes", async () => {
+    const [holder] = await holders();
+    const standby = holder === a ? b : a;
+    // While it is stopped nothing asks the hung process anything (a request would wait for it).
+    process.kill(holder!.proc.pid, "SIGSTOP");
+    const stopped = performance.now();
+    try {
+      const took = await until("the standby holds the lease", async () => ((await ready(standby)).keeper.leaseHeld ? performance.now() - stopped : undefined), 45_000, 250);
+      console.log(`[lease] stopped ${holder!.name} (SIGSTOP); ${standby.name} took the lease over after ${(took / 1000).toFixed(1)} s`);
+      // Not the dead-process shortcut (the holder's pid is alive): the lease ran out (15 s, renewed every 5 s).
+      expect(took).toBeGreaterThan(5_000);
+      expect(took).toBeLessThan(30_000);
+      const { id, cutoffAt, campaignId } = await campaignWithWinners(standby, "lease-hung");
+      await moveClockPastCutoff(standby, "lease-hung", cutoffAt);
+      await expectPaidOnce(standby, "lease-hung", id, campaignId);
+    } finally {
+      process.kill(holder!.proc.pid, "SIGCONT");
+    }
+    // Woken, its renewal is refused: it stops its keeper and stands by. One holder.
+    await until("the woken process stands by", async () => ((await ready(holder!)).keeper.leaseHeld ? undefined : true), 30_000, 250);
+    expect((await holders()).map((s) => s.name)).toEqual([standby.name]);
+    expect(holder!.proc.output()).toMatch(/keeper lease lost/);
+  }, 150_000);
 
   it("the holder killed mid-drawing: the other takes over within 30 s and pays the drawing once", async () => {
     const [holder] = await holders();

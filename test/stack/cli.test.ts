@@ -227,10 +227,17 @@ describe("a store in PostgreSQL (STORE_URL)", slow, () => {
     }
   });
 
-  it("works on the database STORE_URL names, without a store file in the data folder", async () => {
+  it("works on the database STORE_URL names, without a store file in the data folder; never creates the tables", async () => {
     postgres = await startPostgres();
     const url = postgres.url.replace("postgres://prizedraw@", `postgres://prizedraw:${PASSWORD}@`); // trust authentication: any password
     const dir = tempFolder();
+    // An empty database: the CLI refuses, as for a data folder without a store file, and creates nothing.
+    const refused = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, STORE_URL: url });
+    expect(refused.code).not.toBe(0);
+    expect(JSON.parse(refused.stdout)).toEqual({ error: "no_store", detail: expect.stringContaining(`no store in PostgreSQL at ${new URL(url).host} (STORE_URL): nothing was created`) });
+    expect(await postgres.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).toEqual([]);
+    // The service's first start makes the tables (openStore as main.ts calls it); then the CLI works on them.
+    await (await openStore(url)).close();
     const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, STORE_URL: url });
     expect(created.code).toBe(0);
     expect(created.stderr).toContain(`prizedraw: store PostgreSQL at ${new URL(url).host} (STORE_URL)`);

@@ -211,7 +211,8 @@ export function fullHelp(): string {
   lines.push(
     "",
     "The CLI works on the store in the data folder (prizedraw.sqlite), or STORE_URL's database, and never creates a",
-    "store file: npm start (the service) does. Commands that change something first print which store they use (on stderr).",
+    "store (a file, or the tables in an empty database): npm start (the service) does. Commands that change something",
+    "first print which store they use (on stderr).",
     "",
     "prizedraw help COMMAND (e.g. help campaign, help campaign create) shows one command or group with its notes.",
   );

@@ -25,7 +25,7 @@ import { prizeTableView } from "../domain/campaigns.js";
 import { advanceClock } from "../http/routes/campaigns.js";
 import { durationMs } from "../http/schemas.js";
 import type { CampaignMode } from "../store/campaigns.js";
-import { openStore, type Store } from "../store/index.js";
+import { StoreMissingError, openStore, type Store } from "../store/index.js";
 import { ChainPort } from "../chain/port.js";
 import { readDeployment } from "../chain/deployment.js";
 import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
@@ -297,8 +297,10 @@ export async function runHeldDecision(argv: string[], store: Store, config: Conf
 /** Opens the store `where` names; a STORE_URL database that cannot be reached is a one-line error naming its host. */
 async function openWorkStore(where: Workplace): Promise<Store> {
   try {
-    return await openStore(where.store);
+    // The CLI never creates a store: the service does at its first start (a SQLite file is checked in locate()).
+    return await openStore(where.store, { create: false });
   } catch (error) {
+    if (error instanceof StoreMissingError) throw new CliError(noStoreMessage(where), "no_store");
     if (where.storeFrom !== "STORE_URL") throw error;
     const reason = (error instanceof Error && error.message) || String((error as { code?: unknown }).code ?? error);
     throw new CliError(`cannot open the store in ${storeLabel(where.store)} (STORE_URL): ${reason}`, "store_unavailable");

@@ -84,6 +84,9 @@ export function locate(env: NodeJS.ProcessEnv = process.env, cwd: string = proce
 
 /** Why there is no store to work on, and what to do: one message for the CLI to print. */
 export function noStoreMessage(where: Workplace): string {
+  if (where.storeFrom === "STORE_URL") {
+    return `no store in ${storeLabel(where.store)} (STORE_URL): nothing was created. Start the service with this STORE_URL first (it creates the tables), or set STORE_URL to the database the running service uses`;
+  }
   const folder =
     where.dataDirFrom === "default"
       ? `${where.dataDir} (the folder npm start uses when PRIZEDRAW_DATA_DIR is unset)`

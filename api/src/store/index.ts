@@ -78,9 +78,11 @@ export function createStore(conn: Connection, sqlite: Db | null = null): Store {
   return store;
 }
 
-/** Opens the store at `location`: a PostgreSQL URL or a SQLite file's path (store/engines.ts). */
-export async function openStore(location: string): Promise<Store> {
-  const { conn, sqlite } = await openEngine(location);
+export { StoreMissingError } from "./postgres.js";
+
+/** Opens the store at `location`: a PostgreSQL URL or a SQLite file's path (store/engines.ts; `create`: see openEngine). */
+export async function openStore(location: string, options: { create?: boolean } = {}): Promise<Store> {
+  const { conn, sqlite } = await openEngine(location, options);
   return createStore(conn, sqlite);
 }
 

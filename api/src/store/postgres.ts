@@ -399,12 +399,18 @@ const MIGRATION_LOCK_KEY = 0x7072697a6d67;
  * (the others wait, then find it done). A database already up to date is left alone; one at a version newer than
  * this code knows is refused.
  */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
+/** The database holds no store of this service, and the caller asked not to create one (the CLI). */
+export class StoreMissingError extends Error {
+  readonly code = "no_store";
+  override name = "StoreMissingError";
+}
+
+export async function migratePostgres(pool: pg.Pool, { create = true }: { create?: boolean } = {}): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
     try {
-      await migrate(client);
+      await migrate(client, create);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK");
@@ -415,7 +421,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
   }
 }
 
-async function migrate(client: pg.PoolClient): Promise<void> {
+async function migrate(client: pg.PoolClient, create: boolean): Promise<void> {
   await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
   await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)`);
   const { rows } = await client.query<{ version: string | number | null }>("SELECT max(version) AS version FROM schema_migrations");
@@ -428,6 +434,8 @@ async function migrate(client: pg.PoolClient): Promise<void> {
     // The baseline is applied whole, in one transaction: a version below it means the table was written by hand.
     throw new Error(`the PostgreSQL store's schema is at version ${current}, below the baseline (version ${POSTGRES_BASELINE_VERSION}): not a database this service made`);
   }
+  // Thrown inside the transaction: the schema_migrations table made above is rolled back with it.
+  if (current === 0 && !create) throw new StoreMissingError("the PostgreSQL database holds no store of this service");
   const appliedAt = new Date().toISOString();
   if (current === 0) {
     await client.query(POSTGRES_BASELINE);
