@@ -151,9 +151,9 @@ export async function endSession(store: Store, id: string, now: Date = new Date(
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return;
   const session = await store.portal.session(hashToken(id));
   if (!session || session.endedAt) return;
+  // Two sign-outs at once (two tabs): only the one whose update ends the session writes the audit row.
   await store.tx(async () => {
-    await store.portal.endSession(session.idHash, now.toISOString());
-    await store.audit.record(session.email, "portal.sign_out", session.accountId, {});
+    if (await store.portal.endSession(session.idHash, now.toISOString())) await store.audit.record(session.email, "portal.sign_out", session.accountId, {});
   });
 }
 

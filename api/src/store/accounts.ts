@@ -80,7 +80,7 @@ export class AccountStore {
   }
 
   async owners(accountId: string): Promise<Member[]> {
-    const rows = await this.conn.q().selectFrom("members").selectAll().where("account_id", "=", accountId).where("role", "=", "owner").orderBy("created_at").execute();
+    const rows = await this.conn.q().selectFrom("members").selectAll().where("account_id", "=", accountId).where("role", "=", "owner").orderBy("created_at").orderBy("id").execute();
     return rows.map(member);
   }
 
@@ -115,6 +115,7 @@ export class AccountStore {
       .where("account_id", "=", accountId)
       .orderBy((eb) => eb.case().when("role", "=", "member").then(1).else(0).end())
       .orderBy("created_at")
+      .orderBy("id")
       .execute();
     return rows.map(member);
   }
@@ -127,6 +128,7 @@ export class AccountStore {
       .selectAll()
       .where((eb) => eb(eb.fn<string>("lower", ["email"]), "=", asciiLower(email)))
       .orderBy("created_at")
+      .orderBy("id")
       .execute();
     return rows.map(member);
   }
@@ -143,7 +145,7 @@ export class AccountStore {
 
   /** The account's keys, newest first, revoked ones included. */
   async keys(accountId: string): Promise<ApiKeyRow[]> {
-    const rows = await this.conn.q().selectFrom("api_keys").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").execute();
+    const rows = await this.conn.q().selectFrom("api_keys").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").orderBy("key_id", "desc").execute();
     return rows.map(key);
   }
 

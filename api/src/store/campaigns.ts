@@ -112,13 +112,13 @@ export class CampaignStore {
 
   /** An account's campaigns, newest first. */
   async ofAccount(accountId: string): Promise<Campaign[]> {
-    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").execute();
+    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").orderBy("id", "desc").execute();
     return rows.map(fromRecord);
   }
 
   /** Campaigns the keeper looks after: every one but drafts. */
   async drawable(): Promise<Campaign[]> {
-    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("status", "!=", "draft").orderBy("created_at").execute();
+    const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("status", "!=", "draft").orderBy("created_at").orderBy("id").execute();
     return rows.map(fromRecord);
   }
 }

@@ -104,8 +104,10 @@ export class PortalStore {
     await this.conn.q().updateTable("portal_sessions").set({ last_seen_at: at }).where("id_hash", "=", idHash).execute();
   }
 
-  async endSession(idHash: string, at: string): Promise<void> {
-    await this.conn.q().updateTable("portal_sessions").set({ ended_at: at }).where("id_hash", "=", idHash).where("ended_at", "is", null).execute();
+  /** Ends the session if it is open; whether this call ended it (false: already ended, or no such session). */
+  async endSession(idHash: string, at: string): Promise<boolean> {
+    const result = await this.conn.q().updateTable("portal_sessions").set({ ended_at: at }).where("id_hash", "=", idHash).where("ended_at", "is", null).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Ends every open session of `email` on `accountId` (removed from the team). */
