@@ -19,6 +19,7 @@ import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import { getTypeParser } from "../../api/src/store/engines.js";
 import { openStore } from "../../api/src/store/index.js";
 import { api, startStack, type Stack } from "../support/stack.js";
 import { rawSqlite } from "../support/store.js";
@@ -679,7 +680,7 @@ async function snapshot(): Promise<Snapshot> {
     return out;
   }
   // bigint and numeric columns as numbers, as the store reads them.
-  const client = new pg.Client({ connectionString: url, types: { getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format)) } });
+  const client = new pg.Client({ connectionString: url, types: { getTypeParser } });
   await client.connect();
   try {
     for (const t of TABLES) {

@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_CHAIN_FINALITY_ARGS } from "../../api/src/config.js";
+import { CLI_ENTRY, SERVICE_ENTRY } from "../../scripts/build-service.mjs";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const ANVIL_BIN = path.join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
@@ -18,8 +19,8 @@ export const INDEXER_ROOT = path.join(REPO_ROOT, "indexer");
  * the bundles scripts/build-service.mjs makes from api/src, as `npm start` runs them (vitest's global setup,
  * test/support/globalSetup.ts, builds them once per run).
  */
-export const SERVICE_ARGS: readonly string[] = [path.join(REPO_ROOT, "api/dist/main.mjs")];
-export const CLI_ARGS: readonly string[] = [path.join(REPO_ROOT, "api/dist/prizedraw.mjs")];
+export const SERVICE_ARGS: readonly string[] = [SERVICE_ENTRY];
+export const CLI_ARGS: readonly string[] = [CLI_ENTRY];
 
 /** A free TCP port on 127.0.0.1: bound to port 0, then released. */
 export function freePort(): Promise<number> {

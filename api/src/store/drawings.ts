@@ -147,8 +147,8 @@ const winner = (r: WinnerRecord): Winner => ({
 export type DrawingChangeHook = (before: Pick<Drawing, "status" | "needsAttention">, after: Drawing) => Promise<void>;
 
 
-/** Rows per multi-row INSERT: far below either engine's limit on a statement's parameters (PostgreSQL: 65535). */
-const INSERT_CHUNK = 500;
+/** Rows per multi-row INSERT or UPDATE: far below either engine's limit on a statement's parameters (PostgreSQL: 65535). */
+const ROWS_PER_STATEMENT = 500;
 
 /** Drawings and their winner lists. */
 export class DrawingStore {
@@ -411,9 +411,9 @@ export class DrawingStore {
     // Up to MAX_WINNERS_PER_DRAW rows: inserted many to a statement, all or none.
     await this.conn.tx(async () => {
       await this.conn.q().deleteFrom("winners").where("drawing_id", "=", drawingId).execute();
-      for (let start = 0; start < list.length; start += INSERT_CHUNK) {
+      for (let start = 0; start < list.length; start += ROWS_PER_STATEMENT) {
         const rows = list
-          .slice(start, start + INSERT_CHUNK)
+          .slice(start, start + ROWS_PER_STATEMENT)
           .map((w, i) => ({ drawing_id: drawingId, position: start + i, winner_id: w.winnerId, display_name: w.displayName, avatar_url: w.avatarUrl }));
         await this.conn.q().insertInto("winners").values(rows).execute();
       }
@@ -443,8 +443,8 @@ export class DrawingStore {
   async setPrizes(drawingId: string, prizes: readonly { position: number; randomValue: string; roll: number; amountCents: number; held: boolean }[]): Promise<void> {
     if (prizes.length === 0) return;
     await this.conn.tx(async () => {
-      for (let start = 0; start < prizes.length; start += INSERT_CHUNK) {
-        const chunk = prizes.slice(start, start + INSERT_CHUNK);
+      for (let start = 0; start < prizes.length; start += ROWS_PER_STATEMENT) {
+        const chunk = prizes.slice(start, start + ROWS_PER_STATEMENT);
         const byPosition = <T extends string | number>(value: (p: (typeof chunk)[number]) => T, type: "text" | "bigint") =>
           sql<T>`CASE position ${sql.join(chunk.map((p) => sql`WHEN ${p.position} THEN CAST(${value(p)} AS ${sql.raw(type)})`), sql` `)} END`;
         const held = chunk.filter((p) => p.held).map((p) => p.position);

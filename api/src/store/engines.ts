@@ -54,7 +54,7 @@ const IDLE_IN_TRANSACTION_MS = 10_000;
 // counts, block numbers, epoch milliseconds) are all far below 2^53, so they are read as numbers, as SQLite gives them.
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
-function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
+export function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
   if (oid === INT8_OID || oid === NUMERIC_OID) return Number;
   return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
 }

@@ -393,18 +393,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [];
 /** The key of the advisory lock held while migrating (any constant; "prizmg" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x7072697a6d67;
 
-/**
- * Brings the PostgreSQL database of `pool` to the current schema: the baseline on an empty database, then any
- * later migrations. All in one transaction holding an advisory lock, so processes starting together migrate once
- * (the others wait, then find it done). A database already up to date is left alone; one at a version newer than
- * this code knows is refused.
- */
 /** The database holds no store of this service, and the caller asked not to create one (the CLI). */
 export class StoreMissingError extends Error {
   readonly code = "no_store";
   override name = "StoreMissingError";
 }
 
+/**
+ * Brings the PostgreSQL database of `pool` to the current schema: the baseline on an empty database, then any
+ * later migrations. All in one transaction holding an advisory lock, so processes starting together migrate once
+ * (the others wait, then find it done). A database already up to date is left alone; one at a version newer than
+ * this code knows is refused. `create: false`: an empty database is a StoreMissingError and nothing is made.
+ */
 export async function migratePostgres(pool: pg.Pool, { create = true }: { create?: boolean } = {}): Promise<void> {
   const client = await pool.connect();
   try {
