@@ -218,7 +218,12 @@ export class Keeper {
     const { store } = this.deps;
     const campaign = await store.campaigns.byId(campaignId);
     if (!campaign || campaign.status === "draft") return;
-    await store.tx(() => planDrawings(store, campaign));
+    // Planned from the campaign as it is inside the transaction: an edit committed since the read above (a pause,
+    // an end, an earlier end date) has deleted drawings that a stale copy would create again.
+    await store.tx(async () => {
+      const current = await store.campaigns.byId(campaignId);
+      if (current) await planDrawings(store, current);
+    });
     const unfinished = await store.drawings.unfinished(campaign.id);
     for (const drawing of unfinished) {
       if (drawing.status !== "open") continue;
