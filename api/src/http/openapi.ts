@@ -81,7 +81,7 @@ function components(registry: z.core.$ZodRegistry<SchemaMeta>, io: "input" | "ou
 
 /** A query schema's properties as OpenAPI query parameters (the same strict objects readQuery checks). */
 function queryParameters(schema: z.ZodType, descriptions: Record<string, string>): JsonSchema[] {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "output" }) as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: "query",

@@ -124,14 +124,22 @@ export const entriesBody = z.strictObject({
   entries: z.array(stringOr("entrantId", entryObject)).min(1, "must have at least one entry").max(1_000, "must have at most 1,000 entries per request"),
 });
 
+/**
+ * A whole-number query parameter from `min` to `max`. A query value is text: digits only are read (Number() would
+ * also take a sign, an exponent, spaces or hex). The OpenAPI document shows the integer it stands for.
+ */
+export function queryInteger(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(new RegExp(`^\\d{1,${String(max).length}}$`), message)
+    .transform(Number)
+    .pipe(z.number().int().min(min, message).max(max, message));
+}
+
 export const entriesQuery = z.strictObject({
   drawing: z.string().min(1).max(64).optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number from 1 to 1000")
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 1_000, "must be a whole number from 1 to 1000")
-    .optional(),
+  limit: queryInteger(1, 1_000).optional(),
   after: z.string().regex(/^\d{1,15}$/, "must be the previous response's next").optional(),
 });
 

@@ -1486,7 +1486,7 @@ export interface operations {
                 /** @description A drawing id; without it, the drawing taking entries now. */
                 drawing?: string;
                 /** @description 1 to 1000, default 100. */
-                limit?: string;
+                limit?: number;
                 /** @description The previous page's `next`. */
                 after?: string;
             };
@@ -2140,7 +2140,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 1 to 100, default 30. */
-                limit?: string;
+                limit?: number;
                 /** @description A date (YYYY-MM-DD, the start of that day in the campaign's time zone) or an ISO time with an offset: the previous page's `nextBefore`. */
                 before?: string;
             };

@@ -11,6 +11,7 @@ import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCam
 import type { Store } from "../../store/index.js";
 import { VERIFY_DIR } from "../../paths.js";
 import { readQuery } from "../body.js";
+import { queryInteger } from "../schemas.js";
 import { etagOf, type PublicCache, type Render, type Rendered } from "../publicCache.js";
 
 export type PublicRoutesDeps = {
@@ -29,12 +30,7 @@ export const pageKey = (campaignId: string) => `page ${campaignId}`;
 
 /** draws.json's query (exported for the OpenAPI document). */
 export const drawsQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${DRAWS_MAX_LIMIT}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= DRAWS_MAX_LIMIT, `must be a whole number from 1 to ${DRAWS_MAX_LIMIT}`)
-    .optional(),
+  limit: queryInteger(1, DRAWS_MAX_LIMIT).optional(),
   // A date or a time with an offset; parseBefore reads it in the campaign's time zone.
   before: z.string().max(64, "must be a date (YYYY-MM-DD) or an ISO 8601 time, e.g. the previous response's nextBefore").optional(),
 });
