@@ -8,10 +8,10 @@ import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaign
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
-import { IDEMPOTENCY_TTL_HOURS } from "../store/idempotency.js";
 import type { Store } from "../store/index.js";
 import { Limiter, batchGroups, fitsBlock, inParallel, maxCommitBatch } from "./batches.js";
 import { runGuarantees } from "./guarantees.js";
+import { pruneExpired } from "./housekeeping.js";
 import { recheckHeldDecisions } from "./heldPrizes.js";
 import { KeeperLease } from "./lease.js";
 import { PullTimer, type PullDeps } from "./pull.js";
@@ -169,8 +169,8 @@ export class Keeper {
     await this.confirmLease();
     const campaigns = (await this.deps.store.campaigns.drawable()).map((c) => c.id);
     await this.readFinality();
-    // Housekeeping: idempotency answers are kept 24 hours (http/idempotency.ts).
-    await this.deps.store.idempotency.prune(new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3_600_000).toISOString());
+    const pruned = await pruneExpired(this.deps.store);
+    if (pruned.idempotencyKeys + pruned.portalRows + pruned.webhookEvents > 0) this.deps.logger.info(pruned, "deleted records past their retention");
     await this.confirmLease();
     await inParallel(campaigns, CAMPAIGN_CONCURRENCY, (id) => this.guard(id, () => this.prepare(id)));
     await this.confirmLease();

@@ -146,6 +146,25 @@ export class PortalStore {
     });
   }
 
+  /**
+   * Deletes what can no longer be used and was over before `before`: links expired (used or not), sessions expired
+   * or ended, and the test environment's outbox mail. Returns how many rows.
+   */
+  async prune(before: string): Promise<number> {
+    return this.conn.tx(async () => {
+      const q = () => this.conn.q();
+      const results = [
+        await q().deleteFrom("portal_links").where("expires_at", "<", before).executeTakeFirst(),
+        await q()
+          .deleteFrom("portal_sessions")
+          .where((eb) => eb.or([eb("expires_at", "<", before), eb("ended_at", "<", before)]))
+          .executeTakeFirst(),
+        await q().deleteFrom("mail_outbox").where("created_at", "<", before).executeTakeFirst(),
+      ];
+      return results.reduce((n, r) => n + Number(r.numDeletedRows), 0);
+    });
+  }
+
   async addMail(to: string, subject: string, body: string, at: string): Promise<void> {
     await this.conn.q().insertInto("mail_outbox").values({ to_address: to, subject, body, created_at: at }).execute();
   }

@@ -291,6 +291,40 @@ export class WebhookStore {
     });
   }
 
+  /**
+   * Deletes events created before `before` whose deliveries have all ended (delivered or failed), with those
+   * deliveries and their attempts, looking at the `max` oldest events only. Returns how many events it deleted.
+   * Events are appended in time order, so the oldest are first: a run costs `max` rows read however large the table,
+   * and a backlog goes over several runs. Deliveries end within 3 days of their event (the last try), so with a
+   * longer retention none is still pending; they are checked anyway.
+   */
+  async prune(before: string, max: number): Promise<number> {
+    return this.conn.tx(async () => {
+      const oldest = await this.conn
+        .q()
+        .selectFrom("webhook_events as e")
+        .select(({ exists, selectFrom }) => [
+          "e.seq",
+          "e.created_at",
+          exists(selectFrom("webhook_deliveries as d").select("d.id").whereRef("d.event_seq", "=", "e.seq").where("d.status", "=", "pending")).as("pending"),
+        ])
+        .orderBy("e.seq")
+        .limit(max)
+        .execute();
+      // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+      const seqs = oldest.filter((r) => r.created_at < before && !r.pending).map((r) => r.seq);
+      if (seqs.length === 0) return 0;
+      await this.conn
+        .q()
+        .deleteFrom("webhook_attempts")
+        .where("delivery_id", "in", (eb) => eb.selectFrom("webhook_deliveries").select("id").where("event_seq", "in", seqs))
+        .execute();
+      await this.conn.q().deleteFrom("webhook_deliveries").where("event_seq", "in", seqs).execute();
+      await this.conn.q().deleteFrom("webhook_events").where("seq", "in", seqs).execute();
+      return seqs.length;
+    });
+  }
+
   /** An endpoint's deliveries, newest event first, at most `limit`. */
   async deliveries(endpointId: string, limit: number): Promise<WebhookDelivery[]> {
     const rows = await this.conn
