@@ -131,11 +131,11 @@ describe("the outbox on a real store", () => {
   });
 
   let drawings = 0;
-  async function drawing(): Promise<Drawing> {
+  async function drawing(of: Campaign = campaign): Promise<Drawing> {
     drawings++;
     const d: Drawing = {
-      id: newId("drw"), campaignId: campaign.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
-      winnersExpected: 1, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
+      id: newId("drw"), campaignId: of.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
+      winnersExpected: 1, number: null, partnerRound: null, tableId: of.tableId, tableVersion: of.tableVersion, needsAttention: null,
       listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
       settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
     };
@@ -268,6 +268,54 @@ describe("the outbox on a real store", () => {
     } finally {
       timer.stop();
       release();
+    }
+  });
+
+  it("one account's hanging endpoints take at most 2 of the sends at once; another account's events go meanwhile", async () => {
+    // This account: two endpoints that do not answer, four drawings locked: eight lane heads, due first.
+    await endpoint("https://127.0.0.1/slow-1");
+    await endpoint("https://127.0.0.1/slow-2");
+    for (let i = 0; i < 4; i++) await store.drawings.update({ ...(await drawing()), status: "locked" });
+    // Another account: one endpoint, one event, due after all of them.
+    const otherAccount = newId("acc");
+    await store.accounts.createAccount(otherAccount, new Date().toISOString());
+    const other = await createCampaign(store, otherAccount, { slug: "other", name: "Other", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    await createEndpoint(store, otherAccount, "https://127.0.0.1/other", { allowLoopback: true });
+    await new Promise((r) => setTimeout(r, 5));
+    await store.drawings.update({ ...(await drawing(other)), status: "locked" });
+
+    const hanging: Array<() => void> = [];
+    let slowOpen = 0;
+    let mostSlowOpen = 0;
+    const delivered: string[] = [];
+    const timer = new WebhookTimer({
+      store,
+      logger,
+      allowLoopback: true,
+      retry: { testBaseMs: 60_000 },
+      send: async (url) => {
+        if (url.includes("/slow-")) {
+          mostSlowOpen = Math.max(mostSlowOpen, ++slowOpen);
+          await new Promise<void>((r) => hanging.push(r));
+          slowOpen--;
+          return { error: "no answer within 10 s" };
+        }
+        delivered.push(url);
+        return { status: 204, snippet: "" };
+      },
+    });
+    timer.start();
+    try {
+      const deadline = Date.now() + 5_000;
+      while (delivered.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // With 4 slots for all and no limit per account, the hanging endpoints held every slot and this waited.
+      expect(delivered).toEqual(["https://127.0.0.1/other"]);
+      expect(slowOpen).toBe(2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mostSlowOpen).toBe(2);
+    } finally {
+      timer.stop();
+      for (const release of hanging) release();
     }
   });
 

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/index.js";
-import type { DueDelivery } from "../store/webhooks.js";
+import type { DueDelivery, DueExclusions } from "../store/webhooks.js";
 import { signingSecrets } from "../webhooks/endpoints.js";
 import { nextAttemptAt, type RetryPolicy } from "../webhooks/retry.js";
 import { postWebhook, type SendResult } from "../webhooks/send.js";
@@ -8,7 +8,12 @@ import { signatureHeader } from "../webhooks/signature.js";
 import { SerialRun } from "./serialRun.js";
 
 /** Deliveries sent at once (independent lanes; one lane's deliveries go one after the other). */
-export const WEBHOOK_CONCURRENCY = 4;
+export const WEBHOOK_CONCURRENCY = 8;
+/**
+ * Deliveries of one account sent at once: an account whose endpoints hang (10 s an attempt) holds at most this many
+ * of the WEBHOOK_CONCURRENCY slots, and the other accounts' events go on in the rest.
+ */
+export const WEBHOOK_CONCURRENCY_PER_ACCOUNT = 2;
 /**
  * The timer looks at the outbox at least this often: events are written by whatever process changes a drawing
  * (the keeper, an HTTP request, the CLI), so it cannot rely on being told.
@@ -32,7 +37,8 @@ export type WebhookDeps = {
 /**
  * Sends the webhook outbox (store/webhooks.ts): every due delivery that heads its lane (an endpoint and a drawing or
  * guarantee), so one drawing's events arrive in order: the next waits until the one before is delivered or has
- * failed for good. Lanes go side by side, at most WEBHOOK_CONCURRENCY at a time. A 2xx delivers; anything else
+ * failed for good. Lanes go side by side, at most WEBHOOK_CONCURRENCY at a time and WEBHOOK_CONCURRENCY_PER_ACCOUNT
+ * of one account. A 2xx delivers; anything else
  * (status, timeout, refused address) is an attempt recorded with its outcome and retried with backoff
  * (webhooks/retry.ts). A delivery stays pending in the store until its attempt is recorded, so a crash mid-send
  * sends it again after the restart: delivery is at least once, and receivers dedupe by webhook-id.
@@ -40,7 +46,8 @@ export type WebhookDeps = {
 export class WebhookTimer {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
-  private readonly inFlight = new Set<number>();
+  /** Deliveries being sent, with their account. */
+  private readonly inFlight = new Map<number, string>();
   /** Deliveries whose last attempt could not be recorded, and when they may be tried again. */
   private readonly unrecorded = new Map<number, number>();
   /** Arms run one at a time (they read the store); one asked for meanwhile runs after the one under way. */
@@ -99,12 +106,12 @@ export class WebhookTimer {
     const free = WEBHOOK_CONCURRENCY - this.inFlight.size;
     let due: DueDelivery[] = [];
     try {
-      if (free > 0) due = await this.deps.store.webhooks.due(new Date().toISOString(), free, this.busy());
+      if (free > 0) due = this.withinAccountLimit(await this.deps.store.webhooks.due(new Date().toISOString(), free, this.busy()));
     } catch (error) {
       this.deps.logger.warn({ err: message(error) }, "webhook outbox not readable; retrying");
     }
     for (const delivery of due) {
-      this.inFlight.add(delivery.id);
+      this.inFlight.set(delivery.id, delivery.endpoint.accountId);
       void this.deliver(delivery)
         .catch((error: unknown) => {
           // Sent (perhaps) but not recorded: it stays due in the store, so it waits here before it is sent again.
@@ -120,11 +127,32 @@ export class WebhookTimer {
     await this.arm();
   }
 
-  /** Deliveries not to pick now: being sent, or waiting after an unrecorded attempt. */
-  private busy(): number[] {
+  /**
+   * What not to pick now: deliveries being sent or waiting after an unrecorded attempt, and accounts sending their
+   * WEBHOOK_CONCURRENCY_PER_ACCOUNT already (left out of the next-due time too, so a full account sets no 0 ms timer).
+   */
+  private busy(): Required<DueExclusions> {
     const now = Date.now();
     for (const [id, until] of this.unrecorded) if (until <= now) this.unrecorded.delete(id);
-    return [...this.inFlight, ...this.unrecorded.keys()];
+    const accounts = [...this.sendingPerAccount()].filter(([, n]) => n >= WEBHOOK_CONCURRENCY_PER_ACCOUNT).map(([account]) => account);
+    return { deliveries: [...this.inFlight.keys(), ...this.unrecorded.keys()], accounts };
+  }
+
+  /** Of `due` (earliest first), those that keep each account within WEBHOOK_CONCURRENCY_PER_ACCOUNT sends at once. */
+  private withinAccountLimit(due: readonly DueDelivery[]): DueDelivery[] {
+    const sending = this.sendingPerAccount();
+    return due.filter((delivery) => {
+      const n = sending.get(delivery.endpoint.accountId) ?? 0;
+      if (n >= WEBHOOK_CONCURRENCY_PER_ACCOUNT) return false;
+      sending.set(delivery.endpoint.accountId, n + 1);
+      return true;
+    });
+  }
+
+  private sendingPerAccount(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const account of this.inFlight.values()) counts.set(account, (counts.get(account) ?? 0) + 1);
+    return counts;
   }
 
   /** One attempt: signs at send time (the timestamp is the attempt's), sends, records the outcome. */

@@ -38,6 +38,12 @@ export type WebhookDelivery = {
   createdAt: string;
 };
 
+/**
+ * What a look for due deliveries leaves out: deliveries being sent (or waiting after an attempt that could not be
+ * recorded), and accounts already sending as many as they may at once.
+ */
+export type DueExclusions = { deliveries?: readonly number[]; accounts?: readonly string[] };
+
 /** A delivery the worker may send now, with what it sends. */
 export type DueDelivery = WebhookDelivery & { body: string; endpoint: WebhookEndpoint };
 
@@ -213,10 +219,10 @@ export class WebhookStore {
     });
   }
 
-  /** Lane heads due at `now`, earliest due first, leaving out `busy` deliveries (being sent). */
-  async due(now: string, limit: number, busy: readonly number[] = []): Promise<DueDelivery[]> {
+  /** Lane heads due at `now`, earliest due first, leaving out what `exclude` names. */
+  async due(now: string, limit: number, exclude: DueExclusions = {}): Promise<DueDelivery[]> {
     // The endpoint is joined rather than read per row: one query, so every row sees the same endpoint state.
-    const rows = await this.laneHeads(busy)
+    const rows = await this.laneHeads(exclude)
       .innerJoin("webhook_events as e", "e.seq", "d.event_seq")
       .innerJoin("webhook_endpoints as ep", "ep.id", "d.endpoint_id")
       .select(DELIVERY_COLUMNS)
@@ -252,9 +258,9 @@ export class WebhookStore {
     }));
   }
 
-  /** When the next lane head is due, leaving out `busy` deliveries (being sent); null when none is pending. */
-  async nextDueAt(busy: readonly number[] = []): Promise<string | null> {
-    const r = await this.laneHeads(busy)
+  /** When the next lane head is due, leaving out what `exclude` names; null when none is pending. */
+  async nextDueAt(exclude: DueExclusions = {}): Promise<string | null> {
+    const r = await this.laneHeads(exclude)
       .select((eb) => eb.fn.min("d.next_attempt_at").as("at"))
       .executeTakeFirst();
     return r?.at ?? null;
@@ -353,9 +359,10 @@ export class WebhookStore {
 
   /**
    * The head of each lane (an endpoint and a drawing or guarantee): a pending delivery with no earlier pending one in
-   * its lane, leaving out `busy` ones. Only heads are sent, so one drawing's events arrive in the order they happened.
+   * its lane, leaving out what `exclude` names. Only heads are sent, so one drawing's events arrive in the order
+   * they happened.
    */
-  private laneHeads(busy: readonly number[]) {
+  private laneHeads({ deliveries = [], accounts = [] }: DueExclusions) {
     let query = this.conn
       .q()
       .selectFrom("webhook_deliveries as d")
@@ -373,7 +380,8 @@ export class WebhookStore {
         ),
       );
     // An empty NOT IN list is not valid SQL.
-    if (busy.length > 0) query = query.where("d.id", "not in", busy);
+    if (deliveries.length > 0) query = query.where("d.id", "not in", deliveries);
+    if (accounts.length > 0) query = query.where("d.endpoint_id", "not in", (eb) => eb.selectFrom("webhook_endpoints as ep").select("ep.id").where("ep.account_id", "in", accounts));
     return query;
   }
 }
