@@ -169,6 +169,41 @@ describe("the webhook screen (owners)", () => {
     expect((await store.audit.ofAccount(accountId)).filter((r) => r.action === "webhook.rotate")).toEqual([expect.objectContaining({ actor: OWNER, detail: { endpointId, previousSecretExpiresAt: stored.previousExpiresAt } })]);
   });
 
+  it("does nothing a second time when a result page is reloaded (a form sent again with its page view's token)", async () => {
+    /** The `_once` token of the form posting to `action` on a page. */
+    const onceToken = (html: string, action: string) => {
+      const form = html.slice(html.indexOf(`action="${action}"`));
+      const token = /name="_once" value="([A-Za-z0-9_-]{22})"/.exec(form);
+      expect(token, `a _once token in the form posting to ${action}`).not.toBeNull();
+      return token![1]!;
+    };
+    const rotatePath = `/portal/webhooks/${endpointId}/rotate`;
+    const current = (await store.webhooks.endpoint(endpointId))!.secret;
+    const token = onceToken((await owner.get(`/portal/webhooks/${endpointId}`)).text, rotatePath);
+    const rotated = await owner.post(rotatePath, { confirm: "yes", _once: token });
+    expect(rotated.status).toBe(200);
+    const secret = shownSecret(rotated.text);
+    expect((await store.webhooks.endpoint(endpointId))!).toMatchObject({ secret, previousSecret: current });
+
+    const before = await snapshot();
+    const again = await owner.post(rotatePath, { confirm: "yes", _once: token });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain("This form was already sent");
+    expect(shownSecret(again.text)).toBeNull();
+    // Still one rotation: the secret before it keeps signing for its 24 hours.
+    expect(await snapshot()).toBe(before);
+
+    // A new key, and the same form sent again: one key.
+    const keysToken = onceToken((await owner.get("/portal/keys")).text, "/portal/keys");
+    const keys = async () => (await store.audit.ofAccount(accountId)).filter((r) => r.action === "key.create").length;
+    const keysBefore = await keys();
+    expect((await owner.post("/portal/keys", { _once: keysToken })).status).toBe(200);
+    const keysAgain = await owner.post("/portal/keys", { _once: keysToken });
+    expect(keysAgain.status).toBe(409);
+    expect(keysAgain.text).not.toContain('id="new-key-value"');
+    expect(await keys()).toBe(keysBefore + 1);
+  });
+
   it("shows a non-https URL or a private address as a field error and stores nothing", async () => {
     const before = await snapshot();
     for (const [url, words] of [

@@ -2,6 +2,7 @@
 /** @jsxImportSource hono/jsx */
 // The partner portal's document: one stylesheet (/portal/portal.css), server-rendered forms that work without
 // scripts, and one small module script (/portal/portal.js) for the copy button.
+import { randomBytes } from "node:crypto";
 import type { Child } from "hono/jsx";
 import { html } from "hono/html";
 import type { Role } from "../../store/accounts.js";
@@ -12,6 +13,11 @@ export type Viewer = { email: string; role: Role; accountId: string; csrf: strin
 /** Every form carries the session's (or, signed out, the form cookie's) token: see portal/guard.ts. */
 export function Csrf(props: { token: string }) {
   return <input type="hidden" name="_csrf" value={props.token} />;
+}
+
+/** A form whose result is shown once also carries a token of this page view: see portal/once.ts. */
+export function Once() {
+  return <input type="hidden" name="_once" value={randomBytes(16).toString("base64url")} />;
 }
 
 /** A notice at the top of a page: a result ("Key revoked") or an error the form could not take. */

@@ -11,7 +11,8 @@ import type { Mailer } from "../../mail/mailer.js";
 import type { Role } from "../../store/accounts.js";
 import type { Store } from "../../store/index.js";
 import { field, signedIn, type PortalEnv, type SignedIn } from "./guard.js";
-import { Csrf, PortalLayout, type Notice, type Viewer } from "./Layout.js";
+import { Csrf, Once, PortalLayout, type Notice, type Viewer } from "./Layout.js";
+import { REPEATED_FORM, runOnce } from "./once.js";
 
 export type TeamDeps = { store: Store; mailer: Mailer; publicBaseUrl: string; env: Environment };
 
@@ -154,6 +155,7 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
         ) : null}
         <form method="post" action="/portal/keys">
           <Csrf token={viewer.csrf} />
+          <Once />
           <p>
             <button type="submit">Create a key</button> <span class="hint">One key covers all of the account's campaigns ({env} environment).</span>
           </p>
@@ -204,7 +206,9 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   app.post("/keys", async (c) => {
     const session = signedIn(c);
-    const created = await createKey(store, env, session.accountId, actorOf(session));
+    const outcome = await runOnce(c, store, session.accountId, () => createKey(store, env, session.accountId, actorOf(session)));
+    if (outcome.repeated) return c.html(await keysPage(session, null, { kind: "error", text: REPEATED_FORM }), 409);
+    const created = outcome.value;
     return c.html(await keysPage(session, created, { kind: "ok", text: `Key ${created.keyId} created.` }));
   });
 

@@ -13,7 +13,8 @@ import type { WebhookAttempt } from "../../store/webhooks.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, ownEndpoint, rotateSecret, ROTATION_OVERLAP_HOURS, type DeliveryView, type EndpointView } from "../../webhooks/endpoints.js";
 import { FormError, Section, TextField, errorsFrom, utc, type FieldErrors } from "./forms.js";
 import { field, signedIn, type PortalEnv, type SignedIn } from "./guard.js";
-import { Csrf, PortalLayout, type Notice } from "./Layout.js";
+import { Csrf, Once, PortalLayout, type Notice } from "./Layout.js";
+import { REPEATED_FORM, runOnce } from "./once.js";
 import { actorOf, viewerOf } from "./team.js";
 
 export type WebhookScreensDeps = { store: Store; pullPolicy?: PullUrlPolicy };
@@ -131,6 +132,7 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
         <Section id="add" title="Add an endpoint">
           <form method="post" action="/portal/webhooks">
             <Csrf token={viewer.csrf} />
+            <Once />
             <FormError errors={errors} />
             <TextField name="url" label="URL" type="url" inputmode="url" value={extra.url} required errors={errors} hint="https; the host must resolve to public addresses only." />
             <p>
@@ -180,6 +182,7 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
             <Section id="rotate" title="Rotate the secret">
               <form method="post" action={`${base}/rotate`}>
                 <Csrf token={viewer.csrf} />
+                <Once />
                 <Confirm id="f-rotate-confirm" error={errors.rotate} text={`I understand: a new secret signs from now on, and the current one also signs for ${ROTATION_OVERLAP_HOURS} hours, then stops.`} />
                 <button type="submit" class="secondary">
                   Rotate the secret
@@ -227,7 +230,9 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
     const { session, by } = await owner(c);
     const url = field(c, "url").trim();
     try {
-      const created = await createEndpoint(store, session.accountId, url, { allowLoopback: pullPolicy.allowHttpLoopback, by });
+      const outcome = await runOnce(c, store, session.accountId, () => createEndpoint(store, session.accountId, url, { allowLoopback: pullPolicy.allowHttpLoopback, by }));
+      if (outcome.repeated) return c.html(await listPage(session, { notice: { kind: "error", text: REPEATED_FORM } }), 409);
+      const created = outcome.value;
       return c.html(await listPage(session, { secret: created.secret, notice: { kind: "ok", text: `Endpoint added: deliveries to ${created.endpoint.url} start with the next event.` } }));
     } catch (error) {
       // A URL refused (or the account's limit) shows on the form with what was typed; nothing was stored.
@@ -246,7 +251,9 @@ export function webhookRoutes({ store, pullPolicy = { allowHttpLoopback: false }
     const { session, by } = await owner(c);
     const endpoint = await ownEndpoint(store, session.accountId, c.req.param("id"));
     if (field(c, "confirm") !== "yes") return unconfirmed(c, session, endpoint.id, "rotate");
-    const rotated = await rotateSecret(store, endpoint.id, by);
+    const outcome = await runOnce(c, store, session.accountId, () => rotateSecret(store, endpoint.id, by));
+    if (outcome.repeated) return c.html(await endpointPage(session, endpoint.id, { notice: { kind: "error", text: REPEATED_FORM } }), 409);
+    const rotated = outcome.value;
     const until = utc(rotated.endpoint.previousSecretExpiresAt);
     return c.html(await endpointPage(session, endpoint.id, { secret: rotated.secret, notice: { kind: "ok", text: `Secret rotated: the previous one also signs until ${until}.` } }));
   });
