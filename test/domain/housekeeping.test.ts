@@ -3,37 +3,19 @@
 // they ended; webhook events with their deliveries and attempts 30 days after the event, never one still pending,
 // at most 500 events a run. Everything younger stays.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newId } from "../../api/src/domain/ids.js";
 import { WEBHOOK_PRUNE_BATCH, pruneExpired } from "../../api/src/keeper/housekeeping.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import type { Store } from "../../api/src/store/index.js";
 import type { PortalSession } from "../../api/src/store/portal.js";
-import { startPostgres, type Postgres } from "../support/postgres.js";
+import { ENGINES, storesOnBothEngines } from "../support/store.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NOW = Date.parse("2026-11-27T12:00:00.000Z");
 const at = (msBeforeNow: number) => new Date(NOW - msBeforeNow).toISOString();
 
-let dir: string;
-let postgres: Postgres;
-const stores: Record<string, Store> = {};
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "housekeeping-"));
-  postgres = await startPostgres();
-  stores.sqlite = await openStore(path.join(dir, "store.sqlite"));
-  stores.postgres = await openStore(postgres.url);
-}, 60_000);
-
-afterAll(async () => {
-  for (const store of Object.values(stores)) await store.close();
-  await postgres?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = storesOnBothEngines("housekeeping");
 
 async function account(store: Store): Promise<string> {
   const id = newId("acc");
@@ -48,7 +30,7 @@ async function event(store: Store, accountId: string, age: number): Promise<stri
   return id;
 }
 
-describe.each(["sqlite", "postgres"])("housekeeping on %s", (engine) => {
+describe.each(ENGINES)("housekeeping on %s", (engine) => {
   it("deletes only what is past its retention, and webhook events 500 a run", async () => {
     const store = stores[engine]!;
 

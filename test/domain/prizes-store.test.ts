@@ -3,35 +3,17 @@
 // statements; a held prize opens once and keeps a later state (paid) when the prizes are written again (a reveal
 // mirrored again after a reorg); another drawing's winners are untouched.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCampaign } from "../../api/src/domain/campaigns.js";
 import { newId } from "../../api/src/domain/ids.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
-import { startPostgres, type Postgres } from "../support/postgres.js";
+import type { Store } from "../../api/src/store/index.js";
+import { ENGINES, storesOnBothEngines } from "../support/store.js";
 
 const WINNERS = 1_201; // three statements: 500, 500, 201
 const WALLET = "0x00000000000000000000000000000000000000a1";
 
-let dir: string;
-let postgres: Postgres;
-const stores: Record<string, Store> = {};
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "prizes-store-"));
-  postgres = await startPostgres();
-  stores.sqlite = await openStore(path.join(dir, "store.sqlite"));
-  stores.postgres = await openStore(postgres.url);
-}, 60_000);
-
-afterAll(async () => {
-  for (const store of Object.values(stores)) await store.close();
-  await postgres?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = storesOnBothEngines("prizes-store");
 
 /** A drawing of a new campaign with `count` winners w-0, w-1, ... written straight into the store. */
 async function drawingWithWinners(store: Store, slug: string, count: number): Promise<Drawing> {
@@ -59,7 +41,7 @@ const prizesFor = (count: number, salt: number) =>
     held: position % 97 === 0,
   }));
 
-describe.each(["sqlite", "postgres"])("setPrizes on %s", (engine) => {
+describe.each(ENGINES)("setPrizes on %s", (engine) => {
   it("writes every winner's prize in 500-row statements, opens held prizes once, and touches no other drawing", async () => {
     const store = stores[engine]!;
     const drawing = await drawingWithWinners(store, `prizes-${engine}`, WINNERS);
