@@ -38,9 +38,8 @@ export type WebhookDeps = {
  * Sends the webhook outbox (store/webhooks.ts): every due delivery that heads its lane (an endpoint and a drawing or
  * guarantee), so one drawing's events arrive in order: the next waits until the one before is delivered or has
  * failed for good. Lanes go side by side, at most WEBHOOK_CONCURRENCY at a time and WEBHOOK_CONCURRENCY_PER_ACCOUNT
- * of one account. A 2xx delivers; anything else
- * (status, timeout, refused address) is an attempt recorded with its outcome and retried with backoff
- * (webhooks/retry.ts). A delivery stays pending in the store until its attempt is recorded, so a crash mid-send
+ * of one account. A 2xx delivers; anything else (status, timeout, refused address) is an attempt recorded with its
+ * outcome and retried with backoff (webhooks/retry.ts). A delivery stays pending in the store until its attempt is recorded, so a crash mid-send
  * sends it again after the restart: delivery is at least once, and receivers dedupe by webhook-id.
  */
 export class WebhookTimer {
