@@ -14,17 +14,25 @@ const POSTGRES_SUITES = [
   "test/reliability/bad-input.test.ts",
 ];
 
+/**
+ * The smoke run on the other Node.js lines (project "node-lines"): a fresh install and the quick start on each. It
+ * shares nothing with the other suites, so scripts/test-all.mjs runs it beside them in a vitest of its own.
+ */
+const NODE_LINES_SUITES = ["test/runtime/node-lines.test.ts"];
+
 // Vitest runs the TypeScript suites under test/; the contract suite (test/contracts) runs under `hardhat test`.
+const EXCLUDE = ["test/contracts/**", "**/node_modules/**"];
 export default defineConfig({
   test: {
-    exclude: ["test/contracts/**", "**/node_modules/**"],
+    exclude: EXCLUDE,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     globalSetup: ["test/support/globalSetup.ts"],
     projects: [
-      { extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"], exclude: [...EXCLUDE, ...NODE_LINES_SUITES] } },
       { extends: true, test: { name: "postgres", include: POSTGRES_SUITES, env: { TEST_STORE: "postgres" } } },
+      { extends: true, test: { name: "node-lines", include: NODE_LINES_SUITES } },
     ],
   },
 });

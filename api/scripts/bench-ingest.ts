@@ -16,7 +16,6 @@
  */
 import { serve } from "@hono/node-server";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import Database from "better-sqlite3";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +26,7 @@ import type { DeploymentRecord } from "../src/chain/deployment.js";
 import { run as cli } from "../src/cli/prizedraw.js";
 import { createApp } from "../src/http/app.js";
 import { openStore, storePath } from "../src/store/index.js";
+import { loadSqliteDriver } from "../src/store/sqliteDriver.js";
 import { outboxMailer } from "../src/mail/mailer.js";
 import { logger } from "../src/logger.js";
 import { emit, percentile } from "./benchOutput.js";
@@ -130,6 +130,7 @@ async function main(): Promise<void> {
       const ingest = await send(sqlite, rep, bodies);
       const resend = await send(sqlite, rep, bodies);
       // The floor: the same rows inserted with bare better-sqlite3 in one transaction.
+      const Database = loadSqliteDriver();
       const floorDb = new Database(join(dir, `floor-${rep}.sqlite`));
       try {
         floorDb.pragma("journal_mode = WAL");

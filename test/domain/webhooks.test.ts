@@ -18,6 +18,7 @@ import { logger } from "../../api/src/logger.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import { openStore, type Store } from "../../api/src/store/index.js";
+import { sqliteDriverPackage } from "../../api/src/store/sqliteDriver.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, rotateSecret, signingSecrets } from "../../api/src/webhooks/endpoints.js";
 import { drawingEvents, GIVE_UP_AFTER_MS } from "../../api/src/webhooks/events.js";
 import { nextAttemptAt, retryDelayMs } from "../../api/src/webhooks/retry.js";
@@ -322,7 +323,7 @@ describe("the outbox on a real store", () => {
   it("a drawing's change with its events waits for another process's write instead of failing at once", async () => {
     const d = await drawing();
     // Another process holds a write transaction for 700 ms (as the CLI may); busy_timeout is 5 s.
-    const holder = spawn(process.execPath, ["-e", `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(path.join(dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, ["-e", `const D = require(${JSON.stringify(sqliteDriverPackage())}); const db = new D(${JSON.stringify(path.join(dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((r) => holder.stdout!.once("data", () => r()));
     const started = Date.now();
     await store.drawings.update({ ...d, status: "locked" });

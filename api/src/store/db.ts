@@ -1,6 +1,7 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { loadSqliteDriver } from "./sqliteDriver.js";
 
 export type Db = Database.Database;
 
@@ -415,27 +416,32 @@ const MAX_CACHED_STATEMENTS = 500;
 
 /**
  * better-sqlite3 with each statement prepared once per connection. The stores write their SQL at each call, and
- * preparing it again was 5 to 7% of the CPU of a public read (issue 23's profile). A cached statement keeps its
- * mode, so a text run with .pluck() is always run with it (each such text has one call site).
+ * preparing it again was 5 to 7% of the CPU of a public read (measured by api/scripts/profile-public.ts). A cached
+ * statement keeps its mode, so a text run with .pluck() is always run with it (each such text has one call site).
+ * Made on first use: the driver is this Node.js line's (store/sqliteDriver.ts), loaded only when SQLite is the store.
  */
-class StatementCachingDatabase extends Database {
-  private readonly statements = new Map<string, Database.Statement>();
+let StatementCachingDatabase: (new (path: string) => Db) | undefined;
+function statementCachingDatabase(): new (path: string) => Db {
+  StatementCachingDatabase ??= class extends loadSqliteDriver() {
+    private readonly statements = new Map<string, Database.Statement>();
 
-  override prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(source: string): Database.Statement<BindParameters, Result> {
-    let statement = this.statements.get(source);
-    if (!statement) {
-      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
-      statement = super.prepare(source);
-      this.statements.set(source, statement);
+    override prepare<BindParameters extends unknown[] | {} = unknown[], Result = unknown>(source: string): Database.Statement<BindParameters, Result> {
+      let statement = this.statements.get(source);
+      if (!statement) {
+        if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
+        statement = super.prepare(source);
+        this.statements.set(source, statement);
+      }
+      return statement as unknown as Database.Statement<BindParameters, Result>;
     }
-    return statement as unknown as Database.Statement<BindParameters, Result>;
-  }
+  };
+  return StatementCachingDatabase;
 }
 
 /** Opens (creating if needed) the service's SQLite file in WAL mode and applies pending migrations. */
 export function openDb(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   mkdirSync(dirname(path), { recursive: true });
-  const db: Db = new StatementCachingDatabase(path);
+  const db: Db = new (statementCachingDatabase())(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
