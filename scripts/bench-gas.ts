@@ -11,7 +11,7 @@
  * commitAndRequest is measured paying exactly the quoted fee (no refund), as the service does; the figure with
  * an excess refunded to the operator is printed as commitAndRequest.withRefund.
  *
- * Batches (issue 19): gas.batch.N.* for one commitAndRequest of N drawings (1 winner each, N campaigns, each its
+ * Batches: gas.batch.N.* for one commitAndRequest of N drawings (1 winner each, N campaigns, each its
  * first drawing and its own wallet, as the single-drawing figures are measured), its callback (measured as above),
  * and one payoutMany of the N; perDrawing = (commit + callback + payoutMany) / N against BASELINE_SINGLE_DRAWING.
  * For 100 drawings the callback gas limit is raised to what 100 drawings of 1 winner need (from the contract's
@@ -51,7 +51,7 @@ function fixed(label: string): string {
 
 /**
  * Figures of the contract before the version 3 revision (slots, fee cap, treasury limits), measured the same way;
- * issue 16 bounds commit, callback and payout at 110% of them. Gas is exact, so a fixed baseline is a fair ratio.
+ * commit, callback and payout must stay under 110% of them. Gas is exact, so a fixed baseline is a fair ratio.
  */
 const BEFORE_V3: Record<string, number> = {
   "gas.commitAndRequest": 288_914,
@@ -62,8 +62,8 @@ const BEFORE_V3: Record<string, number> = {
 };
 
 /**
- * Gas of one drawing from commit to payout before batches (issue 19), from this script's figures of v3:
- * commitAndRequest 315,505 + callback with 1 winner 55,516 + payout 76,595. Issue 19's target: a drawing of a
+ * Gas of one drawing from commit to payout before batches, from this script's figures of v3:
+ * commitAndRequest 315,505 + callback with 1 winner 55,516 + payout 76,595. The batch target: a drawing of a
  * batch of 100 costs at most half of it (gas.batch.100.perDrawing ratio <= 0.5).
  */
 const BASELINE_SINGLE_DRAWING = 315_505 + 55_516 + 76_595; // 447,616

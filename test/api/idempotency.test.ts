@@ -1,4 +1,4 @@
-// Partner integration on the real stack (issue 22): Idempotency-Key on POSTs (a replay answers the first answer and
+// Partner integration on the real stack: Idempotency-Key on POSTs (a replay answers the first answer and
 // changes nothing; the same key with another request is 409 idempotency_key_reused; identical requests sent together
 // run once) and Request-Id (on every response, a client's well-formed id kept, the service's log lines carry it).
 

@@ -1,4 +1,4 @@
-// The OpenAPI document (issue 22) against the real service: the committed api/openapi.json is the generated one,
+// The OpenAPI document against the real service: the committed api/openapi.json is the generated one,
 // every example in it fits its schema, and on one stack every operation is called over HTTP (successes and the
 // usual refusals) with each answer's body checked against the document's schema for that operation and status
 // by a JSON Schema 2020-12 validator.

@@ -1,9 +1,9 @@
 // The partner loop as partners and visitors meet it, on the real stack (anvil + contracts + Ponder + the service
 // + the CLI), one hourly push campaign told as a story: a draw happens and draws.json's first page shows it
-// (issue 18.1), its times run forward on one clock (17.6), `before` takes a date (18.6); the next drawing is
-// missed and flagged, yet GET drawings?status=open still offers the drawing that takes a list first (18.2), and a
-// late list is told what happened and what to do (17.6); ending the campaign settles the flagged drawing for good
-// (18.5). The rules themselves are unit-tested in test/domain/partner-loop.test.ts.
+// with the next drawing, its times run forward on one clock, `before` takes a date; the next drawing is missed
+// and flagged, yet GET drawings?status=open still offers the drawing that takes a list first, and a late list is
+// told what happened and what to do; ending the campaign settles the flagged drawing for good. The rules
+// themselves are unit-tested in test/domain/partner-loop.test.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 describe("a draw and the public list", () => {
-  it("draws one: the first page of draws.json shows it, with the next drawing and none further ahead (18.1)", async () => {
+  it("draws one: the first page of draws.json shows it, with the next drawing and none further ahead", async () => {
     const open = await openDrawings();
     expect(open.length).toBeGreaterThanOrEqual(47);
     // A drawing at least 10 minutes ahead, so that the test clock moves well ahead of the chain's time.
@@ -91,7 +91,7 @@ describe("a draw and the public list", () => {
     expect([...times].sort().reverse()).toEqual(times);
   });
 
-  it("keeps one clock per drawing: locked, revealed, settled and paid run forward from the cutoff (17.6)", async () => {
+  it("keeps one clock per drawing: locked, revealed, settled and paid run forward from the cutoff", async () => {
     const v = drawn.verification;
     const cutoff = Date.parse(drawn.cutoffAt);
     const locked = Date.parse(v.lockedAt!);
@@ -108,7 +108,7 @@ describe("a draw and the public list", () => {
     expect(paid - cutoff).toBeLessThan(MINUTE);
   });
 
-  it("pages with `before` as a date, in the campaign's time zone (18.6)", async () => {
+  it("pages with `before` as a date, in the campaign's time zone", async () => {
     const day = drawn.drawAt.slice(0, 10);
     const nextDay = new Date(Date.parse(`${day}T00:00:00Z`) + 24 * 60 * MINUTE).toISOString().slice(0, 10);
     const upToDay = await draws(`?before=${nextDay}`);
@@ -125,7 +125,7 @@ describe("a draw and the public list", () => {
 });
 
 describe("a missed cutoff", () => {
-  it("a drawing flagged at its cutoff stays open but does not sort first: the partner loop posts to the next one (18.2)", async () => {
+  it("a drawing flagged at its cutoff stays open but does not sort first: the partner loop posts to the next one", async () => {
     missed = (await openDrawings())[0]!;
     await clockTo(Date.parse(missed.cutoffAt) + 1_000);
     const flagged = await until("flagged", async () => {
@@ -145,7 +145,7 @@ describe("a missed cutoff", () => {
     expect(posted.status).toBe(201);
   });
 
-  it("a list sent after it is told what happened and what to do, not that it differs from a locked list (17.6)", async () => {
+  it("a list sent after it is told what happened and what to do, not that it differs from a locked list", async () => {
     const late = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/drawings/${missed.id}/winners`, { key, body: { winners: ["w-3"] } });
     expect(late.status).toBe(409);
     expect(late.body.error).toBe("locked");
@@ -156,14 +156,14 @@ describe("a missed cutoff", () => {
     expect(detail).toContain((await openDrawings())[0]!.id);
   });
 
-  it("number is null until the random value is requested (18.6)", async () => {
+  it("number is null until the random value is requested", async () => {
     expect((await drawing(missed.id)).drawing.number).toBeNull();
     const listed = (await draws()).draws;
     for (const d of listed) expect(d.number === null, `${d.id} ${d.stage}`).toBe(["open", "locked"].includes(d.stage));
   });
 });
 
-describe("ending the campaign (18.5)", () => {
+describe("ending the campaign", () => {
   it("removes a drawing that never got its list, for good; what was drawn stays", async () => {
     await stack.cli("campaign", "end", SLUG);
     const gone = await drawing(missed.id);

@@ -1,4 +1,4 @@
-// Issue 23 on the real stack: the page, draws.json and final proofs are rendered once per change and kept, yet every
+// Public reads on the real stack: the page, draws.json and final proofs are rendered once per change and kept, yet every
 // change shows on the very next GET, with no sleep and no retry: winners posted, the test clock moved, a result
 // turning final when the keeper reads a new finalized block, a winner renamed after the draw, and a change made by
 // another process (the CLI). Waits are only for the keeper or the chain to take a step; each read after a change
@@ -72,7 +72,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe("public reads after each change (issue 23)", () => {
+describe("public reads after each change", () => {
   it("winners posted for the open drawing show on the next draws.json", async () => {
     const before = await drawsJson();
     expect(item(before.body, first.id)).toMatchObject({ stage: "open", winners: 0 });

@@ -1,4 +1,4 @@
-// Weekly and monthly entries campaigns on the real stack (issue 18.3): drawings used to exist only 48 hours ahead,
+// Weekly and monthly entries campaigns on the real stack: drawings used to exist only 48 hours ahead,
 // so POST entries answered no_open_drawing about five days in seven and nextDrawing was null. The next drawing of
 // an active campaign always exists, and the one after it too, so entries keep being taken right after a cutoff,
 // before the keeper's next cycle. The schedule rule is unit-tested in test/domain/schedule.test.ts.

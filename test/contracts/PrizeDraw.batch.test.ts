@@ -1,5 +1,5 @@
 /**
- * Drawings at scale (issue 19): commitAndRequest commits a batch of drawings, of one campaign or many, under ONE
+ * Drawings at scale: commitAndRequest commits a batch of drawings, of one campaign or many, under ONE
  * randomness request; the callback reveals every member and settles positions from a shared gas budget; payoutMany
  * pays several settled drawings at once. Every test runs against the SDK's MockEntropy and against TestEntropyV2
  * (the real Entropy v2 rules: fees by gas, callbacks capped at the requested gas, retries); the exact-gas test
@@ -239,7 +239,7 @@ function revealedOf(f: F, receipt: ContractTransactionReceipt) {
 
 // ------------------------------------------------------------------ tests
 
-describe("PrizeDraw batches of drawings (issue 19)", function () {
+describe("PrizeDraw batches of drawings", function () {
   let lib: DrawLibrary;
   before(async function () {
     lib = await loadDrawLibrary();

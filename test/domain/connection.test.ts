@@ -1,4 +1,4 @@
-// The store's connection (issue 24): Kysely over either engine, here SQLite (a temporary file, opened as the store
+// The store's connection: Kysely over either engine, here SQLite (a temporary file, opened as the store
 // opens it). A transaction spans awaits: while it is open, a caller from outside it waits and never sees its
 // uncommitted rows; callers inside it find it through AsyncLocalStorage; a nested transaction is a savepoint; a
 // callback that outlives its transaction runs outside it.

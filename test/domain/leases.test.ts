@@ -1,4 +1,4 @@
-// The keeper lease (issue 24): the store's named leases (one holder at a time, taken when free, expired or the
+// The keeper lease: the store's named leases (one holder at a time, taken when free, expired or the
 // holder's process is gone; renewed by its holder) and the lease loop that starts and stops a process's keeper.
 
 import { spawnSync } from "node:child_process";

@@ -1,7 +1,7 @@
 // The partner loop's rules on a real SQLite store (no chain): which drawings draws.json lists and in what order,
 // `before` as a date, `number` hidden until the random value is requested, GET drawings' order with a flagged
 // drawing, the message for a list sent after a cutoff that had none, and what ending does to a drawing that never
-// got its list (issue 18 points 1, 2, 5, 6; issue 17 point 6). The real-stack side is test/api/partner-loop.test.ts.
+// got its list. The real-stack side is test/api/partner-loop.test.ts.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,7 +67,7 @@ async function refusal(fn: () => unknown): Promise<{ status: number; error: stri
   return null;
 }
 
-describe("draws.json (issue 18.1)", () => {
+describe("draws.json", () => {
   it("shows the latest results on its first page: past draws and the next drawing only, newest first", async () => {
     const c = await campaign("hourly-push", "push");
     const upcoming = await store.drawings.list(c.id, "open", 100);
@@ -112,7 +112,7 @@ describe("draws.json (issue 18.1)", () => {
   });
 });
 
-describe("number (issue 18.6)", () => {
+describe("number", () => {
   it("is null until the random value is requested, in the partner API and in draws.json", async () => {
     const c = await campaign("numbers", "push");
     // The keeper fixes the number in the store before it sends the commit; a commit that fails leaves it locked.
@@ -126,7 +126,7 @@ describe("number (issue 18.6)", () => {
   });
 });
 
-describe("GET drawings?status=open (issue 18.2)", () => {
+describe("GET drawings?status=open", () => {
   it("puts drawings still taking a list first, in cutoff order; a drawing flagged at its cutoff comes after them", async () => {
     const c = await campaign("order", "push", "daily");
     const flagged = await pastDrawing(c, NOW.getTime() - 2 * HOUR, { needsAttention: "no winners at the cutoff" });
@@ -140,7 +140,7 @@ describe("GET drawings?status=open (issue 18.2)", () => {
   });
 });
 
-describe("a list sent after a cutoff that had none (issue 17.6)", () => {
+describe("a list sent after a cutoff that had none", () => {
   it("says what happened and what the partner can do, not that it differs from a locked list", async () => {
     const c = await campaign("late", "push", "daily");
     const flagged = await pastDrawing(c, NOW.getTime() - 2 * HOUR, { needsAttention: "no winners at the cutoff" });
@@ -157,7 +157,7 @@ describe("a list sent after a cutoff that had none (issue 17.6)", () => {
   });
 });
 
-describe("ending and a drawing that never got its list (issue 18.5)", () => {
+describe("ending and a drawing that never got its list", () => {
   it("ending removes it for good; a list past its cutoff still draws; guarantee checks are not held", async () => {
     const c = await campaign("ending", "push", "daily");
     const flagged = await pastDrawing(c, NOW.getTime() - 3 * HOUR, { needsAttention: "no winners at the cutoff" });

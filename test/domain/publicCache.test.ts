@@ -1,4 +1,4 @@
-// Issue 23 without the stack: a campaign's public version (migration 11's triggers) moves with every write that can
+// Public reads without the stack: a campaign's public version (migration 11's triggers) moves with every write that can
 // change its page, draws.json or proofs, and with no other; PublicCache (http/publicCache.ts) serves a render while
 // the version, its expiry and the chain's finalized block allow it, shares one render between concurrent misses,
 // and never keeps a render across a write made while it ran; store.drawings.nextFinalBlock picks the block at

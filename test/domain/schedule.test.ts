@@ -549,7 +549,7 @@ describe("upcomingOccurrences", () => {
     expect(iso(upcomingOccurrences(s, d("2026-12-01T19:00:00Z")))[0]).toBe("2026-12-02T20:00:00.000Z");
   });
 
-  // Issue 18.3: a weekly or monthly campaign's next drawing is usually more than 48 hours away; it must exist all
+  // A weekly or monthly campaign's next drawing is usually more than 48 hours away; it must exist all
   // the same (entries go to it, nextDrawing names it), and the one after it must exist before its cutoff passes, so
   // that between a cutoff and the keeper's next cycle (300 s in production) a drawing still takes entries.
   const KEEPER_INTERVAL_MS = 300_000;

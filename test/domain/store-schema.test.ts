@@ -1,4 +1,4 @@
-// The store's two schemas (issue 24): PostgreSQL's baseline (store/postgres.ts) must equal what SQLite's migrations
+// The store's two schemas: PostgreSQL's baseline (store/postgres.ts) must equal what SQLite's migrations
 // 1 to 12 make (store/db.ts): tables, columns, keys, indexes, checks and the public_versions triggers. Also: the
 // PostgreSQL migration is idempotent and safe when two processes start at once.
 

@@ -1,6 +1,6 @@
 // When the pull fetcher asks a partner's URL (spec, "Pull mode": every 5 minutes during the 2 hours before each
 // cutoff; the last fetch may be up to 5 minutes before it; a URL still failing in the last 5 minutes alerts
-// staff). Issue 18.4: the times must not depend on the keeper's cycle. The keeper runs here with the production
+// staff). The times must not depend on the keeper's cycle. The keeper runs here with the production
 // interval of 300 s on a fake clock, on a real SQLite store, with another pull campaign whose slow URL delays
 // each cycle by up to 8 s (the fetch timeout), as a slow partner does in production.
 

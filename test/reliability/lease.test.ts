@@ -1,4 +1,4 @@
-// One keeper at a time (issue 24) on the real stack, with the store in PostgreSQL: two service processes (another
+// One keeper at a time on the real stack, with the store in PostgreSQL: two service processes (another
 // port, the same data folder) share one database on a private PostgreSQL server (STORE_URL); both serve HTTP, and
 // exactly one of the two holds the keeper lease while the other stands by. A push drawing driven entirely through
 // the standby is paid once, by the holder. Entries sent to both processes at once, in full batches, stop at exactly

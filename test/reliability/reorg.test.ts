@@ -1,6 +1,6 @@
-// Chain reorganisations at each step of one drawing (issue 20), on the real stack: anvil's `anvil_reorg` replaces
+// Chain reorganisations at each step of one drawing, on the real stack: anvil's `anvil_reorg` replaces
 // the blocks from the step's transaction to the head with empty ones, dropping that transaction and every later
-// one. Each case asserts what issue 20 requires:
+// one. Each case asserts:
 //   1. no proof is served that the canonical chain contradicts (proof.json is either not served, or passes
 //      `verify-draw.mjs --rpc` against the chain as it is after the reorg);
 //   2. the drawing ends paid exactly once: status paid in the partner API, Paid onchain, one DrawingPaid event of it

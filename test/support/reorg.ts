@@ -1,6 +1,6 @@
 // Chain reorganisations on the local chain (anvil 1.7's `anvil_reorg`), the canonical chain's view of a drawing,
 // and a randomness provider played by the test (MockEntropy.mockReveal from the provider key), for the reorg
-// tests (issue 20).
+// tests.
 //
 // `anvil_reorg` takes `[depth, txBlockPairs]`: it replaces the last `depth` blocks with `depth` new ones (the head
 // number stays the same, the hashes change). The transactions of the replaced blocks are dropped: no receipt, not

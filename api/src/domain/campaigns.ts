@@ -170,7 +170,7 @@ export function campaignNow(campaign: Campaign, realNow: Date = new Date()): Dat
  * to now. A drawing already past its cutoff is not upcoming: it still draws (spec, "A campaign paused when a
  * list is already past its cutoff still draws that list"). Ending also removes, for good, the drawings whose
  * cutoff passed without a list (flagged): an ended campaign takes no list and no cutoff extension, so they could
- * never draw, and would stay open and hold its guarantee checks for ever (issue 18.5). They were never committed
+ * never draw, and would stay open and hold its guarantee checks for ever. They were never committed
  * (no number), so nothing onchain refers to them.
  */
 export async function transitionCampaign(store: Store, slug: string, action: CampaignAction, realNow: Date = new Date(), by: string = "operator"): Promise<Campaign> {

@@ -85,7 +85,7 @@ export async function applyWinnerList(store: Store, campaign: Campaign, drawing:
 }
 
 /**
- * The detail of a list refused because its drawing's cutoff passed with no list (issue 17.6): nothing is locked,
+ * The detail of a list refused because its drawing's cutoff passed with no list: nothing is locked,
  * the drawing waits flagged; say so, and name the two ways on (an extended cutoff, or the next drawing).
  */
 async function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, now: string): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * Finality (issue 20; README, "Reorgs and finality"): a drawing's result (its random value and prizes) and its
+ * Finality (README, "Reorgs and finality"): a drawing's result (its random value and prizes) and its
  * payout are final once the blocks that carry them are at or below the chain's finalized block, which the keeper
  * reads once a cycle (CHAIN_FINALITY: `finalized` or `safe`). Until then a reorg can drop them: the partner API,
  * draws.json, the page and proof.json say the result is provisional, and the keeper checks it against the chain.

@@ -161,7 +161,7 @@ export const MIN_UPCOMING_DRAWINGS = 2;
 /**
  * The drawings to have in place at `now`: draws in (now, now + 48 h] whose list is still open (cutoffAt > now),
  * and at least the next MIN_UPCOMING_DRAWINGS of them however far ahead (a weekly or monthly campaign's next draw
- * is usually more than 48 hours away; issue 18.3). A draw whose cutoff has passed is left out: no list can be
+ * is usually more than 48 hours away). A draw whose cutoff has passed is left out: no list can be
  * collected for it any more.
  */
 export function upcomingOccurrences(schedule: Schedule, now: Date): Occurrence[] {

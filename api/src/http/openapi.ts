@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of the partner API and the public endpoints (issue 22), served at
+ * The OpenAPI 3.1 document of the partner API and the public endpoints, served at
  * GET /api/v1/openapi.json and committed as api/openapi.json (scripts/openapi.mts writes it). Request schemas
  * come from the zod validators the routes use (schemas.ts, and draws.json's query in routes/public.ts), response
  * schemas from responses.ts, both through zod's own z.toJSONSchema (draft 2020-12, the dialect of OpenAPI 3.1):

@@ -1,5 +1,5 @@
 /**
- * The public reads rendered once per change (issue 23): the campaign page, draws.json and a final proof.json are
+ * The public reads rendered once per change: the campaign page, draws.json and a final proof.json are
  * kept as bytes with their ETag, and served again while nothing they show can have changed:
  * - the campaign's public version is the same (store/publicVersions.ts: triggers bump it on every write to the
  *   campaign, its drawings, their winners or its logo, from any process);

@@ -1,5 +1,5 @@
 /**
- * The hottest reads answered before Hono (issue 23): a GET of a campaign page, its draws.json (no query) or a
+ * The hottest reads answered before Hono: a GET of a campaign page, its draws.json (no query) or a
  * final proof.json that the public cache holds is written straight to node:http's response, with the headers the
  * Hono route sends (the route rendered it: http/routes/public.ts and page.tsx). Checking costs one primary-key read
  * (the campaign's public version) and, for a render with provisional results, the finalized block.

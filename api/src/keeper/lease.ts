@@ -4,7 +4,7 @@ import type { Logger } from "../logger.js";
 import type { Store } from "../store/index.js";
 
 /**
- * One keeper at a time (issue 24). Several service processes may share one store (one SQLite file on one machine
+ * One keeper at a time. Several service processes may share one store (one SQLite file on one machine
  * today); each runs HTTP, but only the holder of the "keeper" lease runs keeper cycles, pull fetches and webhook
  * sends. The holder renews the lease every LEASE_RENEW_MS for LEASE_TTL_MS; a standby tries as often, so it takes
  * over within TTL + one try (about 20 s) of the holder's death, and at its next try (within 5 s) when the holder

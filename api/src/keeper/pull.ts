@@ -17,7 +17,7 @@ import { SerialRun } from "./serialRun.js";
  * 5 minutes apart, the last inside the final 5 minutes, where a failure alerts staff, with time left for the
  * 8-second fetch). A timer of their own (PullTimer) fires at each slot, so the times do not depend on the keeper's
  * cycle: with a gate of "5 minutes since the last fetch" checked by a 300-second keeper, a cycle a second early
- * skipped a fetch (10-minute gaps, the last fetch up to 10 minutes before the cutoff, no alert; issue 18.4).
+ * skipped a fetch (10-minute gaps, the last fetch up to 10 minutes before the cutoff, no alert).
  * The keeper's cycle still calls pullIfDue, which catches up a slot missed while the service was down.
  */
 export const PULL_WINDOW_MS = 2 * 60 * 60_000;
