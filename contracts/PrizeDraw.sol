@@ -269,7 +269,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     );
     /// @notice The operator refused a held prize after its checks; the amount is no longer owed.
     event HeldPrizeRefused(bytes32 indexed campaignId, uint64 indexed number, uint256 position, uint256 amountCents, string reason);
-    /// @notice The admin moved an unpaid drawing to the campaign's current wallet.
+    /// @notice The admin moved an unpaid drawing to the campaign's current wallet, which it named.
     event DrawingWalletMoved(bytes32 indexed campaignId, uint64 indexed number, address previousWallet, address newWallet);
     /// @notice A guarantee of a finished period is owed to the campaign's wallet of this moment.
     event GuaranteePicked(bytes32 indexed campaignId, uint32 indexed period, bytes32 winnerHash, address wallet, uint256 amountCents);
@@ -307,6 +307,8 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     error PositionNotSettled(bytes32 campaignId, uint64 number, uint256 position);
     error ReasonRequired();
     error NothingToMove(bytes32 campaignId, uint64 number);
+    /// @notice A wallet move named `to`, but the campaign's payout wallet is `campaignWallet`.
+    error MoveDestinationMismatch(bytes32 campaignId, address to, address campaignWallet);
     error NoGuarantee(bytes32 campaignId);
     error GuaranteePeriodNotDrawn(bytes32 campaignId, uint32 period, uint32 committedDrawings);
     error GuaranteeAlreadyPicked(bytes32 campaignId, uint32 period);
@@ -348,25 +350,30 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         _setCallbackGasLimit(limit);
     }
 
-    /// @notice Moves an unpaid drawing (its payout or any open held prize) to the campaign's current payout
-    /// wallet: the way out when the token refuses the wallet recorded at commit.
-    function moveDrawingWallet(bytes32 campaignId, uint64 number) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    /// @notice Moves an unpaid drawing (its payout or any open held prize) to `to`: the way out when the token
+    /// refuses the wallet recorded at commit. Two keys must agree on the destination: `to` must be the campaign's
+    /// current wallet (set by the operator), so neither a stolen operator key that changes the campaign's wallet
+    /// before this transaction is mined, nor the admin alone, can send the money somewhere else.
+    /// @param to The destination the admin checked: the campaign's current payout wallet.
+    function moveDrawingWallet(bytes32 campaignId, uint64 number, address to) external onlyRole(DEFAULT_ADMIN_ROLE) {
         Drawing storage d = _drawing(campaignId, number);
         if (d.status == Status.Paid && d.heldClosed == d.heldCount) revert NothingToMove(campaignId, number);
-        address wallet = _campaigns[campaignId].payoutWallet;
-        if (wallet == address(0) || wallet == d.payoutWallet) revert NothingToMove(campaignId, number);
-        emit DrawingWalletMoved(campaignId, number, d.payoutWallet, wallet);
-        d.payoutWallet = wallet;
+        _checkMoveTo(campaignId, to);
+        if (to == d.payoutWallet) revert NothingToMove(campaignId, number);
+        emit DrawingWalletMoved(campaignId, number, d.payoutWallet, to);
+        d.payoutWallet = to;
     }
 
-    /// @notice Moves a picked, unpaid guarantee to the campaign's current payout wallet.
-    function moveGuaranteeWallet(bytes32 campaignId, uint32 period) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    /// @notice Moves a picked, unpaid guarantee to `to`, which must be the campaign's current payout wallet (as
+    /// for `moveDrawingWallet`).
+    /// @param to The destination the admin checked: the campaign's current payout wallet.
+    function moveGuaranteeWallet(bytes32 campaignId, uint32 period, address to) external onlyRole(DEFAULT_ADMIN_ROLE) {
         GuaranteePayment storage g = _guarantees[campaignId][period];
         if (g.status != GuaranteeStatus.Picked) revert GuaranteeNotPicked(campaignId, period);
-        address wallet = _campaigns[campaignId].payoutWallet;
-        if (wallet == address(0) || wallet == g.wallet) revert NothingToMove(campaignId, period);
-        emit GuaranteeWalletMoved(campaignId, period, g.wallet, wallet);
-        g.wallet = wallet;
+        _checkMoveTo(campaignId, to);
+        if (to == g.wallet) revert NothingToMove(campaignId, period);
+        emit GuaranteeWalletMoved(campaignId, period, g.wallet, to);
+        g.wallet = to;
     }
 
     // ------------------------------------------------------------------ drawing cycle
@@ -840,6 +847,13 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     function _drawing(bytes32 campaignId, uint64 number) private view returns (Drawing storage d) {
         d = _drawings[campaignId][number];
         if (d.status == Status.None) revert DrawingNotFound(campaignId, number);
+    }
+
+    /// @dev A wallet move's destination is bound to the campaign's wallet: the admin and the operator agree on it.
+    function _checkMoveTo(bytes32 campaignId, address to) private view {
+        if (to == address(0)) revert ZeroAddress();
+        address campaignWallet = _campaigns[campaignId].payoutWallet;
+        if (to != campaignWallet) revert MoveDestinationMismatch(campaignId, to, campaignWallet);
     }
 
     function _setCallbackGasLimit(uint32 limit) private {

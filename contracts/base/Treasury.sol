@@ -21,6 +21,9 @@ import {PrizeDrawRoles} from "./PrizeDrawRoles.sol";
 ///    held prize is paid or refused once, and a guarantee period is picked once, for exactly the registered
 ///    amount, and paid once.
 /// 5. Drawing numbers are gapless per campaign: 1, 2, 3... as commits succeed (see Campaigns).
+/// 6. No key alone redirects owed money: a wallet move (PrizeDraw's `moveDrawingWallet`, `moveGuaranteeWallet`) names
+///    its destination, which must be the campaign's payout wallet, set by the operator; the admin's call and the
+///    operator's setting must agree, so a stolen operator key changing the wallet first makes the move revert.
 abstract contract Treasury is PrizeDrawRoles {
     using SafeERC20 for IERC20;
 

@@ -458,6 +458,27 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "campaignWallet",
+        "type": "address"
+      }
+    ],
+    "name": "MoveDestinationMismatch",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "to",
         "type": "address"
@@ -2694,6 +2715,11 @@ export const PrizeDrawAbi = [
         "internalType": "uint64",
         "name": "number",
         "type": "uint64"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
       }
     ],
     "name": "moveDrawingWallet",
@@ -2712,6 +2738,11 @@ export const PrizeDrawAbi = [
         "internalType": "uint32",
         "name": "period",
         "type": "uint32"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
       }
     ],
     "name": "moveGuaranteeWallet",

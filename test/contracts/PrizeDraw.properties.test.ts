@@ -22,6 +22,9 @@
  *    once.
  * 5. Drawing numbers are gapless per campaign: getCampaign's lastNumber equals the number of commits that
  *    succeeded, numbered 1, 2, 3...
+ * 6. A wallet move needs two keys: every DrawingWalletMoved and GuaranteeWalletMoved goes to the campaign's payout
+ *    wallet of that moment (set by the operator), which the admin's call named; a move naming any other address is
+ *    refused with MoveDestinationMismatch.
  */
 import { expect } from "chai";
 import fc from "fast-check";
@@ -455,10 +458,12 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         break;
       }
       case "DrawingWalletMoved": {
-        const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
+        const ci = campaignIndex(a.campaignId);
+        const key = drawingKey(ci, Number(a.number));
         const d = m.drawings.get(key)!;
         m.dirty.add(key);
         expect(a.previousWallet).to.equal(d.wallet);
+        expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
         d.wallet = a.newWallet;
         break;
       }
@@ -483,8 +488,10 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         break;
       }
       case "GuaranteeWalletMoved": {
-        const g = m.guarantees.get(`${campaignIndex(a.campaignId)}:${a.period}`)!;
+        const ci = campaignIndex(a.campaignId);
+        const g = m.guarantees.get(`${ci}:${a.period}`)!;
         expect(a.previousWallet).to.equal(g.wallet);
+        expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
         g.wallet = a.newWallet;
         break;
       }
@@ -977,37 +984,55 @@ class PayGuarantee extends Base {
   }
 }
 
+/**
+ * The destination a wallet move names: the campaign's current wallet (`to` null, as an admin who checked it names
+ * it), or one of the test wallets, which may be another (invariant 2: a move goes only where the campaign's wallet,
+ * set by the operator, and the admin's call agree).
+ */
+function moveDestination(m: Model, r: Real, ci: number, to: number | null): string {
+  return to === null ? m.campaigns[ci].wallet : r.wallets[to]!.address;
+}
+
+/** What a wallet move to `to` gives once the obligation exists: refused unless `to` is the campaign's wallet. */
+function moveExpect(m: Model, ci: number, to: string, recorded: string): Expect {
+  if (to === ZeroAddress) return fail("ZeroAddress");
+  if (to !== m.campaigns[ci].wallet) return fail("MoveDestinationMismatch");
+  return to === recorded ? fail("NothingToMove") : OK;
+}
+
 class MoveGuaranteeWallet extends Base {
-  constructor(readonly role: Role, readonly cPick: number, readonly pick: number) {
+  constructor(readonly role: Role, readonly cPick: number, readonly pick: number, readonly to: number | null) {
     super();
   }
   async act(m: Model, r: Real) {
     const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
     const period = pickPeriod(m, ci, 1, this.pick);
     const g = m.guarantees.get(`${ci}:${period}`);
-    const expected = g?.status !== "Picked" ? fail("GuaranteeNotPicked") : g.wallet === m.campaigns[ci].wallet ? fail("NothingToMove") : OK;
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveGuaranteeWallet(CAMPAIGNS[ci], period));
+    const to = moveDestination(m, r, ci, this.to);
+    const expected = g?.status !== "Picked" ? fail("GuaranteeNotPicked") : moveExpect(m, ci, to, g.wallet);
+    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveGuaranteeWallet(CAMPAIGNS[ci], period, to));
   }
   toString() {
-    return `moveGuaranteeWallet(${this.role}, ${this.cPick}, ${this.pick})`;
+    return `moveGuaranteeWallet(${this.role}, ${this.cPick}, ${this.pick}, ${this.to === null ? "campaign's" : `w${this.to}`})`;
   }
 }
 
 class MoveDrawingWallet extends Base {
-  constructor(readonly role: Role, readonly pick: number) {
+  constructor(readonly role: Role, readonly pick: number, readonly to: number | null) {
     super();
   }
   async act(m: Model, r: Real) {
-    const { ci, n, d } = pickDrawing(m, this.pick);
-    const wallet = m.campaigns[ci].wallet;
-    let expected: Expect = OK;
+    // Mostly a drawing an admin would move: unpaid, on a wallet the campaign has since changed.
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.wallet !== m.campaigns[x.campaign].wallet && !(x.status === "Paid" && x.closed.size === x.held.size));
+    const to = moveDestination(m, r, ci, this.to);
+    let expected: Expect;
     if (!d) expected = fail("DrawingNotFound");
     else if (d.status === "Paid" && d.closed.size === d.held.size) expected = fail("NothingToMove");
-    else if (wallet === ZeroAddress || wallet === d.wallet) expected = fail("NothingToMove");
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveDrawingWallet(CAMPAIGNS[ci], n));
+    else expected = moveExpect(m, ci, to, d.wallet);
+    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveDrawingWallet(CAMPAIGNS[ci], n, to));
   }
   toString() {
-    return `moveDrawingWallet(${this.role}, ${this.pick})`;
+    return `moveDrawingWallet(${this.role}, ${this.pick}, ${this.to === null ? "campaign's" : `w${this.to}`})`;
   }
 }
 
@@ -1148,8 +1173,10 @@ const refuseHeld = fc
   .map(([r, p, mode, pos, none]) => new RefuseHeld(r, p, mode, pos, none));
 const pickGuarantee = fc.tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PickGuarantee(r, c, mode, p));
 const payGuarantee = fc.tuple(anyRole, pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PayGuarantee(r, c, mode, p));
-const moveGuaranteeWallet = fc.tuple(roleFor("admin"), pick, pick).map(([r, c, p]) => new MoveGuaranteeWallet(r, c, p));
-const moveDrawingWallet = fc.tuple(roleFor("admin"), pick).map(([r, p]) => new MoveDrawingWallet(r, p));
+/** A move's destination: mostly the campaign's wallet, sometimes any test wallet (the campaign's or another). */
+const moveTo = fc.option(fc.nat({ max: 3 }), { freq: 3, nil: null });
+const moveGuaranteeWallet = fc.tuple(roleFor("admin"), pick, pick, moveTo).map(([r, c, p, to]) => new MoveGuaranteeWallet(r, c, p, to));
+const moveDrawingWallet = fc.tuple(roleFor("admin"), pick, moveTo).map(([r, p, to]) => new MoveDrawingWallet(r, p, to));
 const withdrawTokens = fc.tuple(roleFor("admin"), fc.boolean(), fc.integer({ min: 1, max: 10_000_000 })).map(([r, o, u]) => new WithdrawTokens(r, o, u));
 const setDailyLimit = fc.tuple(roleFor("admin"), fc.nat({ max: DAILY_LIMITS.length - 1 })).map(([r, l]) => new SetDailyLimit(r, l));
 const setCampaignLimit = fc
@@ -1166,7 +1193,7 @@ const timeTravel = fc
 const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [2, publishTable],
   [2, registerCampaign],
-  [1, setPayoutWallet],
+  [2, setPayoutWallet],
   [1, setThreshold],
   [6, commit],
   [8, cycle],
@@ -1179,8 +1206,8 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [2, refuseHeld],
   [3, pickGuarantee],
   [2, payGuarantee],
-  [1, moveGuaranteeWallet],
-  [1, moveDrawingWallet],
+  [2, moveGuaranteeWallet],
+  [2, moveDrawingWallet],
   [1, withdrawTokens],
   [1, setDailyLimit],
   [1, setCampaignLimit],

@@ -193,8 +193,8 @@ describe("PrizeDraw security", () => {
         expect(call).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(f.operator.address, ADMIN_ROLE);
       await unauthorized(op.withdrawTokens(f.thief.address, 1));
       await unauthorized(op.withdrawNative(f.thief.address, 0));
-      await unauthorized(op.moveDrawingWallet(f.campaignId, 1));
-      await unauthorized(op.moveGuaranteeWallet(f.campaignId, 0));
+      await unauthorized(op.moveDrawingWallet(f.campaignId, 1, f.thief.address));
+      await unauthorized(op.moveGuaranteeWallet(f.campaignId, 0, f.thief.address));
       await unauthorized(op.setDailyLimit(LARGE_DAILY_LIMIT));
       await unauthorized(op.setCampaignLimit(f.campaignId, 0));
       await unauthorized(op.grantRole(OPERATOR_ROLE, f.thief.address));
@@ -549,16 +549,21 @@ describe("PrizeDraw security", () => {
     it("the admin moves an unpaid drawing to the campaign's new wallet; payouts stay permissionless and go to the recorded wallet", async () => {
       const f = await loadFixture(heldFixture);
       const [a] = f.held;
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1))
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.wallet.address))
         .to.be.revertedWithCustomError(f.draw, "NothingToMove")
         .withArgs(f.campaignId, 1);
+      // The destination must be the campaign's wallet, which the operator sets: the admin alone cannot choose it.
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.other.address))
+        .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
+        .withArgs(f.campaignId, f.other.address, f.wallet.address);
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, ethers.ZeroAddress)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
       await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, f.other.address);
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1))
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.other.address))
         .to.emit(f.draw, "DrawingWalletMoved")
         .withArgs(f.campaignId, 1, f.wallet.address, f.other.address);
       expect((await f.draw.getDrawing(f.campaignId, 1)).payoutWallet).to.equal(f.other.address);
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1)).to.be.revertedWithCustomError(f.draw, "NothingToMove");
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 2)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.other.address)).to.be.revertedWithCustomError(f.draw, "NothingToMove");
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 2, f.other.address)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
 
       const d = await f.draw.getDrawing(f.campaignId, 1);
       const payout = f.draw.connect(f.stranger).payout(f.campaignId, 1);
@@ -571,10 +576,10 @@ describe("PrizeDraw security", () => {
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, a.position)).to.changeTokenBalance(f.token, f.other, a.amountCents * UNITS_PER_CENT);
       // Paid, with held prizes still open: it can still move. Once everything is closed, nothing is left to move.
       await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, f.wallet.address);
-      await f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1);
+      await f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.wallet.address);
       for (const p of f.held.slice(1)) await f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, p.position, "done");
       await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, f.other.address);
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1)).to.be.revertedWithCustomError(f.draw, "NothingToMove");
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(f.campaignId, 1, f.other.address)).to.be.revertedWithCustomError(f.draw, "NothingToMove");
     });
   });
 
@@ -611,7 +616,7 @@ describe("PrizeDraw security", () => {
       await f.draw.connect(f.operator).setPayoutWallet(A, f.fresh.address);
       await expect(f.draw.connect(f.stranger).payout(A, 1)).to.be.revertedWithCustomError(f.token, "Blacklisted");
       // ...the admin does.
-      await expect(f.draw.connect(f.admin).moveDrawingWallet(A, 1))
+      await expect(f.draw.connect(f.admin).moveDrawingWallet(A, 1, f.fresh.address))
         .to.emit(f.draw, "DrawingWalletMoved")
         .withArgs(A, 1, f.walletA.address, f.fresh.address);
       const pay = f.draw.connect(f.stranger).payout(A, 1);

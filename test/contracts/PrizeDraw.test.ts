@@ -709,27 +709,31 @@ describe("PrizeDraw", () => {
       expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
     });
 
-    it("the admin moves a picked, unpaid guarantee to the campaign's current wallet", async () => {
+    it("the admin moves a picked, unpaid guarantee to the campaign's current wallet, named in the call", async () => {
       const f = await loadFixture(deployFixture);
       await guaranteed(f, 1);
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0))
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.wallet.address))
         .to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked")
         .withArgs(GUARANTEED, 0);
       await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
       // Moving to the wallet it already has is a no-op, refused.
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0))
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.wallet.address))
         .to.be.revertedWithCustomError(f.draw, "NothingToMove")
         .withArgs(GUARANTEED, 0);
+      // A destination other than the campaign's wallet is refused: the admin alone cannot choose where it goes.
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
+        .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
+        .withArgs(GUARANTEED, f.other.address, f.wallet.address);
       await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
-      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0)).to.be.revertedWithCustomError(
+      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0, f.other.address)).to.be.revertedWithCustomError(
         f.draw,
         "AccessControlUnauthorizedAccount",
       );
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0))
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
         .to.emit(f.draw, "GuaranteeWalletMoved")
         .withArgs(GUARANTEED, 0, f.wallet.address, f.other.address);
       await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.changeTokenBalance(f.token, f.other, 2_500n * UNITS_PER_CENT);
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
+      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
     });
   });
 
@@ -770,8 +774,8 @@ describe("PrizeDraw", () => {
           () => as.setDailyLimit(10),
           () => as.setCampaignLimit(f.campaignId, 10),
           () => as.unpause(),
-          () => as.moveDrawingWallet(f.campaignId, 1),
-          () => as.moveGuaranteeWallet(f.campaignId, 0),
+          () => as.moveDrawingWallet(f.campaignId, 1, f.wallet.address),
+          () => as.moveGuaranteeWallet(f.campaignId, 0, f.wallet.address),
           () => as.beginAdminTransfer(who.address),
           () => as.cancelAdminTransfer(),
         ]) {

@@ -170,7 +170,7 @@ describe("a wallet the token refuses", () => {
 
     // The operator key cannot move a drawing's wallet: only the admin can.
     const refused = await publicClient
-      .simulateContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "moveDrawingWallet", args: [toCampaignId("money-a"), BigInt(aStill.number!)], account: operator })
+      .simulateContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "moveDrawingWallet", args: [toCampaignId("money-a"), BigInt(aStill.number!), WALLET_A_NEW], account: operator })
       .then(() => null, (error: unknown) => error);
     expect(refused).toBeInstanceOf(BaseError);
     const revert = (refused as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
@@ -179,7 +179,7 @@ describe("a wallet the token refuses", () => {
     expect((await onchainDrawing("money-a", aStill.number!)).payoutWallet.toLowerCase()).toBe(WALLET_A);
 
     const moved = await publicClient.waitForTransactionReceipt({
-      hash: await admin.writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "moveDrawingWallet", args: [toCampaignId("money-a"), BigInt(aStill.number!)] }),
+      hash: await admin.writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "moveDrawingWallet", args: [toCampaignId("money-a"), BigInt(aStill.number!), WALLET_A_NEW] }),
     });
     expect(moved.status).toBe("success");
     expect((await onchainDrawing("money-a", aStill.number!)).payoutWallet.toLowerCase()).toBe(WALLET_A_NEW);
