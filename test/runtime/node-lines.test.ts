@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { processAlive } from "../../api/src/store/dataDirLock.js";
 import { sqliteDriverPackage } from "../../api/src/store/sqliteDriver.js";
 import { nodeLine, type NodeLine } from "../support/nodeLines.js";
 import { REPO_ROOT, inheritedEnv } from "../support/processes.js";
@@ -66,15 +67,6 @@ async function inCopy(checkout: Checkout, command: string, args: string[], timeo
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe("other Node.js lines: install, npm start, a push drawing paid and verified, the CLI, a clean stop", { timeout: 1_500_000 }, () => {
   for (const major of OTHER_LINES) {
     it(`Node.js ${major}`, async () => {
@@ -110,7 +102,7 @@ describe("other Node.js lines: install, npm start, a push drawing paid and verif
       const log = readFileSync(stack.proc.log, "utf8");
       expect(log).toMatch(/^\[start\] stopped/m);
       expect(log).not.toMatch(/Assertion failed|SIGABRT|Segmentation fault|exited \(/);
-      expect(children.filter(alive)).toEqual([]);
+      expect(children.filter((c) => processAlive(c.pid, c.startTicks ?? null)).map((c) => c.name)).toEqual([]);
       console.log(`Node.js ${line.version}: npm install ${install.seconds.toFixed(0)} s; quick start, CLI and stop passed`);
     });
   }

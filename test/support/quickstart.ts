@@ -99,11 +99,14 @@ export async function startStack(checkout: Checkout): Promise<Started> {
   return { proc, dataDir, printed, ports };
 }
 
-/** The pids of the processes start runs (anvil, Ponder, the service), as its lock in the data folder names them. */
-export function stackChildren(started: Started): number[] {
+/** A process start runs (anvil, Ponder, the service), as its lock in the data folder names it. */
+export type StackChild = { name: string; pid: number; startTicks: string | null };
+
+/** The processes start runs, as its lock in the data folder names them. */
+export function stackChildren(started: Started): StackChild[] {
   try {
-    const lock = JSON.parse(readFileSync(path.join(started.dataDir, "stack.lock"), "utf8")) as { children?: { pid: number }[] };
-    return (lock.children ?? []).map((c) => c.pid);
+    const lock = JSON.parse(readFileSync(path.join(started.dataDir, "stack.lock"), "utf8")) as { children?: StackChild[] };
+    return lock.children ?? [];
   } catch {
     return []; // no lock (yet, or any more): nothing recorded
   }
@@ -117,7 +120,7 @@ export async function stopStack(started: Started): Promise<number | null | "kill
   const children = stackChildren(started);
   const result = await stop(started.proc, 30_000);
   if (result !== "killed") return result;
-  for (const pid of children) {
+  for (const { pid } of children) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {
