@@ -5,10 +5,10 @@
 //   first statement; 12 is built against V8 directly, which Node 24.19 broke (a statement collected by a background
 //   GC aborts the process in `RemoveEnvironmentCleanupHook`) and which does not compile on Node 26.
 //
-// Both are optional dependencies whose `engines` field tells npm which lines may install them, so `npm install`
-// fetches only the one this line can run (12 is also built on 22 and 24, where its engines allow it, but never
-// loaded there). Node 22.5+ also has `node:sqlite`; it is not used: still experimental on 22 and 24, with a
-// different API, and one driver family keeps the store's behaviour the same on every line.
+// Both are optional dependencies whose own `engines` field tells npm which lines may install them: npm skips 13 on
+// Node 20 and 12 on Node 26 (12's engines allow 22 and 24, where it is installed too but never loaded). Node 22.5+
+// also has `node:sqlite`; it is not used: still experimental on 22 and 24, with a different API, and one driver
+// family keeps the store's behaviour the same on every line.
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 
