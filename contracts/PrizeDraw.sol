@@ -392,7 +392,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     function commitAndRequest(Commit[] calldata commits, uint256 maxFee)
         external
         payable
-        onlyRole(OPERATOR_ROLE)
+        onlyOperatorUnpaused
         returns (uint64 sequence)
     {
         (uint64 request, bytes32 userRandomNumber, uint32 gasLimit) = _commitBatch(commits);
@@ -465,7 +465,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// is no longer owed.
     function refuseHeldPrize(bytes32 campaignId, uint64 number, uint256 position, string calldata reason)
         external
-        onlyRole(OPERATOR_ROLE)
+        onlyOperatorUnpaused
     {
         if (bytes(reason).length == 0) revert ReasonRequired();
         (, uint256 cents) = _closeHeld(campaignId, number, position, HeldState.Refused);
@@ -480,7 +480,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// @dev Period ends are not checked against block time: the service's periods skip paused time and its test
     /// clock runs ahead of the chain's, and neither is visible here.
     /// @param winnerHash keccak256 of the picked winner's id, for the record.
-    function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external onlyRole(OPERATOR_ROLE) {
+    function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external onlyOperatorUnpaused {
         Campaign storage campaign = _registered(campaignId);
         uint256 cents = campaign.guaranteeCents;
         if (cents == 0) revert NoGuarantee(campaignId);

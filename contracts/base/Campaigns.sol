@@ -62,7 +62,7 @@ abstract contract Campaigns is PrizeDrawRoles {
         uint256 largePrizeThresholdCents,
         uint256 guaranteeCents,
         uint256 guaranteePeriod
-    ) external onlyRole(OPERATOR_ROLE) {
+    ) external onlyOperatorUnpaused {
         if (campaignId == bytes32(0)) revert InvalidCampaignId();
         Campaign storage campaign = _campaigns[campaignId];
         if (campaign.registered) revert CampaignAlreadyRegistered(campaignId);
@@ -86,7 +86,10 @@ abstract contract Campaigns is PrizeDrawRoles {
     }
 
     /// @notice Changes the campaign's payout wallet for drawings committed from now on. Zero is refused: a
-    /// wallet can be changed, never removed. Committed drawings keep theirs (only the admin may move one).
+    /// wallet can be changed, never removed. Committed drawings keep theirs (only the admin may move one, naming
+    /// this wallet). Allowed during a pause, unlike the operator's other actions on what is owed: recovering from a
+    /// compromised partner wallet sets the new one while paused, and the change alone moves nothing owed (commits
+    /// and guarantee picks, which would use it, wait for the resume; a move needs the admin).
     function setPayoutWallet(bytes32 campaignId, address wallet) external onlyRole(OPERATOR_ROLE) {
         Campaign storage campaign = _registered(campaignId);
         if (wallet == address(0)) revert PayoutWalletRequired(campaignId);
@@ -95,7 +98,7 @@ abstract contract Campaigns is PrizeDrawRoles {
     }
 
     /// @notice Changes the large-prize threshold for drawings committed from now on.
-    function setLargePrizeThreshold(bytes32 campaignId, uint256 cents) external onlyRole(OPERATOR_ROLE) {
+    function setLargePrizeThreshold(bytes32 campaignId, uint256 cents) external onlyOperatorUnpaused {
         Campaign storage campaign = _registered(campaignId);
         _checkThreshold(cents);
         emit LargePrizeThresholdChanged(campaignId, campaign.largePrizeThresholdCents, cents);

@@ -10,7 +10,8 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 ///   steps with a delay: the admin starts a transfer, and the new account accepts it once `adminDelay` passed.
 /// - the operator (OPERATOR_ROLE, the service's hot key): publishes tables, registers campaigns, commits lists,
 ///   pays or refuses held prizes, picks guarantees;
-/// - the guardian (GUARDIAN_ROLE, a key kept for emergencies): pauses payments at once.
+/// - the guardian (GUARDIAN_ROLE, a key kept for emergencies): pauses at once every payment and every operator
+///   action that creates, releases or redirects what is owed (`onlyOperatorUnpaused`).
 /// @dev A minimal form of OpenZeppelin's AccessControlDefaultAdminRules (its full form does not fit the code
 /// size limit beside the rest of PrizeDraw): one admin, two steps, a fixed delay.
 abstract contract PrizeDrawRoles is AccessControl {
@@ -37,6 +38,18 @@ abstract contract PrizeDrawRoles is AccessControl {
     error NoAdminTransfer();
     error ZeroAddress();
     error AdminTransferNotReady(uint48 acceptableAt);
+
+    /// @notice An operator action that creates, releases or redirects what is owed, while the guardian's pause holds.
+    error EnforcedPause();
+
+    /// @dev The operator's actions on obligations (registering a campaign, changing its large-prize threshold,
+    /// commits, refusing a held prize, picking a guarantee): the role first, then the pause (Treasury's flag), so a
+    /// stolen operator key can do none of them between the guardian's pause and the admin's resume.
+    modifier onlyOperatorUnpaused() {
+        _checkRole(OPERATOR_ROLE);
+        _requireUnpaused();
+        _;
+    }
 
     constructor(uint48 adminDelay_, address admin_, address operator, address guardian) {
         adminDelay = adminDelay_;
@@ -99,6 +112,9 @@ abstract contract PrizeDrawRoles is AccessControl {
         if (role == DEFAULT_ADMIN_ROLE) admin = account;
         return super._grantRole(role, account);
     }
+
+    /// @dev Reverts EnforcedPause while payments are paused (the flag lives with the money rules, in Treasury).
+    function _requireUnpaused() internal view virtual;
 
     function _refuseConflict(bytes32 role, bytes32 other, address account) private view {
         if (role != other && hasRole(other, account)) revert RoleConflict(account, other);

@@ -16,7 +16,11 @@ import {PrizeDrawRoles} from "./PrizeDrawRoles.sol";
 ///    allowance and on the campaign's (when the admin set one). An allowance of limit L holds at most L/2 and
 ///    refills at L/2 per 24 hours, so what leaves in ANY 24-hour window is at most L/2 + L/2 = L, exactly (the
 ///    highest L in force during the window when the admin changes it), overall and per campaign.
-/// 3. A pause stops every payment from the next block until the admin resumes; only the admin resumes.
+/// 3. A pause stops every payment from the next block until the admin resumes; only the admin resumes. It also stops
+///    every operator action that creates, releases or redirects an obligation (`onlyOperatorUnpaused`: campaign
+///    registration, threshold changes, commits, held-prize refusals, guarantee picks), so a stolen operator key
+///    can add nothing owed, and take nothing off it, while the pause holds. A campaign's wallet may still change
+///    (for the recovery of a compromised wallet): that alone moves nothing owed (invariant 6).
 /// 4. Every obligation is created and discharged once: a position is settled once, a drawing is paid once, a
 ///    held prize is paid or refused once, and a guarantee period is picked once, for exactly the registered
 ///    amount, and paid once.
@@ -116,7 +120,8 @@ abstract contract Treasury is PrizeDrawRoles {
         a.updatedAt = uint40(block.timestamp);
     }
 
-    /// @notice Stops every payment (drawing payouts, held prizes, guarantees) until the admin resumes.
+    /// @notice Stops every payment (drawing payouts, held prizes, guarantees), and the operator's actions on what is
+    /// owed, until the admin resumes.
     function pause() external {
         if (!hasRole(GUARDIAN_ROLE, msg.sender) && !hasRole(DEFAULT_ADMIN_ROLE, msg.sender)) {
             revert AccessControlUnauthorizedAccount(msg.sender, GUARDIAN_ROLE);
@@ -206,6 +211,11 @@ abstract contract Treasury is PrizeDrawRoles {
         t.updatedAt = uint40(block.timestamp);
         amount = cents * tokenUnitsPerCent;
         if (amount != 0) token.safeTransfer(wallet, amount);
+    }
+
+    /// @inheritdoc PrizeDrawRoles
+    function _requireUnpaused() internal view override {
+        if (_treasury.paused) revert EnforcedPause();
     }
 
     /// @dev What an allowance holds now: capped at half the limit, refilled at half the limit per day.

@@ -196,6 +196,11 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "EnforcedPause",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

@@ -15,7 +15,9 @@
  *    24-hour window sum to at most the highest overall limit in force during that window; the same for a
  *    campaign's payments and its own limit (windows in which the campaign had no limit are skipped).
  * 3. A pause stops every payment: no payment event between PaymentsPaused and PaymentsResumed, and every
- *    payment attempted while paused reverts with PaymentsArePaused.
+ *    payment attempted while paused reverts with PaymentsArePaused. It stops the operator's actions on what is owed
+ *    too: no CampaignRegistered, LargePrizeThresholdChanged, DrawingCommitted, HeldPrizeRefused or GuaranteePicked
+ *    while paused, and each such call by the operator reverts with EnforcedPause.
  * 4. Every obligation is created and discharged once: a position is settled once (PrizeAwarded per
  *    (campaign, number, position) at most once), a drawing is paid once (DrawingPaid at most once), a held prize
  *    is paid or refused once, and a guarantee period is picked once, for exactly the registered amount, and paid
@@ -193,6 +195,8 @@ function campaignIndex(id: string): number {
 type Expect = { ok: boolean; errors: string[] };
 const OK: Expect = { ok: true, errors: [] };
 const fail = (...errors: string[]): Expect => ({ ok: false, errors });
+/** An operator action on what is owed (onlyOperatorUnpaused): while paused, refused before any other check. */
+const unlessPaused = (m: { paused: boolean }, expected: Expect): Expect => (m.paused ? fail("EnforcedPause") : expected);
 const either = (...errors: string[]): Expect => ({ ok: true, errors });
 
 /** Outcomes per call and result, printed with PROPERTY_STATS=1. */
@@ -336,6 +340,10 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
       paidUnitsByTx.set(log.transactionHash, (paidUnitsByTx.get(log.transactionHash) ?? 0n) + units);
       expect(units).to.equal(cents * UNITS);
     };
+    // Invariant 3: while paused, the operator creates, releases or redirects nothing owed.
+    if (["CampaignRegistered", "LargePrizeThresholdChanged", "DrawingCommitted", "HeldPrizeRefused", "GuaranteePicked"].includes(parsed.name)) {
+      expect(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
+    }
     switch (parsed.name) {
       case "PrizeTablePublished":
         m.tables.add(`${a.tableId}:${a.version}`);
@@ -635,7 +643,7 @@ class RegisterCampaign extends Base {
   }
   async act(m: Model, r: Real) {
     const wallet = this.wallet < 0 ? ZeroAddress : r.wallets[this.wallet].address;
-    const expected = m.campaigns[this.c].registered ? fail("CampaignAlreadyRegistered") : OK;
+    const expected = unlessPaused(m, m.campaigns[this.c].registered ? fail("CampaignAlreadyRegistered") : OK);
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
       r.draw.connect(s).registerCampaign(CAMPAIGNS[this.c], wallet, THRESHOLDS[this.threshold], GUARANTEES[this.guarantee], this.periodDays * DAY),
     );
@@ -665,7 +673,7 @@ class SetThreshold extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const expected = m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered");
+    const expected = unlessPaused(m, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
       r.draw.connect(s).setLargePrizeThreshold(CAMPAIGNS[this.c], THRESHOLDS[this.threshold]),
     );
@@ -736,7 +744,7 @@ class Commit extends Base {
     else if (drawAt <= c.lastDrawAt) expected = fail("DrawTimeNotLater");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
     else if (!m.tables.has(tableKey(table))) expected = fail("PrizeTableNotFound");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
+    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, unlessPaused(m, expected), (s) =>
       r.draw.connect(s).commitAndRequest([args], maxFee, { value: maxFee }),
     );
   }
@@ -921,7 +929,7 @@ class RefuseHeld extends Base {
   async act(m: Model, r: Real) {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
-    const expected = this.noReason ? fail("ReasonRequired") : (closeExpect(m, d, position) ?? OK);
+    const expected = unlessPaused(m, this.noReason ? fail("ReasonRequired") : (closeExpect(m, d, position) ?? OK));
     await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
       r.draw.connect(s).refuseHeldPrize(CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"),
     );
@@ -955,7 +963,7 @@ class PickGuarantee extends Base {
     else if (period >= c.lastNumber) expected = fail("GuaranteePeriodNotDrawn");
     else if (m.guarantees.has(`${ci}:${period}`)) expected = fail("GuaranteeAlreadyPicked");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
+    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, unlessPaused(m, expected), (s) =>
       r.draw.connect(s).pickGuarantee(CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))),
     );
   }

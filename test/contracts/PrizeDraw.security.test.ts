@@ -252,7 +252,7 @@ describe("PrizeDraw security", () => {
       return { ...f, held };
     }
 
-    it("the guardian's pause stops every payment from the very next block; only the admin resumes", async () => {
+    it("the guardian's pause stops every payment and the operator's actions on what is owed from the very next block; only the admin resumes", async () => {
       const f = await loadFixture(pausableFixture);
       const pause = await f.draw.connect(f.guardian).pause();
       await expect(pause).to.emit(f.draw, "PaymentsPaused").withArgs(f.guardian.address);
@@ -263,10 +263,23 @@ describe("PrizeDraw security", () => {
       expect(await ethers.provider.getBlockNumber()).to.equal(pausedIn + 1); // the failed payout was mined in the next block
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.be.revertedWithCustomError(f.draw, "PaymentsArePaused");
       await expect(f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "PaymentsArePaused");
-      // Nothing that is not a payment is stopped: a refusal, a commit, a pick.
-      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks")).to.emit(f.draw, "HeldPrizeRefused");
-      await commit(f, commitArgs(GUARANTEED, 2));
-      await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w")));
+      // Nor can the operator key create, release or redirect what is owed: a refusal, a commit, a pick, a new
+      // campaign, a threshold. A wallet change is allowed (it moves nothing owed) and so is publishing a table.
+      const op = f.draw.connect(f.operator);
+      const pausedForOperator = [
+        () => op.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks"),
+        () => sendCommit(f, commitArgs(GUARANTEED, 2)),
+        () => op.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w"))),
+        () => op.registerCampaign(campaignIdOf("thief-campaign"), f.stranger.address, 50_000, 0, 0),
+        () => op.setLargePrizeThreshold(f.campaignId, MAX_UINT64),
+      ];
+      for (const call of pausedForOperator) await expect(call()).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
+      // The role is checked before the pause: others still learn they are not the operator.
+      await expect(f.draw.connect(f.stranger).pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w"))))
+        .to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount")
+        .withArgs(f.stranger.address, OPERATOR_ROLE);
+      await expect(op.setPayoutWallet(GUARANTEED, f.other.address)).to.emit(f.draw, "PayoutWalletChanged");
+      await op.setPayoutWallet(GUARANTEED, f.wallet.address);
 
       await expect(f.draw.connect(f.guardian).unpause())
         .to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount")
@@ -281,6 +294,10 @@ describe("PrizeDraw security", () => {
       await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid");
       await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.emit(f.draw, "HeldPrizePaid");
       await expect(f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.emit(f.draw, "GuaranteePaid");
+      // Resumed, the operator goes on where it stopped.
+      await expect(op.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks")).to.emit(f.draw, "HeldPrizeRefused");
+      await commit(f, commitArgs(GUARANTEED, 2));
+      await expect(op.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w")))).to.emit(f.draw, "GuaranteePicked");
     });
 
     it("the admin may pause too", async () => {

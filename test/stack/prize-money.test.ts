@@ -4,7 +4,8 @@
 //   campaign is paid in the same cycles; the way out is a new campaign wallet, synced onchain by the keeper, and the
 //   admin's moveDrawingWallet (the operator key cannot move it);
 // - held prizes stay on the record next to a `paid` drawing until the operator pays or refuses each one with the
-//   `prizedraw held` commands; a decision is taken once, and bad input changes nothing.
+//   `prizedraw held` commands; a decision is taken once, and bad input changes nothing;
+// - the guardian's pause holds a drawing's commit (the keeper flags it and retries) until the admin resumes.
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -33,6 +34,7 @@ const WALLET_A = "0x00000000000000000000000000000000000a11a1" as Address;
 const WALLET_B = "0x00000000000000000000000000000000000b22b2" as Address;
 const WALLET_A_NEW = "0x00000000000000000000000000000000000a33a3" as Address;
 const WALLET_H = "0x00000000000000000000000000000000000c44c4" as Address;
+const WALLET_P = "0x00000000000000000000000000000000000d55d5" as Address;
 
 type Winner = { position: number; winner: string; amountCents?: number; heldForManualPayout?: boolean; heldPayout?: { status: string; reason: string | null } };
 type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; needsAttention: string | null; heldPrizesOpen: number; winners: Winner[] };
@@ -343,5 +345,42 @@ describe("held prizes on the record", () => {
       { campaign: SLUG, drawingId: first.id, number: first.number, position: paidHeld.position, winner: paidHeld.winner, amountCents: 60_000, status: "paid", reason: null },
       { campaign: SLUG, drawingId: second.id, number: second.number, position: refusedHeld.position, winner: refusedHeld.winner, amountCents: 60_000, status: "refused", reason: "failed KYC" },
     ]);
+  });
+});
+
+describe("the guardian's pause onchain", () => {
+  const SLUG = "money-paused";
+  const TABLE = [
+    { amountCents: 1_000, weight: 1 },
+    { amountCents: 1_000, weight: 1 },
+  ];
+
+  it("holds a drawing's commit (flagged EnforcedPause) until the admin resumes; then it is drawn and paid", async () => {
+    const chain = { id: stack.deployment.chainId, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.rpcUrl] } } };
+    const signer = (key: Hex) => createWalletClient({ account: privateKeyToAccount(key), chain, transport: http(stack.rpcUrl) });
+    const send = async (key: Hex, functionName: "pause" | "unpause") =>
+      publicClient.waitForTransactionReceipt({ hash: await signer(key).writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName }) });
+
+    await newCampaign(SLUG, WALLET_P, 2, TABLE);
+    const [d] = await openDrawings(SLUG);
+    await postWinners(SLUG, d!.id, ["p-1", "p-2"]);
+    await waitFor("the campaign registered onchain", () => onchainCampaign(SLUG), (c) => c[0]);
+
+    expect((await send(ANVIL_KEYS.guardian, "pause")).status).toBe("success");
+    try {
+      await clockPast(SLUG, d!);
+      const waiting = await waitFor("the drawing flagged by the pause", () => drawing(SLUG, d!.id), (x) => x.needsAttention !== null);
+      expect(waiting.status).toBe("locked");
+      expect(waiting.number).toBeNull();
+      expect(waiting.needsAttention).toMatch(/^chain: \w+ refused by the contract \(EnforcedPause\); retried every cycle$/);
+      expect((await onchainCampaign(SLUG))[2]).toBe(0n); // nothing committed
+    } finally {
+      expect((await send(ANVIL_KEYS.admin, "unpause")).status).toBe("success");
+    }
+
+    const paid = await waitFor("the drawing paid after the resume", () => drawing(SLUG, d!.id), (x) => x.status === "paid");
+    expect(paid.needsAttention).toBeNull();
+    expect(paid.number).toBe(1);
+    expect(await balance(WALLET_P)).toBe(2n * 1_000n * UNITS_PER_CENT);
   });
 });
