@@ -371,6 +371,27 @@ async function genesisOf(rpcUrl: string): Promise<string> {
   return (await rpc<{ hash: string }>(rpcUrl, "eth_getBlockByNumber", ["0x0", false])).hash;
 }
 
+/**
+ * anvil 1.7 may answer block 0 with a new hash after a state load, while block 1 still names the original (see
+ * genesisOf). While the chain is shorter than its finality depth (30 blocks here), its finalized block is that new
+ * block 0, and Ponder meets block 1's parent as a reorg beyond the finalized block and exits ("unrecoverable 'chain'
+ * reorg beyond finalized block 0"), a rebuilt index too: seen on a second quick restart. Before Ponder starts, the
+ * local chain is mined past its finality depth (one call: no indexer is watching yet), so the finalized block is a
+ * later one, and the index is rebuilt from the chain (a few dozen blocks). Returns whether it had to.
+ */
+async function finalizePastReplacedGenesis(config: Config): Promise<boolean> {
+  const block = (tag: string) => rpc<{ hash: string; number: string } | null>(config.rpcUrl, "eth_getBlockByNumber", [tag, false]);
+  const [zero, finalized] = await Promise.all([block("0x0"), block("finalized")]);
+  if (zero === null || finalized === null || Number(finalized.number) > 0 || zero.hash === (await genesisOf(config.rpcUrl))) return false;
+  // An epoch at a time (LOCAL_CHAIN_FINALITY_ARGS: 15 slots; finalized is 2 epochs back), until finalized moves.
+  for (let round = 0; Number((await block("finalized"))?.number ?? 0) === 0; round++) {
+    if (round === 8) throw new StartError("the local chain has no finalized block past block 0 after 120 more blocks");
+    await rpc(config.rpcUrl, "anvil_mine", ["0xf"]);
+  }
+  await wipeIndexerData(config);
+  return true;
+}
+
 /** The deployment to run against: the record's when it still matches the chain, else a fresh one (local). */
 async function ensureDeployment(config: Config): Promise<DeploymentRecord> {
   const record = readDeployment(config.dataDir);
@@ -579,6 +600,9 @@ async function main(): Promise<void> {
   await checkDatabase(config);
   await startChain(config, blockTime);
   const deployment = await ensureDeployment(config);
+  if (config.localChain && (await finalizePastReplacedGenesis(config))) {
+    say("the local chain answers block 0 with a new hash and had no finalized block past it: mined past its finality depth, rebuilding the indexer's data");
+  }
   await startIndexer(config, deployment);
 
   const { service: serviceEntry } = await buildService();
