@@ -74,6 +74,26 @@ library DrawMath {
         return uint64((amountCents << 32) | threshold);
     }
 
+    /// @notice The most `count` prizes can total when the top prize is `top` and the largest other is `largest`.
+    /// Each position pays one tier's amount; the top tier (0) at most once, a second top roll paying tier 1. So no
+    /// more than: the top or the largest other amount once, and the largest other amount for every other position.
+    function worstCase(uint256 top, uint256 largest, uint256 count) internal pure returns (uint256) {
+        if (count == 0) return 0;
+        return (count - 1) * largest + (top > largest ? top : largest);
+    }
+
+    /// @notice The most `count` prizes of a table can total below `threshold`: a drawing's automatic payout (prizes
+    /// at or above the threshold are held). `worstCase` over the amounts below the threshold.
+    function worstAutomatic(uint64[] memory tiers, uint256 threshold, uint256 count) internal pure returns (uint256) {
+        uint256 top = tiers[0] >> 32;
+        uint256 largest;
+        for (uint256 i = 1; i < tiers.length; ++i) {
+            uint256 amount = tiers[i] >> 32;
+            if (amount < threshold && amount > largest) largest = amount;
+        }
+        return worstCase(top < threshold ? top : 0, largest, count);
+    }
+
     /// @notice The tier whose run of rolls contains `rolled`: the first whose threshold exceeds it.
     /// @dev Tiers are at most PrizeTables.MAX_TIERS, so the scan is bounded.
     function tierOf(uint64[] memory tiers, uint256 rolled) internal pure returns (uint256 tier, uint256 amountCents) {

@@ -4,21 +4,22 @@ pragma solidity 0.8.28;
 import {IEntropyV2} from "@pythnetwork/entropy-sdk-solidity/IEntropyV2.sol";
 import {IEntropyConsumer} from "@pythnetwork/entropy-sdk-solidity/IEntropyConsumer.sol";
 import {DrawMath} from "./DrawMath.sol";
-import {PrizeDrawRoles} from "./base/PrizeDrawRoles.sol";
+import {PrizeDrawAccess} from "./base/PrizeDrawAccess.sol";
 import {PrizeTables} from "./base/PrizeTables.sol";
 import {Campaigns} from "./base/Campaigns.sol";
-import {Treasury} from "./base/Treasury.sol";
+import {PrizeVault} from "./PrizeVault.sol";
 
 /// @title PrizeDraw
 /// @notice Onchain half of the prize draw service. For each drawing the operator commits the fingerprint of a
 /// locked list (winners, or weighted entrants), bound to the drawing's slot and draw time, and in the same
 /// transaction requests a random value from Pyth Entropy whose user contribution is derived from that commit.
 /// The randomness callback fixes the prizes with the spec's draw computation; anyone can finish a settlement and
-/// trigger a payout, which can only go to the wallet the commit recorded. Money rules live in Treasury.
+/// trigger a payout, which can only go to the wallet the commit recorded. The tokens and every rule about them
+/// live in the PrizeVault this contract creates; who may call what lives in PrizeDrawManager.
 /// @dev Ids: a campaign id is its slug as ASCII right-padded to 32 bytes; a drawing is (campaignId, number)
 /// with number 1, 2, 3... per campaign and no gaps; its slot is keccak256 of the service's drawing id.
 /// Money is in whole cents; token units = cents x 10^(decimals-2).
-contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropyConsumer {
+contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer {
     // ------------------------------------------------------------------ constants
 
     uint256 public constant MAX_ENTRANTS = 100_000;
@@ -183,6 +184,10 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     // ------------------------------------------------------------------ storage
 
     IEntropyV2 public immutable entropy;
+    /// @notice The prize pool this engine created: it holds the tokens and pays.
+    PrizeVault public immutable vault;
+    /// @notice Token units per cent of the payout token (the vault's), for the payment events.
+    uint256 public immutable tokenUnitsPerCent;
 
     /// @notice Gas requested for the randomness callback; fixes how many positions the callback settles.
     uint32 public callbackGasLimit;
@@ -316,29 +321,26 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     error GuaranteeAlreadyPaid(bytes32 campaignId, uint32 period);
     error InvalidWinnerHash();
     error FeeRefundFailed(address to, uint256 amount);
+    /// @notice A drawing's automatic payout could reach `worstCents` (or a guarantee of period `number` is
+    /// `worstCents`), more than one payment may ever be under the limits (`maxCents`: half the overall 24-hour limit,
+    /// or of the campaign's); raise the limit, or the threshold.
+    error PayoutAboveLimit(bytes32 campaignId, uint64 number, uint256 worstCents, uint256 maxCents);
 
     // ------------------------------------------------------------------ construction
 
     /// @param entropy_ Pyth Entropy (IEntropyV2), or a test provider in the test environment.
-    /// @param token_ The payout stablecoin; at least 2 decimals.
-    /// @param admin DEFAULT_ADMIN_ROLE (a multisig on a real network); see PrizeDrawRoles.
-    /// @param operator OPERATOR_ROLE: the service's key.
-    /// @param guardian GUARDIAN_ROLE: pauses payments.
-    /// @param adminDelay seconds an admin transfer waits between its two steps.
+    /// @param token_ The payout stablecoin; at least 2 decimals. The vault created here holds it.
+    /// @param manager The PrizeDrawManager deciding who may call what, for this contract and its vault.
     /// @param callbackGasLimit_ Gas requested for the randomness callback.
-    /// @param dailyLimitCents the overall 24-hour payment limit (see Treasury).
-    constructor(
-        address entropy_,
-        address token_,
-        address admin,
-        address operator,
-        address guardian,
-        uint48 adminDelay,
-        uint32 callbackGasLimit_,
-        uint256 dailyLimitCents
-    ) PrizeDrawRoles(adminDelay, admin, operator, guardian) Treasury(token_, dailyLimitCents) {
-        if (entropy_ == address(0) || operator == address(0) || guardian == address(0)) revert ZeroAddress();
+    /// @param dailyLimitCents the vault's overall 24-hour limit on transfers out (see PrizeVault).
+    constructor(address entropy_, address token_, address manager, uint32 callbackGasLimit_, uint256 dailyLimitCents)
+        PrizeDrawAccess(manager)
+    {
+        if (entropy_ == address(0) || manager == address(0)) revert ZeroAddress();
         entropy = IEntropyV2(entropy_);
+        PrizeVault vault_ = new PrizeVault(manager, token_, dailyLimitCents);
+        vault = vault_;
+        tokenUnitsPerCent = vault_.tokenUnitsPerCent();
         _setCallbackGasLimit(callbackGasLimit_);
     }
 
@@ -346,7 +348,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @notice Sets the gas requested for the callback; drawings committed from now on settle
     /// (limit - CALLBACK_BASE_GAS) / POSITION_GAS positions in their callback.
-    function setCallbackGasLimit(uint32 limit) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    function setCallbackGasLimit(uint32 limit) external restricted {
         _setCallbackGasLimit(limit);
     }
 
@@ -355,7 +357,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// current wallet (set by the operator), so neither a stolen operator key that changes the campaign's wallet
     /// before this transaction is mined, nor the admin alone, can send the money somewhere else.
     /// @param to The destination the admin checked: the campaign's current payout wallet.
-    function moveDrawingWallet(bytes32 campaignId, uint64 number, address to) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    function moveDrawingWallet(bytes32 campaignId, uint64 number, address to) external restricted {
         Drawing storage d = _drawing(campaignId, number);
         if (d.status == Status.Paid && d.heldClosed == d.heldCount) revert NothingToMove(campaignId, number);
         _checkMoveTo(campaignId, to);
@@ -367,7 +369,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// @notice Moves a picked, unpaid guarantee to `to`, which must be the campaign's current payout wallet (as
     /// for `moveDrawingWallet`).
     /// @param to The destination the admin checked: the campaign's current payout wallet.
-    function moveGuaranteeWallet(bytes32 campaignId, uint32 period, address to) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    function moveGuaranteeWallet(bytes32 campaignId, uint32 period, address to) external restricted {
         GuaranteePayment storage g = _guarantees[campaignId][period];
         if (g.status != GuaranteeStatus.Picked) revert GuaranteeNotPicked(campaignId, period);
         _checkMoveTo(campaignId, to);
@@ -392,7 +394,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     function commitAndRequest(Commit[] calldata commits, uint256 maxFee)
         external
         payable
-        onlyOperatorUnpaused
+        operatorUnpaused
         returns (uint64 sequence)
     {
         (uint64 request, bytes32 userRandomNumber, uint32 gasLimit) = _commitBatch(commits);
@@ -425,7 +427,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// the locked entrants with the revealed random value. The selection is checked offchain by the verifier.
     function recordWinners(bytes32 campaignId, uint64 number, bytes32 winnersCommitment)
         external
-        onlyRole(OPERATOR_ROLE)
+        restricted
     {
         Drawing storage d = _drawing(campaignId, number);
         if (d.kind != KIND_ENTRANTS) revert NotEntrantDrawing(campaignId, number);
@@ -454,23 +456,23 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
 
     /// @notice Pays one held prize (at or above the drawing's large-prize threshold), once, after the
     /// operator's checks, to the wallet recorded at the commit.
-    function payHeldPrize(bytes32 campaignId, uint64 number, uint256 position) external onlyRole(OPERATOR_ROLE) {
+    function payHeldPrize(bytes32 campaignId, uint64 number, uint256 position) external restricted {
         (Drawing storage d, uint256 cents) = _closeHeld(campaignId, number, position, HeldState.Paid);
         address wallet = d.payoutWallet;
         emit HeldPrizePaid(campaignId, number, position, wallet, cents, cents * tokenUnitsPerCent);
-        _pay(campaignId, wallet, cents);
+        vault.pay(campaignId, wallet, cents, 0);
     }
 
     /// @notice Refuses one held prize after the operator's checks, with the reason on the record; the amount
     /// is no longer owed.
     function refuseHeldPrize(bytes32 campaignId, uint64 number, uint256 position, string calldata reason)
         external
-        onlyOperatorUnpaused
+        operatorUnpaused
     {
         if (bytes(reason).length == 0) revert ReasonRequired();
         (, uint256 cents) = _closeHeld(campaignId, number, position, HeldState.Refused);
         emit HeldPrizeRefused(campaignId, number, position, cents, reason);
-        _release(cents);
+        vault.adjustOwed(0, cents);
     }
 
     /// @notice Records the guarantee of `period` (0-based) as owed to the campaign's current wallet: exactly the
@@ -480,7 +482,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     /// @dev Period ends are not checked against block time: the service's periods skip paused time and its test
     /// clock runs ahead of the chain's, and neither is visible here.
     /// @param winnerHash keccak256 of the picked winner's id, for the record.
-    function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external onlyOperatorUnpaused {
+    function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external operatorUnpaused {
         Campaign storage campaign = _registered(campaignId);
         uint256 cents = campaign.guaranteeCents;
         if (cents == 0) revert NoGuarantee(campaignId);
@@ -490,11 +492,14 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         if (g.status != GuaranteeStatus.None) revert GuaranteeAlreadyPicked(campaignId, period);
         address wallet = campaign.payoutWallet;
         if (wallet == address(0)) revert PayoutWalletRequired(campaignId);
+        // A guarantee is one transfer: it must fit what an allowance can ever hold, or it could never be paid.
+        uint256 maxCents = vault.maxPaymentCents(campaignId);
+        if (cents > maxCents) revert PayoutAboveLimit(campaignId, period, cents, maxCents);
         g.wallet = wallet;
         g.amountCents = uint64(cents);
         g.status = GuaranteeStatus.Picked;
-        _reserve(cents);
         emit GuaranteePicked(campaignId, period, winnerHash, wallet, cents);
+        vault.adjustOwed(cents, 0);
     }
 
     /// @notice Pays a picked guarantee to the wallet recorded at its pick. Permissionless.
@@ -505,7 +510,7 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         g.status = GuaranteeStatus.Paid;
         uint256 cents = g.amountCents;
         emit GuaranteePaid(campaignId, period, g.wallet, cents, cents * tokenUnitsPerCent);
-        _pay(campaignId, g.wallet, cents);
+        vault.pay(campaignId, g.wallet, cents, 0);
     }
 
     // ------------------------------------------------------------------ randomness callback
@@ -540,6 +545,51 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
             _settle(campaignId, number, d, d.callbackPositions);
         }
         if (size == 0) emit EntropyCallbackIgnored(provider, sequence, randomNumber);
+    }
+
+    /// @notice The functions the operator calls at once (PrizeDrawManager.wire maps them to OPERATOR_ROLE); every
+    /// other restricted function of this contract is the admin's, after its delay.
+    function operatorSelectors() external pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](9);
+        selectors[0] = this.publishPrizeTable.selector;
+        selectors[1] = this.registerCampaign.selector;
+        selectors[2] = this.setPayoutWallet.selector;
+        selectors[3] = this.setLargePrizeThreshold.selector;
+        selectors[4] = this.commitAndRequest.selector;
+        selectors[5] = this.recordWinners.selector;
+        selectors[6] = this.payHeldPrize.selector;
+        selectors[7] = this.refuseHeldPrize.selector;
+        selectors[8] = this.pickGuarantee.selector;
+    }
+
+    /// @notice The admin's functions of this contract (PrizeDrawManager.wire maps them to GOVERNOR_ROLE: scheduled,
+    /// delayed, cancellable by the guardian).
+    function adminSelectors() external pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](3);
+        selectors[0] = this.setCallbackGasLimit.selector;
+        selectors[1] = this.moveDrawingWallet.selector;
+        selectors[2] = this.moveGuaranteeWallet.selector;
+    }
+
+    /// @notice The vault's admin functions (GOVERNOR_ROLE, as `adminSelectors`).
+    function vaultAdminSelectors() external pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](5);
+        selectors[0] = PrizeVault.setDailyLimit.selector;
+        selectors[1] = PrizeVault.setCampaignLimit.selector;
+        selectors[2] = PrizeVault.unpause.selector;
+        selectors[3] = PrizeVault.withdrawTokens.selector;
+        selectors[4] = PrizeVault.withdrawNative.selector;
+    }
+
+    /// @notice The vault's functions the guardian calls at once: the pause.
+    function guardianSelectors() external pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](1);
+        selectors[0] = PrizeVault.pause.selector;
+    }
+
+    /// @inheritdoc PrizeDrawAccess
+    function _requireUnpaused() internal view override {
+        if (vault.paused()) revert EnforcedPause();
     }
 
     /// @inheritdoc IEntropyConsumer
@@ -620,7 +670,8 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     // ------------------------------------------------------------------ internals
 
     /// @dev Computes prizes from `settledCount` on, at most `maxPositions`. No gas checks: a batch either
-    /// completes or reverts, so whoever sends it (an estimate included) pays for all of it.
+    /// completes or reverts, so whoever sends it (an estimate included) pays for all of it. What the commit
+    /// reserved beyond the prizes awarded is released at the payout, so the callback never calls the vault.
     function _settle(bytes32 campaignId, uint64 number, Drawing storage d, uint256 maxPositions)
         private
         returns (uint256 settled)
@@ -646,8 +697,6 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
             _settlePosition(b, position);
         }
         settled = end - start;
-        // What this batch awarded is owed from now on.
-        _reserve(b.payoutCents + b.heldCents - d.payoutCents - d.heldCents);
         d.settledCount = uint32(end);
         d.topPosition = uint32(b.topPosition);
         d.payoutCents = uint48(b.payoutCents);
@@ -693,15 +742,18 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         mapping(uint256 => uint256) storage members = _members[request];
         bytes32[] memory contributions = new bytes32[](size);
         uint256 word;
+        uint256 reservedCents;
+        // The limits in force, read once for the batch: the overall cap on one payment, and whether any campaign
+        // has a lower one of its own (then each drawing asks the vault for its campaign's).
+        (uint256 overallMaxCents, bool campaignLimits) = vault.paymentCaps();
+        uint256 maxCents = campaignLimits ? 0 : overallMaxCents;
         for (uint256 i; i < size; ++i) {
             Commit calldata c = commits[i];
-            (Drawing storage d, uint256 campaignIndex) = _commit(c, request);
-            uint256 positions = budget / POSITION_GAS;
-            if (positions > d.prizeCount) positions = d.prizeCount;
-            budget -= positions * POSITION_GAS;
-            d.callbackPositions = uint16(positions);
+            (uint256 member, uint256 worstCents) = _commit(c, request, maxCents);
+            reservedCents += worstCents;
+            budget = _shareCallbackGas(c, budget);
             contributions[i] = DrawMath.userRandomNumber(c.campaignId, c.number, c.slot, c.listCommitment);
-            word |= (campaignIndex << 32 | c.number) << ((i % 4) * 64);
+            word |= member << ((i % 4) * 64);
             if (i % 4 == 3 || i + 1 == size) {
                 members[i / 4] = word;
                 word = 0;
@@ -709,6 +761,18 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         }
         userRandomNumber = DrawMath.batchUserRandomNumber(contributions);
         gasLimit -= uint32(budget);
+        // Every drawing's worst case is owed from its commit: refused here when the pool cannot back it.
+        vault.adjustOwed(reservedCents, 0);
+    }
+
+    /// @dev Gives a just committed drawing the positions its callback settles out of the batch's remaining
+    /// `budget` (in batch order, at most its prize count); returns what is left.
+    function _shareCallbackGas(Commit calldata c, uint256 budget) private returns (uint256) {
+        Drawing storage d = _drawings[c.campaignId][c.number];
+        uint256 positions = budget / POSITION_GAS;
+        if (positions > d.prizeCount) positions = d.prizeCount;
+        d.callbackPositions = uint16(positions);
+        return budget - positions * POSITION_GAS;
     }
 
     /// @dev Ties the request to the batch just committed and announces it for every drawing.
@@ -740,8 +804,12 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
     }
 
     /// @dev Checks a commit and stores the drawing (state Requested); commitAndRequest then requests the value.
-    /// Returns the campaign's index, which lists the drawing in its batch.
-    function _commit(Commit calldata c, uint64 request) private returns (Drawing storage d, uint256 campaignIndex) {
+    /// Returns its batch member entry (campaign index << 32 | number) and the most its prizes can total.
+    /// @param maxCents The cap on one payment for every campaign of the batch; 0: ask the vault per campaign.
+    function _commit(Commit calldata c, uint64 request, uint256 maxCents)
+        private
+        returns (uint256 member, uint256 worstCents)
+    {
         Campaign storage campaign = _registered(c.campaignId);
         uint64 expected = uint64(campaign.lastNumber) + 1;
         if (c.number != expected || expected > type(uint32).max) revert NumberOutOfSequence(c.campaignId, expected, c.number);
@@ -753,11 +821,12 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         if (wallet == address(0)) revert PayoutWalletRequired(c.campaignId);
         uint32 prizeCount = _checkList(c);
         uint32 tableRef = _tableRef(c.tableId, c.tableVersion);
+        worstCents = _worstCase(c, tableRef, campaign.largePrizeThresholdCents, prizeCount, maxCents);
 
         campaign.lastNumber = uint32(c.number);
         campaign.lastDrawAt = c.drawAt;
         _slotNumbers[c.campaignId][c.slot] = c.number;
-        d = _drawings[c.campaignId][c.number];
+        Drawing storage d = _drawings[c.campaignId][c.number];
         d.listCommitment = c.listCommitment;
         d.request = request;
         d.tableRef = tableRef;
@@ -770,7 +839,23 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         d.prizeCount = prizeCount;
         d.largePrizeThresholdCents = campaign.largePrizeThresholdCents;
         _emitCommitted(c, campaign.largePrizeThresholdCents, wallet);
-        campaignIndex = campaign.index;
+        member = uint256(campaign.index) << 32 | c.number;
+    }
+
+    /// @dev The most a drawing's prizes can total; refuses one whose automatic payout (a single transfer) could
+    /// exceed what an allowance can ever hold, which would leave it unpayable. The tiers are scanned only when the
+    /// whole worst case is above the cap (the automatic payout is part of it).
+    function _worstCase(Commit calldata c, uint32 tableRef, uint256 threshold, uint256 prizeCount, uint256 maxCents)
+        private
+        view
+        returns (uint256 worstCents)
+    {
+        PrizeTable storage table = _tables[tableRef];
+        worstCents = DrawMath.worstCase(table.topCents, table.largestCents, prizeCount);
+        if (maxCents == 0) maxCents = vault.maxPaymentCents(c.campaignId);
+        if (worstCents <= maxCents) return worstCents;
+        uint256 automaticCents = DrawMath.worstAutomatic(table.tiers, threshold, prizeCount);
+        if (automaticCents > maxCents) revert PayoutAboveLimit(c.campaignId, c.number, automaticCents, maxCents);
     }
 
     /// @dev The list's counts; returns the number of prizes the drawing computes.
@@ -819,8 +904,11 @@ contract PrizeDraw is PrizeDrawRoles, PrizeTables, Campaigns, Treasury, IEntropy
         d.status = Status.Paid;
         uint256 cents = d.payoutCents;
         address wallet = d.payoutWallet;
+        // The commit reserved the worst case; what the draw did not award is no longer owed.
+        PrizeTable storage table = _tables[d.tableRef];
+        uint256 unawarded = DrawMath.worstCase(table.topCents, table.largestCents, d.prizeCount) - cents - d.heldCents;
         emit DrawingPaid(campaignId, number, wallet, cents, cents * tokenUnitsPerCent);
-        _pay(campaignId, wallet, cents);
+        vault.pay(campaignId, wallet, cents, unawarded);
     }
 
     /// @dev Checks and closes a held prize (paid or refused); returns the drawing and the prize's amount.

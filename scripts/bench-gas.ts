@@ -11,19 +11,24 @@
  * commitAndRequest is measured paying exactly the quoted fee (no refund), as the service does; the figure with
  * an excess refunded to the operator is printed as commitAndRequest.withRefund.
  *
+ * The callback gas limit is the admin's to change: scheduled through PrizeDrawManager and executed after its
+ * delay (asAdmin), so each change moves the chain's clock by ADMIN_DELAY.
+ *
  * Batches: gas.batch.N.* for one commitAndRequest of N drawings (1 winner each, N campaigns, each its
  * first drawing and its own wallet, as the single-drawing figures are measured), its callback (measured as above),
  * and one payoutMany of the N; perDrawing = (commit + callback + payoutMany) / N against BASELINE_SINGLE_DRAWING.
  * For 100 drawings the callback gas limit is raised to what 100 drawings of 1 winner need (from the contract's
  * constants). A large commit can go above Osaka's per-transaction gas cap (EIP-7825, 2^24 = 16,777,216; 100
  * first drawings took about 18.5M gas before a commit wrote four drawing slots instead of six, about 14.2M
- * since), so this script turns that cap off (below) to measure any size;
+ * after, about 14.9M since each drawing's worst case is checked against the vault's limits and reserved in it),
+ * so this script turns that cap off (below) to measure any size;
  * gas.batch.maxDrawingsUnderTxCap is the largest such batch one transaction can commit under the cap.
  */
 import hre, { ethers } from "hardhat";
 import { dataSlice, getAddress, id, type ContractTransactionResponse } from "ethers";
 import type { HardhatNetworkConfig } from "hardhat/types";
 import {
+  asAdmin,
   campaignIdOf,
   commit,
   commitArgs,
@@ -126,7 +131,7 @@ async function main(): Promise<void> {
   // settle: a drawing whose callback settled only its share ((100,000 - CALLBACK_BASE_GAS) / POSITION_GAS positions
   // at a 100,000 gas limit: gas.callback.positionsAt100k), finished by
   // settle() in batches of 100 and 10.
-  await f.draw.connect(f.admin).setCallbackGasLimit(100_000);
+  await asAdmin(f, f.draw, "setCallbackGasLimit", [100_000]);
   const { num } = await revealedDraw(f, 250);
   const settled = Number((await f.draw.getDrawing(f.campaignId, num)).settledCount);
   const settle100 = await gasOf(f.draw.settle(f.campaignId, num, 100));
@@ -135,7 +140,7 @@ async function main(): Promise<void> {
   line("gas.settle.perWinner", (settle100 - settle10) / 90);
   line("gas.settle.100winners", settle100);
   await gasOf(f.draw.settle(f.campaignId, num, 1_000));
-  await f.draw.connect(f.admin).setCallbackGasLimit(2_000_000);
+  await asAdmin(f, f.draw, "setCallbackGasLimit", [2_000_000]);
 
   // payout: the first transfer to the campaign's wallet (its token balance goes from zero), by anyone.
   line("gas.payout", await gasOf(f.draw.connect(f.stranger).payout(f.campaignId, num)));
@@ -161,8 +166,15 @@ async function main(): Promise<void> {
   line("gas.payGuarantee", pay);
   line("gas.guarantee.total", pick + pay);
 
-  const artifact = await ethers.provider.getCode(await f.draw.getAddress());
-  line("size.PrizeDraw.deployed", (artifact.length - 2) / 2, "bytes");
+  // The engine, and since the split the vault it creates and the manager of both.
+  for (const [name, contract] of [
+    ["PrizeDraw", f.draw],
+    ["PrizeVault", f.vault],
+    ["PrizeDrawManager", f.manager],
+  ] as const) {
+    const code = await ethers.provider.getCode(await contract.getAddress());
+    line(`size.${name}.deployed`, (code.length - 2) / 2, "bytes");
+  }
 
   const commits = new Map<number, number>();
   for (const size of [1, 10, 100]) commits.set(size, await batchFigures(size, mockOnly));
@@ -185,7 +197,7 @@ async function batchFigures(size: number, mockOnly: number): Promise<number> {
   // The gas a callback of `size` drawings of 1 winner each needs; the default limit covers up to
   // 1 + (2,000,000 - CALLBACK_BASE_GAS) / DRAWING_CALLBACK_GAS drawings (39 at 70,000 and 50,000).
   const needed = base + (size - 1) * perDrawing + size * perPosition;
-  if (needed > Number(await f.draw.callbackGasLimit())) await (await f.draw.connect(f.admin).setCallbackGasLimit(needed)).wait();
+  if (needed > Number(await f.draw.callbackGasLimit())) await asAdmin(f, f.draw, "setCallbackGasLimit", [needed]);
 
   const batch = [];
   for (let i = 0; i < size; i++) {

@@ -1,12 +1,12 @@
 /**
- * `npm run deploy -- --network NAME`: deploys PrizeDraw to a real network and writes the deployment record
+ * `npm run deploy -- --network NAME`: deploys PrizeDrawManager, PrizeDraw and its PrizeVault to a real network and writes the deployment record
  * into PRIZEDRAW_DATA_DIR (then run the service with RPC_URL, PRIZEDRAW_ENV=production, OPERATOR_PRIVATE_KEY).
  *
  * Configuration (environment): DEPLOY_RPC_URL (or RPC_URL), DEPLOYER_PRIVATE_KEY (pays for the deployment,
  * holds no role), ADMIN_ADDRESS (a multisig: limits, resume, withdrawals, wallet moves), OPERATOR_ADDRESS (the
  * service's key), GUARDIAN_ADDRESS (pauses payments), three different accounts; DAILY_LIMIT_CENTS (the overall
- * 24-hour payment limit; README "Prize money" says how to size it), ADMIN_DELAY_SECONDS (172800: two days
- * between starting and accepting an admin transfer), PAYOUT_TOKEN_ADDRESS and PYTH_ENTROPY_ADDRESS (defaults:
+ * 24-hour payment limit; README "Prize money" says how to size it), ADMIN_DELAY_SECONDS (172800: every admin
+ * call waits two days between its scheduling and its execution; 86400 to 2592000), PAYOUT_TOKEN_ADDRESS and PYTH_ENTROPY_ADDRESS (defaults:
  * the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
  * `--network local` deploys the test environment on a local chain instead (what npm start does).
  */
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     admin: address("ADMIN_ADDRESS"),
     operator: address("OPERATOR_ADDRESS"),
     guardian: address("GUARDIAN_ADDRESS"),
-    adminDelay: wholeNumber("ADMIN_DELAY_SECONDS", "172800", 0, 2 ** 40),
+    adminDelay: wholeNumber("ADMIN_DELAY_SECONDS", "172800", 86_400, 2_592_000),
     dailyLimitCents: BigInt(wholeNumber("DAILY_LIMIT_CENTS", undefined, 2, Number.MAX_SAFE_INTEGER)),
     callbackGasLimit: callbackGasLimit(),
     expectedChainId: network.chainId,

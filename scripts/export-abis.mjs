@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Writes the contracts' ABIs from Hardhat's artifacts into indexer/abis/*.ts (`as const`, so Ponder and viem
 // type events and calls). Run after changing a contract: `npx hardhat compile && node scripts/export-abis.mjs`.
-// test/contracts/abis.test.ts fails when a committed ABI differs from the compiled one.
+// test/chain/abis.test.ts fails when a committed ABI differs from the compiled one.
 import { readFileSync, writeFileSync } from "node:fs";
 
 export const EXPORTS = [
   ["PrizeDraw", "artifacts/contracts/PrizeDraw.sol/PrizeDraw.json"],
+  ["PrizeVault", "artifacts/contracts/PrizeVault.sol/PrizeVault.json"],
+  ["PrizeDrawManager", "artifacts/contracts/PrizeDrawManager.sol/PrizeDrawManager.json"],
   ["MockEntropy", "artifacts/@pythnetwork/entropy-sdk-solidity/MockEntropy.sol/MockEntropy.json"],
   ["TestStablecoin", "artifacts/contracts/test/TestStablecoin.sol/TestStablecoin.json"],
 ];

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {PrizeDrawRoles} from "./PrizeDrawRoles.sol";
+import {PrizeDrawAccess} from "./PrizeDrawAccess.sol";
 
 /// @title Campaigns
 /// @notice The campaign registry: payout wallet, large-prize threshold, guarantee terms, and the bookkeeping that
 /// binds each commit to its drawing (gapless numbers, slots used once, draw times strictly increasing).
-abstract contract Campaigns is PrizeDrawRoles {
+abstract contract Campaigns is PrizeDrawAccess {
     /// @notice Shortest and longest guarantee period.
     uint256 public constant MIN_GUARANTEE_PERIOD = 1 days;
     uint256 public constant MAX_GUARANTEE_PERIOD = 366 days;
@@ -62,7 +62,7 @@ abstract contract Campaigns is PrizeDrawRoles {
         uint256 largePrizeThresholdCents,
         uint256 guaranteeCents,
         uint256 guaranteePeriod
-    ) external onlyOperatorUnpaused {
+    ) external operatorUnpaused {
         if (campaignId == bytes32(0)) revert InvalidCampaignId();
         Campaign storage campaign = _campaigns[campaignId];
         if (campaign.registered) revert CampaignAlreadyRegistered(campaignId);
@@ -90,7 +90,7 @@ abstract contract Campaigns is PrizeDrawRoles {
     /// this wallet). Allowed during a pause, unlike the operator's other actions on what is owed: recovering from a
     /// compromised partner wallet sets the new one while paused, and the change alone moves nothing owed (commits
     /// and guarantee picks, which would use it, wait for the resume; a move needs the admin).
-    function setPayoutWallet(bytes32 campaignId, address wallet) external onlyRole(OPERATOR_ROLE) {
+    function setPayoutWallet(bytes32 campaignId, address wallet) external restricted {
         Campaign storage campaign = _registered(campaignId);
         if (wallet == address(0)) revert PayoutWalletRequired(campaignId);
         emit PayoutWalletChanged(campaignId, campaign.payoutWallet, wallet);
@@ -98,7 +98,7 @@ abstract contract Campaigns is PrizeDrawRoles {
     }
 
     /// @notice Changes the large-prize threshold for drawings committed from now on.
-    function setLargePrizeThreshold(bytes32 campaignId, uint256 cents) external onlyOperatorUnpaused {
+    function setLargePrizeThreshold(bytes32 campaignId, uint256 cents) external operatorUnpaused {
         Campaign storage campaign = _registered(campaignId);
         _checkThreshold(cents);
         emit LargePrizeThresholdChanged(campaignId, campaign.largePrizeThresholdCents, cents);

@@ -2,11 +2,11 @@
 pragma solidity 0.8.28;
 
 import {DrawMath} from "../DrawMath.sol";
-import {PrizeDrawRoles} from "./PrizeDrawRoles.sol";
+import {PrizeDrawAccess} from "./PrizeDrawAccess.sol";
 
 /// @title PrizeTables
 /// @notice Published prize tables: (id, version), top prize first, the spec's rules enforced, never changed.
-abstract contract PrizeTables is PrizeDrawRoles {
+abstract contract PrizeTables is PrizeDrawAccess {
     uint256 public constant MIN_TIERS = 2;
     /// @dev Bounds the tier scan done for every roll.
     uint256 public constant MAX_TIERS = 16;
@@ -16,9 +16,13 @@ abstract contract PrizeTables is PrizeDrawRoles {
     /// @dev Tiers are packed four to a slot as amountCents << 32 | threshold (DrawMath.packTier).
     /// @dev Stored under a 4-byte reference, which is what a drawing records (instead of 36 bytes of id and
     /// version: a storage slot less per commit).
+    /// `topCents` and `largestCents` (the largest amount after the top) bound what a drawing can award, read at
+    /// every commit and payout without the tiers.
     struct PrizeTable {
         uint32 denominator;
         uint32 version;
+        uint64 topCents;
+        uint64 largestCents;
         bytes32 tableId;
         uint64[] tiers;
     }
@@ -54,7 +58,7 @@ abstract contract PrizeTables is PrizeDrawRoles {
     /// @param tableId ASCII id right-padded to 32 bytes, e.g. bytes32("default").
     function publishPrizeTable(bytes32 tableId, uint32 version, uint256[] calldata amountsCents, uint256[] calldata weights)
         external
-        onlyRole(OPERATOR_ROLE)
+        restricted
     {
         if (tableId == bytes32(0)) revert InvalidTableId();
         if (version == 0) revert InvalidTableVersion();
@@ -83,9 +87,13 @@ abstract contract PrizeTables is PrizeDrawRoles {
         table.tableId = tableId;
         table.version = version;
         table.denominator = uint32(sum);
+        table.topCents = uint64(amountsCents[0]);
+        uint256 largest;
         for (uint256 i; i < count; ++i) {
             table.tiers.push(DrawMath.packTier(amountsCents[i], thresholds[i]));
+            if (i != 0 && amountsCents[i] > largest) largest = amountsCents[i];
         }
+        table.largestCents = uint64(largest);
         emit PrizeTablePublished(tableId, version, sum, amountsCents, weights, thresholds);
     }
 

@@ -4,8 +4,8 @@ pragma solidity 0.8.28;
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 
 /// @title BlacklistStablecoin
-/// @notice TEST-ONLY 6-decimal stablecoin whose issuer can blacklist a wallet, like USDC: transfers to a
-/// blacklisted wallet revert. Anyone can mint and blacklist here.
+/// @notice TEST-ONLY 6-decimal stablecoin whose issuer can blacklist an account, like USDC: transfers to or from a
+/// blacklisted account revert (a blacklisted prize vault can pay nobody). Anyone can mint and blacklist here.
 contract BlacklistStablecoin is ERC20 {
     error Blacklisted(address account);
 
@@ -30,6 +30,7 @@ contract BlacklistStablecoin is ERC20 {
     }
 
     function _update(address from, address to, uint256 value) internal override {
+        if (isBlacklisted[from]) revert Blacklisted(from);
         if (isBlacklisted[to]) revert Blacklisted(to);
         super._update(from, to, value);
     }

@@ -14,23 +14,8 @@ export const PrizeDrawAbi = [
       },
       {
         "internalType": "address",
-        "name": "admin",
+        "name": "manager",
         "type": "address"
-      },
-      {
-        "internalType": "address",
-        "name": "operator",
-        "type": "address"
-      },
-      {
-        "internalType": "address",
-        "name": "guardian",
-        "type": "address"
-      },
-      {
-        "internalType": "uint48",
-        "name": "adminDelay",
-        "type": "uint48"
       },
       {
         "internalType": "uint32",
@@ -47,40 +32,41 @@ export const PrizeDrawAbi = [
     "type": "constructor"
   },
   {
-    "inputs": [],
-    "name": "AccessControlBadConfirmation",
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "authority",
+        "type": "address"
+      }
+    ],
+    "name": "AccessManagedInvalidAuthority",
     "type": "error"
   },
   {
     "inputs": [
       {
         "internalType": "address",
-        "name": "account",
+        "name": "caller",
         "type": "address"
       },
       {
-        "internalType": "bytes32",
-        "name": "neededRole",
-        "type": "bytes32"
+        "internalType": "uint32",
+        "name": "delay",
+        "type": "uint32"
       }
     ],
-    "name": "AccessControlUnauthorizedAccount",
+    "name": "AccessManagedRequiredDelay",
     "type": "error"
   },
   {
     "inputs": [
       {
-        "internalType": "uint48",
-        "name": "acceptableAt",
-        "type": "uint48"
+        "internalType": "address",
+        "name": "caller",
+        "type": "address"
       }
     ],
-    "name": "AdminTransferNotReady",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "AdminTransferRequired",
+    "name": "AccessManagedUnauthorized",
     "type": "error"
   },
   {
@@ -409,17 +395,6 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "cents",
-        "type": "uint256"
-      }
-    ],
-    "name": "InvalidLimit",
-    "type": "error"
-  },
-  {
     "inputs": [],
     "name": "InvalidSlot",
     "type": "error"
@@ -447,27 +422,6 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
-        "internalType": "uint256",
-        "name": "cents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "availableCents",
-        "type": "uint256"
-      }
-    ],
-    "name": "LimitExceeded",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
         "internalType": "address",
         "name": "to",
         "type": "address"
@@ -479,27 +433,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "MoveDestinationMismatch",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
-      }
-    ],
-    "name": "NativeTransferFailed",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "NoAdminTransfer",
     "type": "error"
   },
   {
@@ -553,11 +486,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "NotHeldPrize",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "NotPaused",
     "type": "error"
   },
   {
@@ -646,8 +574,29 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
-    "inputs": [],
-    "name": "PaymentsArePaused",
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint256",
+        "name": "worstCents",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxCents",
+        "type": "uint256"
+      }
+    ],
+    "name": "PayoutAboveLimit",
     "type": "error"
   },
   {
@@ -738,33 +687,6 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "heldRole",
-        "type": "bytes32"
-      }
-    ],
-    "name": "RoleConflict",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "address",
-        "name": "token",
-        "type": "address"
-      }
-    ],
-    "name": "SafeERC20FailedOperation",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
@@ -835,17 +757,6 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
-        "internalType": "uint8",
-        "name": "decimals",
-        "type": "uint8"
-      }
-    ],
-    "name": "UnsupportedTokenDecimals",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "uint256",
         "name": "sum",
         "type": "uint256"
@@ -892,22 +803,6 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "free",
-        "type": "uint256"
-      }
-    ],
-    "name": "WithdrawalExceedsFree",
-    "type": "error"
-  },
-  {
     "inputs": [],
     "name": "ZeroAddress",
     "type": "error"
@@ -927,32 +822,13 @@ export const PrizeDrawAbi = [
     "anonymous": false,
     "inputs": [
       {
-        "indexed": true,
-        "internalType": "address",
-        "name": "newAdmin",
-        "type": "address"
-      }
-    ],
-    "name": "AdminTransferCanceled",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "newAdmin",
-        "type": "address"
-      },
-      {
         "indexed": false,
-        "internalType": "uint48",
-        "name": "acceptableAt",
-        "type": "uint48"
+        "internalType": "address",
+        "name": "authority",
+        "type": "address"
       }
     ],
-    "name": "AdminTransferStarted",
+    "name": "AuthorityUpdated",
     "type": "event"
   },
   {
@@ -1545,76 +1421,6 @@ export const PrizeDrawAbi = [
       },
       {
         "indexed": false,
-        "internalType": "uint256",
-        "name": "previousCents",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "newCents",
-        "type": "uint256"
-      }
-    ],
-    "name": "LimitChanged",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
-      }
-    ],
-    "name": "NativeWithdrawn",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "by",
-        "type": "address"
-      }
-    ],
-    "name": "PaymentsPaused",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "by",
-        "type": "address"
-      }
-    ],
-    "name": "PaymentsResumed",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": false,
         "internalType": "address",
         "name": "previousWallet",
         "type": "address"
@@ -1733,100 +1539,6 @@ export const PrizeDrawAbi = [
       {
         "indexed": true,
         "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "previousAdminRole",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "newAdminRole",
-        "type": "bytes32"
-      }
-    ],
-    "name": "RoleAdminChanged",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      },
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "sender",
-        "type": "address"
-      }
-    ],
-    "name": "RoleGranted",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      },
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "sender",
-        "type": "address"
-      }
-    ],
-    "name": "RoleRevoked",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
-      }
-    ],
-    "name": "TokensWithdrawn",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
       },
@@ -1867,38 +1579,12 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "DEFAULT_ADMIN_ROLE",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
     "name": "DRAWING_CALLBACK_GAS",
     "outputs": [
       {
         "internalType": "uint256",
         "name": "",
         "type": "uint256"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "GUARDIAN_ROLE",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
       }
     ],
     "stateMutability": "view",
@@ -2088,19 +1774,6 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "OPERATOR_ROLE",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
     "name": "POSITION_GAS",
     "outputs": [
       {
@@ -2137,14 +1810,20 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "acceptAdminTransfer",
-    "outputs": [],
-    "stateMutability": "nonpayable",
+    "name": "adminSelectors",
+    "outputs": [
+      {
+        "internalType": "bytes4[]",
+        "name": "selectors",
+        "type": "bytes4[]"
+      }
+    ],
+    "stateMutability": "pure",
     "type": "function"
   },
   {
     "inputs": [],
-    "name": "admin",
+    "name": "authority",
     "outputs": [
       {
         "internalType": "address",
@@ -2153,60 +1832,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "adminDelay",
-    "outputs": [
-      {
-        "internalType": "uint48",
-        "name": "",
-        "type": "uint48"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "balances",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "tokenBalance",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "owedCents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "owedUnits",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "freeUnits",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "address",
-        "name": "newAdmin",
-        "type": "address"
-      }
-    ],
-    "name": "beginAdminTransfer",
-    "outputs": [],
-    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -2220,37 +1845,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      }
-    ],
-    "name": "campaignAllowance",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "limitCents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "availableCents",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "cancelAdminTransfer",
-    "outputs": [],
-    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -2620,64 +2214,16 @@ export const PrizeDrawAbi = [
     "type": "function"
   },
   {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      }
-    ],
-    "name": "getRoleAdmin",
+    "inputs": [],
+    "name": "guardianSelectors",
     "outputs": [
       {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
+        "internalType": "bytes4[]",
+        "name": "selectors",
+        "type": "bytes4[]"
       }
     ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      }
-    ],
-    "name": "grantRole",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      }
-    ],
-    "name": "hasRole",
-    "outputs": [
-      {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
+    "stateMutability": "pure",
     "type": "function"
   },
   {
@@ -2704,6 +2250,19 @@ export const PrizeDrawAbi = [
         "internalType": "enum PrizeDraw.HeldState",
         "name": "",
         "type": "uint8"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "isConsumingScheduledOp",
+    "outputs": [
+      {
+        "internalType": "bytes4",
+        "name": "",
+        "type": "bytes4"
       }
     ],
     "stateMutability": "view",
@@ -2781,9 +2340,15 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "pause",
-    "outputs": [],
-    "stateMutability": "nonpayable",
+    "name": "operatorSelectors",
+    "outputs": [
+      {
+        "internalType": "bytes4[]",
+        "name": "selectors",
+        "type": "bytes4[]"
+      }
+    ],
+    "stateMutability": "pure",
     "type": "function"
   },
   {
@@ -2828,29 +2393,6 @@ export const PrizeDrawAbi = [
     "type": "function"
   },
   {
-    "inputs": [],
-    "name": "paymentState",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "limitCents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "availableCents",
-        "type": "uint256"
-      },
-      {
-        "internalType": "bool",
-        "name": "paused",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
     "inputs": [
       {
         "internalType": "bytes32",
@@ -2891,32 +2433,6 @@ export const PrizeDrawAbi = [
     "name": "payoutMany",
     "outputs": [],
     "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "pendingAdmin",
-    "outputs": [
-      {
-        "internalType": "address",
-        "name": "",
-        "type": "address"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "pendingAdminAcceptableAt",
-    "outputs": [
-      {
-        "internalType": "uint48",
-        "name": "",
-        "type": "uint48"
-      }
-    ],
-    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -3106,35 +2622,12 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
         "internalType": "address",
-        "name": "callerConfirmation",
+        "name": "newAuthority",
         "type": "address"
       }
     ],
-    "name": "renounceRole",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "role",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "address",
-        "name": "account",
-        "type": "address"
-      }
-    ],
-    "name": "revokeRole",
+    "name": "setAuthority",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -3148,37 +2641,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "setCallbackGasLimit",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint256",
-        "name": "cents",
-        "type": "uint256"
-      }
-    ],
-    "name": "setCampaignLimit",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "cents",
-        "type": "uint256"
-      }
-    ],
-    "name": "setDailyLimit",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -3251,25 +2713,6 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
-        "internalType": "bytes4",
-        "name": "interfaceId",
-        "type": "bytes4"
-      }
-    ],
-    "name": "supportsInterface",
-    "outputs": [
-      {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "bytes32",
         "name": "tableId",
         "type": "bytes32"
@@ -3303,19 +2746,6 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "token",
-    "outputs": [
-      {
-        "internalType": "contract IERC20",
-        "name": "",
-        "type": "address"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
     "name": "tokenUnitsPerCent",
     "outputs": [
       {
@@ -3329,49 +2759,28 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "unpause",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
+    "name": "vault",
+    "outputs": [
       {
-        "internalType": "address payable",
-        "name": "to",
+        "internalType": "contract PrizeVault",
+        "name": "",
         "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
       }
     ],
-    "name": "withdrawNative",
-    "outputs": [],
-    "stateMutability": "nonpayable",
+    "stateMutability": "view",
     "type": "function"
   },
   {
-    "inputs": [
+    "inputs": [],
+    "name": "vaultAdminSelectors",
+    "outputs": [
       {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "amount",
-        "type": "uint256"
+        "internalType": "bytes4[]",
+        "name": "selectors",
+        "type": "bytes4[]"
       }
     ],
-    "name": "withdrawTokens",
-    "outputs": [],
-    "stateMutability": "nonpayable",
+    "stateMutability": "pure",
     "type": "function"
-  },
-  {
-    "stateMutability": "payable",
-    "type": "receive"
   }
 ] as const;

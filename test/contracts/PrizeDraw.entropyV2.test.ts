@@ -21,6 +21,7 @@ import {
   sendCommit,
   userRandomNumberOf,
   withoutFee,
+  worstCaseOf,
   type CommitOverrides,
 } from "./helpers";
 import { combineRandomValues, deployTestEntropy } from "./entropyV2";
@@ -35,11 +36,11 @@ async function v2Fixture() {
   const [admin, operator, guardian, stranger, wallet, deployer] = await ethers.getSigners();
   const t = await deployTestEntropy(deployer, { feeInWei: FEE, pythFeeInWei: PYTH_FEE, defaultGasLimit: DEFAULT_GAS });
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
-  const draw = await deployPrizeDraw({ entropy: await t.entropy.getAddress(), token, admin, operator, guardian });
+  const { draw, vault, manager } = await deployPrizeDraw({ entropy: await t.entropy.getAddress(), token, admin, operator, guardian });
   const campaignId = campaignIdOf("summer-daily");
   await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000, 0, 0);
   const fee = await t.entropy["getFeeV2(address,uint32)"](t.providerAddress, CALLBACK_GAS_LIMIT);
-  return { ...t, admin, operator, guardian, stranger, wallet, deployer, token, draw, campaignId, fee };
+  return { ...t, admin, operator, guardian, stranger, wallet, deployer, token, draw, vault, manager, campaignId, fee };
 }
 type V2 = Awaited<ReturnType<typeof v2Fixture>>;
 
@@ -182,7 +183,9 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
       expect((await f.entropy.getRequestV2(f.providerAddress, sequence)).callbackStatus).to.equal(CALLBACK_FAILED);
       let d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue, d.settledCount]).to.deep.equal([STATUS.Requested, ZeroHash, 0n]);
-      expect((await f.draw.balances()).owedCents).to.equal(0n);
+      // What is owed is still the commit's reserve of the drawing's worst case: the failed callback settled nothing.
+      const worst = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 20).totalCents;
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
       await expect(f.draw.settle(f.campaignId, 1, 10)).to.be.revertedWithCustomError(f.draw, "NotRevealed");
 
       // The retry: anyone, the same user number and revelation, no cap.
@@ -190,9 +193,12 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
       await expect(retry).to.emit(f.draw, "EntropyRevealed").withArgs(f.campaignId, 1, f.providerAddress, sequence, random);
       const receipt = (await retry.wait())!;
       expect(revealedOf(f, receipt).callbackFailed).to.equal(false);
-      expect(awarded(f, receipt)).to.deep.equal(expectedPrizes(random, f.campaignId, 1n, 20, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n));
+      const prizes = expectedPrizes(random, f.campaignId, 1n, 20, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      expect(awarded(f, receipt)).to.deep.equal(prizes);
       d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue, d.settledCount]).to.deep.equal([STATUS.Settled, random, 20n]);
+      // Settled, it still owes its worst case until its payout (below).
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
 
       // One request only: one EntropyRequested, the provider's sequence moved once, the request is gone.
       expect(await f.draw.queryFilter(f.draw.filters.EntropyRequested(f.campaignId, 1))).to.have.length(1);
@@ -200,6 +206,7 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
       expect((await f.entropy.getRequestV2(f.providerAddress, sequence)).sequenceNumber).to.equal(0n);
       await expect(f.reveal(sequence, user, { from: f.stranger })).to.be.revertedWithCustomError(f.entropy, "NoSuchRequest");
       await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid");
+      expect((await f.vault.balances()).owedCents).to.equal(prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n));
     });
   });
 });

@@ -1,52 +1,81 @@
 /**
- * Stateful property test of PrizeDraw: fast-check model-based commands (fc.commands + fc.asyncModelRun) on
- * Hardhat's in-process chain. Every contract call is made by every role (admin, operator, guardian, stranger),
- * and time moves in hours. Each command predicts its outcome from the model (success, or the exact custom error;
- * a limit that the next block's refill could just cover may go either way), and the model then learns what
- * happened from the contract's and the token's events.
+ * Stateful property test of the prize draw's money rules: fast-check model-based commands (fc.commands +
+ * fc.asyncModelRun) on Hardhat's in-process chain, over the engine (PrizeDraw), its vault (PrizeVault) and their
+ * manager (PrizeDrawManager). Every call is made by every role (admin, operator, guardian, stranger); the admin's
+ * calls are scheduled through the manager, executed (through the manager or on the target itself) or cancelled
+ * by the guardian, and time moves in hours or past the admin's delay. Each command predicts its outcome from the
+ * model (success, or the exact custom error, with its arguments where they carry the rule; a limit or a delay
+ * that the next block's few seconds could just reach may go either way), and the model then learns what happened
+ * from the events of the engine, the vault, the manager and the token.
  *
- * Invariants, checked after EVERY command. They are the @dev list of contracts/base/Treasury.sol, and how each
- * is checked here:
- * 1. Owed money is reserved: balances().owedCents equals the settled-but-unpaid drawing payouts, plus the open
- *    held prizes, plus the picked-but-unpaid guarantees (summed from the events); the admin never withdraws below
- *    it, so the token balance is at least owedCents x unitsPerCent (the pool is funded so settled prizes never
- *    exceed it).
- * 2. Bounded loss: the token transfers out of the contract to winner wallets (Transfer events) within any
- *    24-hour window sum to at most the highest overall limit in force during that window; the same for a
+ * Invariants, checked after EVERY command. 1, 2, 3 and 6 are the @dev list of contracts/PrizeVault.sol (its 4 is
+ * 6 here); 4 and 5 are the engine's bookkeeping. How each is checked:
+ * 1. Owed money is backed: balances().owedCents <= token balance / unitsPerCent, and owedCents equals both the
+ *    model's running total (every OwedChanged event and every payment) and its ghost total: the worst case
+ *    (DrawMath.worstCase) of every unpaid drawing less its held prizes already paid or refused, the open held
+ *    prizes of paid drawings, and the picked unpaid guarantees. Every OwedChanged reserves or releases exactly
+ *    what the engine's events of its transaction announce (commits and picks reserve; a payout releases the worst
+ *    case less everything the draw awarded; a refusal releases the prize), so only the engine changes what is
+ *    owed. A commit or a pick that would make owed exceed the balance is predicted to revert ObligationNotBacked
+ *    (exact amounts), as is PayoutAboveLimit for a commit whose worst automatic payout (DrawMath.worstAutomatic),
+ *    or a guarantee, exceeds vault.maxPaymentCents; a withdrawal never takes more than the free balance
+ *    (WithdrawalExceedsFree predicted).
+ * 2. Bounded loss: the token transfers out of the vault (winners' payouts and the admin's withdrawals alike) within
+ *    any 24-hour window sum to at most the highest overall limit in force during that window; the same for a
  *    campaign's payments and its own limit (windows in which the campaign had no limit are skipped).
- * 3. A pause stops every payment: no payment event between PaymentsPaused and PaymentsResumed, and every
- *    payment attempted while paused reverts with PaymentsArePaused. It stops the operator's actions on what is owed
- *    too: no CampaignRegistered, LargePrizeThresholdChanged, DrawingCommitted, HeldPrizeRefused or GuaranteePicked
- *    while paused, and each such call by the operator reverts with EnforcedPause.
+ * 3. A pause stops every transfer out: no payment, withdrawal or Transfer from the vault between PaymentsPaused
+ *    (the guardian's alone) and PaymentsResumed, and every payment or executed withdrawal attempted while paused
+ *    reverts PaymentsArePaused. It stops the operator's actions on what is owed too: no CampaignRegistered,
+ *    LargePrizeThresholdChanged, DrawingCommitted, HeldPrizeRefused or GuaranteePicked while paused, and each such
+ *    call by an operator reverts EnforcedPause.
  * 4. Every obligation is created and discharged once: a position is settled once (PrizeAwarded per
- *    (campaign, number, position) at most once), a drawing is paid once (DrawingPaid at most once), a held prize
- *    is paid or refused once, and a guarantee period is picked once, for exactly the registered amount, and paid
- *    once.
+ *    (campaign, number, position) at most once), a drawing is settled and paid once, a held prize is paid or
+ *    refused once, and a guarantee period is picked once, for exactly the registered amount, and paid once.
  * 5. Drawing numbers are gapless per campaign: getCampaign's lastNumber equals the number of commits that
  *    succeeded, numbered 1, 2, 3...
- * 6. A wallet move needs two keys: every DrawingWalletMoved and GuaranteeWalletMoved goes to the campaign's payout
- *    wallet of that moment (set by the operator), which the admin's call named; a move naming any other address is
- *    refused with MoveDestinationMismatch.
+ * 6. No single key moves owed money: every DrawingWalletMoved and GuaranteeWalletMoved goes to the campaign's payout
+ *    wallet of that moment (set by the operator), which the admin's call named (a move naming another address is
+ *    refused MoveDestinationMismatch); and every admin action that took effect (a limit, the resume, a withdrawal,
+ *    a move, the callback gas, a role grant) ran inside the execution of an operation the admin scheduled at least
+ *    ADMIN_DELAY before (OperationExecuted's block time against its OperationScheduled's), within its week. Only
+ *    the admin's scheduling succeeds; an unscheduled call, or one before its delay, reverts
+ *    AccessManagerNotScheduled or AccessManagerNotReady, and one the guardian cancelled AccessManagerNotScheduled.
  */
 import { expect } from "chai";
 import fc from "fast-check";
 import { ethers, network } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type ContractTransactionResponse, type Log } from "ethers";
+import { AbiCoder, encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type Interface, type Log } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
 import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
-import { DEFAULT_TABLE, DRAW_EPOCH, KIND_ENTRANTS, KIND_WINNERS, campaignIdOf, deployPrizeDraw, slotOf, winnersFingerprint } from "./helpers";
+import {
+  ADMIN_DELAY,
+  DEFAULT_TABLE,
+  DRAW_EPOCH,
+  KIND_ENTRANTS,
+  KIND_WINNERS,
+  ROLE,
+  campaignIdOf,
+  deployPrizeDraw,
+  slotOf,
+  winnersFingerprint,
+} from "./helpers";
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 25);
 const MAX_COMMANDS = 40;
+/** A run takes about a second: the runs and a shrink of a few minutes fit, however many runs are asked for. */
+const TIME_LIMIT_MS = Math.max(200_000, NUM_RUNS * 3_000);
 const DAY = 86_400;
+/** AccessManager.expiration(): an operation not executed within a week of its timepoint can no longer be. */
+const WEEK = 7 * DAY;
+/** PrizeDrawManager.MIN_ADMIN_DELAY and MAX_ADMIN_DELAY. */
+const MIN_ADMIN_DELAY = DAY;
+const MAX_ADMIN_DELAY = 30 * DAY;
+/** The next block is mined this many seconds after the latest at most (instant mining at a test's pace). */
+const CLOCK_MARGIN = 120;
 
 const ROLES = ["admin", "operator", "guardian", "stranger"] as const;
 type Role = (typeof ROLES)[number];
-
-const ADMIN_ROLE = ZeroHash;
-const OPERATOR_ROLE = ethers.id("OPERATOR_ROLE");
-const GUARDIAN_ROLE = ethers.id("GUARDIAN_ROLE");
 
 const CAMPAIGNS = ["alpha", "beta", "gamma"].map(campaignIdOf);
 const TABLES = [
@@ -64,6 +93,13 @@ const CAMPAIGN_LIMITS = [0n, 50_000n, 500_000n];
 const CALLBACK_LIMITS = [100_000, 150_000, 2_000_000];
 const INITIAL_DAILY_LIMIT = 100_000n;
 const UNITS = 10_000n;
+/**
+ * The pool: one unpaid drawing of the default table (its 100,000-dollar top prize reserved until its payout) fits
+ * beside the backlog, a second does not, so commits meet ObligationNotBacked as a run goes on.
+ */
+const POOL_CENTS = 11_000_000n;
+/** A withdrawal of 600 dollars: more than an allowance of the lowest limit ever holds, within the others'. */
+const WITHDRAW_CHUNK_UNITS = 60_000n * UNITS;
 
 // ------------------------------------------------------------------ fixture
 
@@ -73,24 +109,24 @@ async function propertyFixture() {
   const wallets = signers.slice(4, 8);
   const sink = signers[8]; // the only address withdrawals go to
   const provider = signers[9];
+  const outsider = signers[10]; // named by a grant the manager refuses
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
   const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
-  const draw = await deployPrizeDraw({
+  const { draw, vault, manager } = await deployPrizeDraw({
     entropy: await mock.getAddress(),
     token,
     admin,
     operator,
     guardian,
-    callbackGasLimit: 150_000, // 11 positions per callback: larger drawings need settle()
+    callbackGasLimit: 150_000, // 10 positions per callback: larger drawings need settle()
     dailyLimitCents: INITIAL_DAILY_LIMIT,
-    pool: 10n ** 18n, // 10^14 cents: far more than any run can settle
+    pool: POOL_CENTS * UNITS,
     defaultTable: false,
   });
   for (const i of PUBLISHED_AT_START) await draw.connect(operator).publishPrizeTable(TABLES[i].id, 1, TABLES[i].amounts, TABLES[i].weights);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[0], wallets[0].address, 50_000, 0, 0);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[1], wallets[1].address, 5_000, 2_500, DAY);
   const startBlock = await ethers.provider.getBlockNumber();
-  const startTime = (await ethers.provider.getBlock(startBlock))!.timestamp;
   // A backlog of settled, unpaid drawings of 10,000 cents each (what the model learns first): payouts can then
   // use up the limits whenever they allow, which is what bounded loss is about.
   for (let n = 1; n <= BACKLOG; n++) {
@@ -110,7 +146,13 @@ async function propertyFixture() {
     await draw.connect(operator).commitAndRequest([args], 0n);
     await mock.mockReveal(provider.address, n, keccak256(toUtf8Bytes(`backlog-${n}`)));
   }
-  return { admin, operator, guardian, stranger, wallets, sink, provider, token, mock, draw, startBlock, startTime };
+  const addresses = {
+    draw: await draw.getAddress(),
+    vault: await vault.getAddress(),
+    manager: await manager.getAddress(),
+    token: await token.getAddress(),
+  };
+  return { admin, operator, guardian, stranger, wallets, sink, provider, outsider, token, mock, draw, vault, manager, addresses, startBlock };
 }
 type Real = Awaited<ReturnType<typeof propertyFixture>>;
 
@@ -130,11 +172,15 @@ type DrawingModel = {
   winnersRecorded: boolean;
   wallet: string;
   payoutCents: bigint;
+  /** What its commit reserved (DrawMath.worstCase), and the most of it below the threshold (worstAutomatic). */
+  worstCents: bigint;
+  automaticCents: bigint;
 };
 
 type CampaignModel = {
   registered: boolean;
   wallet: string;
+  thresholdCents: bigint;
   guaranteeCents: bigint;
   lastNumber: number;
   lastDrawAt: bigint;
@@ -144,11 +190,26 @@ type CampaignModel = {
 
 type GuaranteeModel = { status: "Picked" | "Paid"; wallet: string; cents: bigint };
 
+type TargetName = "draw" | "vault" | "manager";
+
+/** A call of an admin function: what the manager schedules, executes and cancels. */
+type AdminCall = { target: string; targetName: TargetName; data: string };
+
+/** A scheduled operation of the admin, as the manager's events told it. */
+type OpModel = AdminCall & {
+  id: string;
+  nonce: bigint;
+  timepoint: number;
+  scheduledAt: number;
+  state: "pending" | "executed" | "canceled";
+};
+
 class Model {
   tables = new Set<string>(PUBLISHED_AT_START.map(tableKey));
   campaigns: CampaignModel[] = CAMPAIGNS.map(() => ({
     registered: false,
     wallet: ZeroAddress,
+    thresholdCents: 0n,
     guaranteeCents: 0n,
     lastNumber: 0,
     lastDrawAt: 0n,
@@ -157,23 +218,69 @@ class Model {
   }));
   drawings = new Map<string, DrawingModel>();
   drawingOrder: string[] = [];
-  bySequence = new Map<bigint, string>();
   guarantees = new Map<string, GuaranteeModel>();
   paused = false;
+  /** What is owed as the vault's OwedChanged events and the payments made it. */
   owedCents = 0n;
+  /** The vault's token balance, from the token's Transfer events. */
+  balanceUnits = POOL_CENTS * UNITS;
   limitHistory: { ts: number; cents: bigint }[] = [{ ts: 0, cents: INITIAL_DAILY_LIMIT }];
   transfers: { ts: number; units: bigint }[] = [];
   campaignPayments: { ts: number; campaign: number; cents: bigint }[] = [];
+  ops = new Map<string, OpModel>();
+  opOrder: string[] = [];
+  /** `${roleId}:${account}` -> the time the membership starts (a grant waits out the grant delay). */
+  members = new Map<string, number>();
   lastBlock: number;
+  /** The latest block's time. */
+  now = 0;
   commandCount = 0;
   dirty = new Set<string>();
-  constructor(startBlock: number) {
-    this.lastBlock = startBlock;
-    const alpha = this.campaigns[0];
-    alpha.registered = true;
+  dirtyOps = new Set<string>();
+  constructor(r: Real) {
+    this.lastBlock = r.startBlock;
+    Object.assign(this.campaigns[0], { registered: true, wallet: r.wallets[0].address, thresholdCents: 50_000n });
+    Object.assign(this.campaigns[1], { registered: true, wallet: r.wallets[1].address, thresholdCents: 5_000n, guaranteeCents: 2_500n });
+    for (const [role, account] of [
+      [ROLE.Admin, r.admin],
+      [ROLE.Governor, r.admin],
+      [ROLE.Operator, r.operator],
+      [ROLE.Guardian, r.guardian],
+    ] as const) {
+      this.members.set(`${role}:${account.address}`, 0);
+    }
   }
   pending(): string[] {
     return this.drawingOrder.filter((k) => this.drawings.get(k)!.status === "Requested");
+  }
+  freeUnits(): bigint {
+    const owed = this.owedCents * UNITS;
+    return this.balanceUnits > owed ? this.balanceUnits - owed : 0n;
+  }
+  /** vault.maxPaymentCents: half the overall limit, half the campaign's when it has a lower one. */
+  maxPaymentCents(ci: number): bigint {
+    let cents = this.limitHistory.at(-1)!.cents / 2n;
+    const campaignLimit = this.campaigns[ci].limitHistory.at(-1)!.cents;
+    if (campaignLimit !== 0n && campaignLimit / 2n < cents) cents = campaignLimit / 2n;
+    return cents;
+  }
+  /**
+   * What must be owed, from the obligations themselves: an unpaid drawing's worst case less its held prizes
+   * already paid or refused, a paid one's open held prizes, and the picked unpaid guarantees.
+   */
+  ghostOwedCents(): bigint {
+    let owed = 0n;
+    for (const d of this.drawings.values()) {
+      let closedCents = 0n;
+      let openCents = 0n;
+      for (const [position, cents] of d.held) {
+        if (d.closed.has(position)) closedCents += cents;
+        else openCents += cents;
+      }
+      owed += d.status === "Paid" ? openCents : d.worstCents - closedCents;
+    }
+    for (const g of this.guarantees.values()) if (g.status === "Picked") owed += g.cents;
+    return owed;
   }
 }
 
@@ -189,15 +296,63 @@ function campaignIndex(id: string): number {
   return i;
 }
 
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * DrawMath.worstCase and worstAutomatic, written again for the model: the most `count` prizes of a table (amounts
+ * top first) can total, and the most of it below `threshold`. The top prize pays at most once (a second top roll
+ * pays tier 1): (n - 1) x the largest other amount + the larger of the top and that amount.
+ */
+function worstCase(amounts: readonly bigint[], threshold: bigint, count: number): { total: bigint; automatic: bigint } {
+  if (count === 0) return { total: 0n, automatic: 0n };
+  const [top, ...others] = amounts;
+  const largest = others.reduce(max, 0n);
+  const largestAutomatic = others.filter((a) => a < threshold).reduce(max, 0n);
+  const n = BigInt(count);
+  return {
+    total: (n - 1n) * largest + max(top, largest),
+    automatic: (n - 1n) * largestAutomatic + max(top < threshold ? top : 0n, largestAutomatic),
+  };
+}
+
+function tableOf(tableId: string): (typeof TABLES)[number] {
+  const t = TABLES.find((x) => x.id === tableId);
+  if (!t) throw new Error(`unknown table ${tableId}`);
+  return t;
+}
+
+/** AccessManager.hashOperation. */
+function operationId(caller: string, target: string, data: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(["address", "address", "bytes"], [caller, target, data]));
+}
+
 // ------------------------------------------------------------------ expectations and calls
 
-/** What a call may do: succeed (ok) and/or revert with one of `errors`. */
-type Expect = { ok: boolean; errors: string[] };
-const OK: Expect = { ok: true, errors: [] };
-const fail = (...errors: string[]): Expect => ({ ok: false, errors });
-/** An operator action on what is owed (onlyOperatorUnpaused): while paused, refused before any other check. */
-const unlessPaused = (m: { paused: boolean }, expected: Expect): Expect => (m.paused ? fail("EnforcedPause") : expected);
-const either = (...errors: string[]): Expect => ({ ok: true, errors });
+/** What a call may do: succeed (ok) and/or revert with one of `errors`, whose arguments are checked when given. */
+type Expect = { ok: boolean; errors: string[]; args: Record<string, readonly unknown[]> };
+const OK: Expect = { ok: true, errors: [], args: {} };
+const fail = (...errors: string[]): Expect => ({ ok: false, errors, args: {} });
+const failWith = (error: string, args: readonly unknown[]): Expect => ({ ok: false, errors: [error], args: { [error]: args } });
+const either = (...errors: string[]): Expect => ({ ok: true, errors, args: {} });
+function merge(a: Expect, b: Expect): Expect {
+  return { ok: a.ok || b.ok, errors: [...new Set([...a.errors, ...b.errors])], args: { ...a.args, ...b.args } };
+}
+
+/** Whether a moment is reached by the next block: surely, surely not, or within the next block's few seconds. */
+type When = "reached" | "not yet" | "maybe";
+function reached(m: Readonly<Model>, at: number): When {
+  if (at <= m.now + 1) return "reached";
+  return at > m.now + CLOCK_MARGIN ? "not yet" : "maybe";
+}
+/** `then` once `when` is reached, `before` until then, either at the boundary. */
+function byTime(when: When, then: Expect, before: Expect): Expect {
+  return when === "reached" ? then : when === "not yet" ? before : merge(then, before);
+}
+/** Whether `account` holds `role` at the next block (a grant's membership starts after the grant delay). */
+function holds(m: Readonly<Model>, role: bigint, account: string): When {
+  const since = m.members.get(`${role}:${account}`);
+  return since === undefined ? "not yet" : reached(m, since);
+}
 
 /** Outcomes per call and result, printed with PROPERTY_STATS=1. */
 const STATS = new Map<string, number>();
@@ -205,6 +360,16 @@ const MAXRATIO = { v: 0 };
 
 function signerOf(r: Real, role: Role): HardhatEthersSigner {
   return r[role];
+}
+
+/** An operator function (immediate): `expected` for an operator, AccessManagedUnauthorized for anyone else. */
+function asOperator(m: Model, r: Real, role: Role, expected: Expect): Expect {
+  const address = signerOf(r, role).address;
+  return byTime(holds(m, ROLE.Operator, address), expected, failWith("AccessManagedUnauthorized", [address]));
+}
+/** An operator action on what is owed: the role first, then the pause, then the action's own checks. */
+function obligationAction(m: Model, r: Real, role: Role, expected: Expect): Expect {
+  return asOperator(m, r, role, m.paused ? fail("EnforcedPause") : expected);
 }
 
 function revertData(e: unknown): string | undefined {
@@ -220,10 +385,14 @@ function revertData(e: unknown): string | undefined {
   return undefined;
 }
 
+function interfaces(r: Real): Record<TargetName | "token", Interface> {
+  return { draw: r.draw.interface, vault: r.vault.interface, manager: r.manager.interface, token: r.token.interface };
+}
+
 function decodeError(r: Real, e: unknown): { name: string; args: unknown[] } {
   const data = revertData(e);
   if (data !== undefined) {
-    for (const iface of [r.draw.interface, r.token.interface]) {
+    for (const iface of Object.values(interfaces(r))) {
       try {
         const parsed = iface.parseError(data);
         if (parsed) return { name: parsed.name, args: [...parsed.args] };
@@ -236,57 +405,51 @@ function decodeError(r: Real, e: unknown): { name: string; args: unknown[] } {
   return { name: `unknown(${(e as Error).message})`, args: [] };
 }
 
-/**
- * Sends a call as `role`. A role outside `allowed` must be refused with AccessControlUnauthorizedAccount (for the
- * role `refusedRole`); an allowed one must do what `expected` says.
- */
+/** Sends a call as `role` and checks it did what `expected` says; returns whether it succeeded. */
 async function attempt(
   r: Real,
   label: string,
   role: Role,
-  allowed: readonly Role[] | "anyone",
-  refusedRole: string,
   expected: Expect,
-  send: (signer: HardhatEthersSigner) => Promise<ContractTransactionResponse>,
+  send: (signer: HardhatEthersSigner) => Promise<{ wait(): Promise<unknown> }>,
 ): Promise<boolean> {
-  const signer = signerOf(r, role);
-  const authorized = allowed === "anyone" || allowed.includes(role);
   let outcome: { ok: true } | { ok: false; name: string; args: unknown[] };
   try {
-    const tx = await send(signer);
+    const tx = await send(signerOf(r, role));
     await tx.wait();
     outcome = { ok: true };
   } catch (e) {
     outcome = { ok: false, ...decodeError(r, e) };
   }
-  const stat = `${label.split("(")[0]} ${authorized ? (outcome.ok ? "ok" : (outcome as { name: string }).name) : "unauthorized"}`;
+  const stat = `${label.split("(")[0]} ${outcome.ok ? "ok" : outcome.name}`;
   STATS.set(stat, (STATS.get(stat) ?? 0) + 1);
-  if (!authorized) {
-    expect(outcome.ok, `${label} by ${role} must be refused`).to.equal(false);
-    if (!outcome.ok) {
-      expect(outcome.name, `${label} by ${role}`).to.equal("AccessControlUnauthorizedAccount");
-      expect(outcome.args, `${label} by ${role}`).to.deep.equal([signer.address, refusedRole]);
-    }
-    return false;
-  }
   if (outcome.ok) {
     expect(expected.ok, `${label} by ${role} succeeded, expected ${expected.errors.join("|")}`).to.equal(true);
     return true;
   }
   expect(expected.errors, `${label} by ${role} reverted with ${outcome.name}`).to.include(outcome.name);
+  const args = expected.args[outcome.name];
+  if (args) expect(outcome.args, `${label} by ${role}: the arguments of ${outcome.name}`).to.deep.equal(args);
   return false;
 }
 
 /** Whether a payment of `cents` fits the overall and campaign allowances now, surely not, or maybe (refill). */
 async function limitExpect(r: Real, campaignId: string, cents: bigint): Promise<Expect> {
-  const [limit, available] = await r.draw.paymentState();
-  const [campaignLimit, campaignAvailable] = await r.draw.campaignAllowance(campaignId);
+  const [limit, available] = await r.vault.paymentState();
+  const [campaignLimit, campaignAvailable] = await r.vault.campaignAllowance(campaignId);
   // The next block may be a few seconds later than the latest: up to two minutes of refill.
-  const margin = (l: bigint) => ((l / 2n) * 120n) / BigInt(DAY) + 1n;
+  const margin = (l: bigint) => ((l / 2n) * BigInt(CLOCK_MARGIN)) / BigInt(DAY) + 1n;
   const fitsNow = cents <= available && (campaignLimit === 0n || cents <= campaignAvailable);
   if (fitsNow) return OK;
   const surelyNot = cents > available + margin(limit) || (campaignLimit !== 0n && cents > campaignAvailable + margin(campaignLimit));
   return surelyNot ? fail("LimitExceeded") : either("LimitExceeded");
+}
+
+/** A new obligation of `cents`: refused, with the exact amounts, when owed would exceed the pool (invariant 1). */
+function backingExpect(m: Model, cents: bigint): Expect {
+  const owed = m.owedCents + cents;
+  const balanceCents = m.balanceUnits / UNITS;
+  return owed > balanceCents ? failWith("ObligationNotBacked", [owed, balanceCents]) : OK;
 }
 
 // ------------------------------------------------------------------ learning from events and checking invariants
@@ -305,41 +468,171 @@ function ordered(logs: Log[]): Log[] {
   return [...logs].sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
 }
 
-/** Reads every new event of the contract and the token, updates the model, and checks invariants 3 and 4. */
-async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
+/** What one transaction's events announced, to be matched by the events that follow them in it. */
+type TxLedger = {
+  hash: string;
+  reserveCents: bigint; // announced by the engine, not yet in an OwedChanged
+  releaseCents: bigint;
+  paidUnits: bigint; // payment events
+  toWalletsUnits: bigint; // Transfer events to winners' wallets
+  withdrawnUnits: bigint; // TokensWithdrawn events
+  toSinkUnits: bigint; // Transfer events to the withdrawals' address
+  executed?: OpModel; // the admin's operation this transaction executed
+};
+
+function closeLedger(t: TxLedger | undefined): void {
+  if (!t) return;
+  expect([t.reserveCents, t.releaseCents], `invariant 1: obligations announced in ${t.hash} but not reserved or released`).to.deep.equal([0n, 0n]);
+  expect(t.toWalletsUnits, `transfers to wallets without payments in ${t.hash}`).to.equal(t.paidUnits);
+  expect(t.toSinkUnits, `transfers to the withdrawal address without a withdrawal in ${t.hash}`).to.equal(t.withdrawnUnits);
+}
+
+/**
+ * Reads every new event of the engine, the vault, the manager and the token, updates the model, and checks what
+ * each event must satisfy (invariants 1, 3, 4, 6).
+ */
+async function learn(m: Model, r: Real): Promise<void> {
   const latest = await ethers.provider.getBlockNumber();
-  if (latest <= m.lastBlock) return { names: [] };
-  const drawAddress = await r.draw.getAddress();
-  const tokenAddress = await r.token.getAddress();
-  const logs = ordered(await ethers.provider.getLogs({ fromBlock: m.lastBlock + 1, toBlock: latest, address: [drawAddress, tokenAddress] }));
+  if (latest <= m.lastBlock) return;
+  const addr = r.addresses;
+  const logs = ordered(await ethers.provider.getLogs({ fromBlock: m.lastBlock + 1, toBlock: latest, address: [addr.draw, addr.vault, addr.manager, addr.token] }));
   m.lastBlock = latest;
-  const names: string[] = [];
+  m.now = await timestampOf(latest);
+  const ifaces = interfaces(r);
   const walletSet = new Set(r.wallets.map((w) => w.address));
-  const paidUnitsByTx = new Map<string, bigint>();
-  const transferUnitsByTx = new Map<string, bigint>();
+  let t: TxLedger | undefined;
   for (const log of logs) {
-    const ts = await timestampOf(log.blockNumber);
-    if (log.address === tokenAddress) {
-      const parsed = r.token.interface.parseLog(log)!;
-      if (parsed.name !== "Transfer" || parsed.args.from !== drawAddress) continue;
-      const to = parsed.args.to as string;
-      const value = parsed.args.value as bigint;
-      if (to === r.sink.address) continue; // a withdrawal (checked by TokensWithdrawn below)
-      expect(walletSet.has(to), `transfer to a non-winner address ${to}`).to.equal(true);
-      m.transfers.push({ ts, units: value });
-      transferUnitsByTx.set(log.transactionHash, (transferUnitsByTx.get(log.transactionHash) ?? 0n) + value);
-      continue;
+    if (t?.hash !== log.transactionHash) {
+      closeLedger(t);
+      t = { hash: log.transactionHash, reserveCents: 0n, releaseCents: 0n, paidUnits: 0n, toWalletsUnits: 0n, withdrawnUnits: 0n, toSinkUnits: 0n };
     }
-    const parsed = r.draw.interface.parseLog(log)!;
-    names.push(parsed.name);
+    const tx: TxLedger = t;
+    const ts = await timestampOf(log.blockNumber);
+    const source = log.address === addr.draw ? "draw" : log.address === addr.vault ? "vault" : log.address === addr.manager ? "manager" : "token";
+    const parsed = ifaces[source].parseLog(log);
+    if (!parsed) continue;
     const a = parsed.args;
+    /** Invariant 6: an admin action takes effect only inside the execution of a scheduled operation. */
+    const adminEffect = (functions: readonly string[] | null) => {
+      expect(tx.executed, `invariant 6: ${parsed.name} outside a scheduled operation's execution`).to.not.equal(undefined);
+      const fn = ifaces[tx.executed!.targetName].parseTransaction({ data: tx.executed!.data })!;
+      if (functions) expect(functions, `invariant 6: ${parsed.name} from an execution of ${fn.name}`).to.include(fn.name);
+      return fn.args;
+    };
     const payment = (campaign: number, cents: bigint, units: bigint) => {
       expect(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
+      expect(units).to.equal(cents * UNITS);
       m.owedCents -= cents;
       m.campaignPayments.push({ ts, campaign, cents });
-      paidUnitsByTx.set(log.transactionHash, (paidUnitsByTx.get(log.transactionHash) ?? 0n) + units);
-      expect(units).to.equal(cents * UNITS);
+      tx.paidUnits += units;
     };
+
+    if (source === "token") {
+      if (parsed.name !== "Transfer") continue;
+      if (a.to === addr.vault) m.balanceUnits += a.value;
+      if (a.from !== addr.vault) continue;
+      expect(m.paused, "invariant 3: a transfer out of the vault while paused").to.equal(false);
+      m.balanceUnits -= a.value;
+      m.transfers.push({ ts, units: a.value });
+      if (a.to === r.sink.address) tx.toSinkUnits += a.value;
+      else {
+        expect(walletSet.has(a.to), `transfer to a non-winner address ${a.to}`).to.equal(true);
+        tx.toWalletsUnits += a.value;
+      }
+      continue;
+    }
+
+    if (source === "manager") {
+      switch (parsed.name) {
+        case "OperationScheduled": {
+          expect(a.caller, "invariant 6: only the admin schedules").to.equal(r.admin.address);
+          expect(Number(a.schedule), "invariant 6: executable ADMIN_DELAY after it is scheduled").to.equal(ts + ADMIN_DELAY);
+          const targetName = a.target === addr.draw ? "draw" : a.target === addr.vault ? "vault" : "manager";
+          expect(a.target, "an operation on the engine, the vault or the manager").to.be.oneOf([addr.draw, addr.vault, addr.manager]);
+          const id = a.operationId as string;
+          if (!m.ops.has(id)) m.opOrder.push(id);
+          const previous = m.ops.get(id);
+          expect(previous?.state === "pending" && ts < previous.timepoint + WEEK, "scheduled while still scheduled").to.equal(false);
+          m.ops.set(id, { id, target: a.target, targetName, data: a.data, nonce: a.nonce, timepoint: Number(a.schedule), scheduledAt: ts, state: "pending" });
+          m.dirtyOps.add(id);
+          break;
+        }
+        case "OperationExecuted": {
+          const op = m.ops.get(a.operationId);
+          expect(op?.state, "invariant 6: executed without being scheduled").to.equal("pending");
+          expect(a.nonce).to.equal(op!.nonce);
+          expect(ts - op!.scheduledAt, "invariant 6: executed at least ADMIN_DELAY after it was scheduled").to.be.at.least(ADMIN_DELAY);
+          expect(ts, "invariant 6: executed within its week").to.be.below(op!.timepoint + WEEK);
+          expect(tx.executed, "one execution per transaction").to.equal(undefined);
+          op!.state = "executed";
+          tx.executed = op;
+          m.dirtyOps.add(op!.id);
+          break;
+        }
+        case "OperationCanceled": {
+          const op = m.ops.get(a.operationId);
+          expect(op?.state, "cancelled without being scheduled").to.equal("pending");
+          op!.state = "canceled";
+          m.dirtyOps.add(op!.id);
+          break;
+        }
+        case "RoleGranted": {
+          adminEffect(["grantRole"]);
+          if (a.newMember) {
+            expect(Number(a.since), "a new member waits out the grant delay").to.equal(ts + ADMIN_DELAY);
+            m.members.set(`${a.roleId}:${a.account}`, Number(a.since));
+          }
+          break;
+        }
+        default:
+          // Any other change of who may do what (revocations, role settings) is the admin's, scheduled too.
+          adminEffect(null);
+          break;
+      }
+      continue;
+    }
+
+    if (source === "vault") {
+      switch (parsed.name) {
+        case "OwedChanged": {
+          expect([a.reservedCents, a.releasedCents], "invariant 1: owed changes by exactly what the engine's events announce").to.deep.equal([
+            tx.reserveCents,
+            tx.releaseCents,
+          ]);
+          tx.reserveCents = 0n;
+          tx.releaseCents = 0n;
+          m.owedCents += BigInt(a.reservedCents) - BigInt(a.releasedCents);
+          expect(a.owedCents).to.equal(m.owedCents);
+          if (a.reservedCents > 0n) expect(m.owedCents <= m.balanceUnits / UNITS, "invariant 1: a new obligation is backed").to.equal(true);
+          break;
+        }
+        case "LimitChanged":
+          adminEffect(["setDailyLimit", "setCampaignLimit"]);
+          if (a.campaignId === ZeroHash) m.limitHistory.push({ ts, cents: a.newCents });
+          else m.campaigns[campaignIndex(a.campaignId)].limitHistory.push({ ts, cents: a.newCents });
+          break;
+        case "PaymentsPaused":
+          expect(holds(m, ROLE.Guardian, a.by), "invariant 3: only the guardian pauses").to.not.equal("not yet");
+          m.paused = true;
+          break;
+        case "PaymentsResumed":
+          adminEffect(["unpause"]);
+          m.paused = false;
+          break;
+        case "TokensWithdrawn":
+          adminEffect(["withdrawTokens"]);
+          expect(m.paused, "invariant 3: a withdrawal while paused").to.equal(false);
+          expect(a.cents, "a withdrawal draws its cents, rounded up, from the allowance").to.equal((a.amount + UNITS - 1n) / UNITS);
+          expect(a.amount <= m.freeUnits(), "invariant 1: a withdrawal takes only what nothing owes").to.equal(true);
+          tx.withdrawnUnits += a.amount;
+          break;
+        default:
+          adminEffect(null);
+          break;
+      }
+      continue;
+    }
+
     // Invariant 3: while paused, the operator creates, releases or redirects nothing owed.
     if (["CampaignRegistered", "LargePrizeThresholdChanged", "DrawingCommitted", "HeldPrizeRefused", "GuaranteePicked"].includes(parsed.name)) {
       expect(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
@@ -353,11 +646,15 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         expect(c.registered, "registered twice").to.equal(false);
         c.registered = true;
         c.wallet = a.payoutWallet;
+        c.thresholdCents = a.largePrizeThresholdCents;
         c.guaranteeCents = a.guaranteeCents;
         break;
       }
       case "PayoutWalletChanged":
         m.campaigns[campaignIndex(a.campaignId)].wallet = a.newWallet;
+        break;
+      case "LargePrizeThresholdChanged":
+        m.campaigns[campaignIndex(a.campaignId)].thresholdCents = a.newCents;
         break;
       case "DrawingCommitted": {
         const ci = campaignIndex(a.campaignId);
@@ -366,11 +663,16 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         expect(n, "invariant 5: numbers are 1, 2, 3...").to.equal(c.lastNumber + 1);
         expect(c.slots.has(a.slot), "slot used twice").to.equal(false);
         expect(a.drawAt > c.lastDrawAt, "draw times increase").to.equal(true);
+        expect(a.largePrizeThresholdCents).to.equal(c.thresholdCents);
+        expect(a.payoutWallet).to.equal(c.wallet);
         c.lastNumber = n;
         c.lastDrawAt = a.drawAt;
         c.slots.set(a.slot, n);
         const kind = Number(a.kind);
         const prizeCount = kind === KIND_ENTRANTS ? Math.min(Number(a.winnersExpected), Number(a.entrantCount)) : Number(a.winnersExpected);
+        const worst = worstCase(tableOf(a.tableId).amounts, a.largePrizeThresholdCents, prizeCount);
+        expect(worst.automatic <= m.maxPaymentCents(ci), "a drawing's automatic payout fits a payment's limit").to.equal(true);
+        tx.reserveCents += worst.total;
         const key = drawingKey(ci, n);
         m.drawings.set(key, {
           campaign: ci,
@@ -386,17 +688,16 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
           winnersRecorded: false,
           wallet: a.payoutWallet,
           payoutCents: 0n,
+          worstCents: worst.total,
+          automaticCents: worst.automatic,
         });
         m.drawingOrder.push(key);
         m.dirty.add(key);
         break;
       }
-      case "EntropyRequested": {
-        const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
-        m.drawings.get(key)!.sequence = a.sequence;
-        m.bySequence.set(a.sequence, key);
+      case "EntropyRequested":
+        m.drawings.get(drawingKey(campaignIndex(a.campaignId), Number(a.number)))!.sequence = a.sequence;
         break;
-      }
       case "EntropyRevealed": {
         const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
         const d = m.drawings.get(key)!;
@@ -412,7 +713,6 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         expect(d.settled.has(position), `invariant 4: position ${key}:${position} settled twice`).to.equal(false);
         expect(position, "positions settle in order").to.equal(d.settled.size);
         d.settled.add(position);
-        m.owedCents += a.amountCents;
         if (a.held) d.held.set(position, a.amountCents);
         else {
           d.notHeld.add(position);
@@ -423,9 +723,13 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
       }
       case "DrawingSettled": {
         const d = m.drawings.get(drawingKey(campaignIndex(a.campaignId), Number(a.number)))!;
-        expect(d.status).to.equal("Revealed");
+        expect(d.status, "invariant 4: settled once").to.equal("Revealed");
         expect(d.settled.size).to.equal(d.prizeCount);
         expect(a.payoutCents).to.equal(d.payoutCents);
+        const heldCents = [...d.held.values()].reduce((s, x) => s + x, 0n);
+        expect(a.heldCents).to.equal(heldCents);
+        expect(d.payoutCents <= d.automaticCents, "the automatic payout is within its reserved worst case").to.equal(true);
+        expect(d.payoutCents + heldCents <= d.worstCents, "the prizes are within the reserved worst case").to.equal(true);
         d.status = "Settled";
         break;
       }
@@ -444,6 +748,8 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         expect(a.amountCents).to.equal(d.payoutCents);
         d.status = "Paid";
         payment(ci, a.amountCents, a.tokenAmount);
+        // What the commit reserved and the draw did not award is no longer owed.
+        tx.releaseCents += d.worstCents - d.payoutCents - [...d.held.values()].reduce((s, x) => s + x, 0n);
         m.dirty.add(key);
         break;
       }
@@ -460,18 +766,20 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
           expect(a.wallet).to.equal(d.wallet);
           payment(ci, a.amountCents, a.tokenAmount);
         } else {
-          m.owedCents -= a.amountCents;
+          tx.releaseCents += a.amountCents;
         }
         m.dirty.add(key);
         break;
       }
       case "DrawingWalletMoved": {
+        const [, , to] = adminEffect(["moveDrawingWallet"]);
         const ci = campaignIndex(a.campaignId);
         const key = drawingKey(ci, Number(a.number));
         const d = m.drawings.get(key)!;
         m.dirty.add(key);
         expect(a.previousWallet).to.equal(d.wallet);
         expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
+        expect(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
         d.wallet = a.newWallet;
         break;
       }
@@ -482,7 +790,7 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         expect(a.amountCents, "invariant 4: exactly the registered amount").to.equal(m.campaigns[ci].guaranteeCents);
         expect(Number(a.period)).to.be.lessThan(m.campaigns[ci].lastNumber);
         m.guarantees.set(key, { status: "Picked", wallet: a.wallet, cents: a.amountCents });
-        m.owedCents += a.amountCents;
+        tx.reserveCents += a.amountCents;
         break;
       }
       case "GuaranteePaid": {
@@ -496,31 +804,23 @@ async function learn(m: Model, r: Real): Promise<{ names: string[] }> {
         break;
       }
       case "GuaranteeWalletMoved": {
+        const [, , to] = adminEffect(["moveGuaranteeWallet"]);
         const ci = campaignIndex(a.campaignId);
         const g = m.guarantees.get(`${ci}:${a.period}`)!;
         expect(a.previousWallet).to.equal(g.wallet);
         expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
+        expect(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
         g.wallet = a.newWallet;
         break;
       }
-      case "LimitChanged":
-        if (a.campaignId === ZeroHash) m.limitHistory.push({ ts, cents: a.newCents });
-        else m.campaigns[campaignIndex(a.campaignId)].limitHistory.push({ ts, cents: a.newCents });
-        break;
-      case "PaymentsPaused":
-        m.paused = true;
-        break;
-      case "PaymentsResumed":
-        m.paused = false;
+      case "CallbackGasLimitChanged":
+        adminEffect(["setCallbackGasLimit"]);
         break;
       default:
         break;
     }
   }
-  // Every transfer to a winner is exactly a recorded payment.
-  for (const [tx, units] of transferUnitsByTx) expect(paidUnitsByTx.get(tx) ?? 0n, `transfer without a payment in ${tx}`).to.equal(units);
-  for (const [tx, units] of paidUnitsByTx) if (units > 0n) expect(transferUnitsByTx.get(tx)).to.equal(units);
-  return { names };
+  closeLedger(t);
 }
 
 /** The limits in force at any time during [from, to]: the one in force at `from` and every one set up to `to`. */
@@ -535,20 +835,27 @@ function limitsDuring(history: { ts: number; cents: bigint }[], from: number, to
 }
 
 async function checkInvariants(m: Model, r: Real): Promise<void> {
-  // 1. Owed money is reserved.
-  const [balance, owedCents, owedUnits] = await r.draw.balances();
-  expect(owedCents, "invariant 1: owedCents equals the sum of what the events made owed").to.equal(m.owedCents);
-  expect(balance >= owedUnits, "invariant 1: balance covers what is owed").to.equal(true);
+  // 1. Owed money is backed, and is exactly what the obligations make it.
+  const [balance, owedCents, owedUnits, freeUnits] = await r.vault.balances();
+  expect(balance, "the vault's balance is what its transfers left").to.equal(m.balanceUnits);
+  expect(owedCents, "invariant 1: owedCents equals what the OwedChanged events and payments made it").to.equal(m.owedCents);
+  expect(owedCents, "invariant 1: owedCents equals the obligations (worst cases of unsettled drawings, unpaid prizes, guarantees)").to.equal(
+    m.ghostOwedCents(),
+  );
+  expect(owedCents <= balance / UNITS, `invariant 1: owed ${owedCents} cents exceeds the balance of ${balance} units`).to.equal(true);
   expect(owedUnits).to.equal(owedCents * UNITS);
-  expect((await r.draw.paymentState()).paused).to.equal(m.paused);
+  expect(freeUnits).to.equal(m.freeUnits());
+  const [limit, , isPaused] = await r.vault.paymentState();
+  expect(isPaused).to.equal(m.paused);
+  expect(limit).to.equal(m.limitHistory.at(-1)!.cents);
 
-  // 2. Bounded loss, over every 24-hour window that ends at a payment (the worst windows end at one).
+  // 2. Bounded loss, over every 24-hour window that ends at a transfer out (the worst windows end at one).
   for (let i = 0; i < m.transfers.length; i++) {
     const end = m.transfers[i].ts;
     const sum = m.transfers.filter((t) => t.ts >= end - DAY && t.ts <= end).reduce((s, t) => s + t.units, 0n);
-    const limit = limitsDuring(m.limitHistory, end - DAY, end).reduce((x, y) => (x > y ? x : y));
-    if (process.env.PROPERTY_STATS === "1") MAXRATIO.v = Math.max(MAXRATIO.v, Number((sum * 1000n) / (limit * UNITS)) / 1000);
-    expect(sum <= limit * UNITS, `invariant 2: ${sum} units left in the 24 hours to ${end}, limit ${limit} cents`).to.equal(true);
+    const highest = limitsDuring(m.limitHistory, end - DAY, end).reduce(max);
+    if (process.env.PROPERTY_STATS === "1") MAXRATIO.v = Math.max(MAXRATIO.v, Number((sum * 1000n) / (highest * UNITS)) / 1000);
+    expect(sum <= highest * UNITS, `invariant 2: ${sum} units left in the 24 hours to ${end}, limit ${highest} cents`).to.equal(true);
   }
   for (const p of m.campaignPayments) {
     const c = m.campaigns[p.campaign];
@@ -557,18 +864,20 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     const sum = m.campaignPayments
       .filter((q) => q.campaign === p.campaign && q.ts >= p.ts - DAY && q.ts <= p.ts)
       .reduce((s, q) => s + q.cents, 0n);
-    const limit = limits.reduce((x, y) => (x > y ? x : y));
-    expect(sum <= limit, `invariant 2: campaign ${p.campaign} paid ${sum} cents in the 24 hours to ${p.ts}, limit ${limit}`).to.equal(true);
+    const highest = limits.reduce(max);
+    expect(sum <= highest, `invariant 2: campaign ${p.campaign} paid ${sum} cents in the 24 hours to ${p.ts}, limit ${highest}`).to.equal(true);
   }
 
-  // 5. Gapless numbers.
+  // 5. Gapless numbers; the registry as the events left it.
   for (let ci = 0; ci < CAMPAIGNS.length; ci++) {
     const c = m.campaigns[ci];
-    const [registered, wallet, lastNumber] = await r.draw.getCampaign(CAMPAIGNS[ci]);
+    const [registered, wallet, lastNumber, threshold] = await r.draw.getCampaign(CAMPAIGNS[ci]);
     expect(registered).to.equal(c.registered);
     expect(wallet).to.equal(c.wallet);
+    expect(threshold).to.equal(c.thresholdCents);
     expect(Number(lastNumber), "invariant 5: lastNumber equals the commits that succeeded").to.equal(c.lastNumber);
     expect([...c.slots.values()].sort((x, y) => x - y)).to.deep.equal(Array.from({ length: c.lastNumber }, (_, i) => i + 1));
+    expect(await r.vault.maxPaymentCents(CAMPAIGNS[ci])).to.equal(m.maxPaymentCents(ci));
   }
 
   // The stored drawings agree with what their events said (4: settled, paid and closed once).
@@ -582,6 +891,15 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     expect(s.status).to.equal(BigInt(["None", "Requested", "Revealed", "Settled", "Paid"].indexOf(d.status)));
   }
   m.dirty.clear();
+
+  // The manager's schedule as its events left it (6).
+  for (const id of m.dirtyOps) {
+    const op = m.ops.get(id)!;
+    expect(await r.manager.getNonce(id)).to.equal(op.nonce);
+    if (op.state !== "pending") expect(await r.manager.getSchedule(id)).to.equal(0n);
+    else if (op.timepoint + WEEK > m.now + CLOCK_MARGIN) expect(await r.manager.getSchedule(id)).to.equal(BigInt(op.timepoint));
+  }
+  m.dirtyOps.clear();
 }
 
 // ------------------------------------------------------------------ commands
@@ -589,7 +907,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 abstract class Base implements Cmd {
-  check(): boolean {
+  check(_m: Readonly<Model>): boolean {
     return true;
   }
   async run(m: Model, r: Real): Promise<void> {
@@ -620,10 +938,8 @@ class PublishTable extends Base {
   }
   async act(m: Model, r: Real) {
     const t = TABLES[this.table];
-    const expected = m.tables.has(tableKey(this.table)) ? fail("PrizeTableExists") : OK;
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
-      r.draw.connect(s).publishPrizeTable(t.id, 1, t.amounts, t.weights),
-    );
+    const expected = asOperator(m, r, this.role, m.tables.has(tableKey(this.table)) ? fail("PrizeTableExists") : OK);
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).publishPrizeTable(t.id, 1, t.amounts, t.weights));
   }
   toString() {
     return `publishTable(${this.role}, ${this.table})`;
@@ -643,8 +959,8 @@ class RegisterCampaign extends Base {
   }
   async act(m: Model, r: Real) {
     const wallet = this.wallet < 0 ? ZeroAddress : r.wallets[this.wallet].address;
-    const expected = unlessPaused(m, m.campaigns[this.c].registered ? fail("CampaignAlreadyRegistered") : OK);
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
+    const expected = obligationAction(m, r, this.role, m.campaigns[this.c].registered ? fail("CampaignAlreadyRegistered") : OK);
+    await attempt(r, this.toString(), this.role, expected, (s) =>
       r.draw.connect(s).registerCampaign(CAMPAIGNS[this.c], wallet, THRESHOLDS[this.threshold], GUARANTEES[this.guarantee], this.periodDays * DAY),
     );
   }
@@ -658,10 +974,9 @@ class SetPayoutWallet extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const expected = m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
-      r.draw.connect(s).setPayoutWallet(CAMPAIGNS[this.c], r.wallets[this.wallet].address),
-    );
+    // Allowed during a pause: the recovery of a compromised wallet.
+    const expected = asOperator(m, r, this.role, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).setPayoutWallet(CAMPAIGNS[this.c], r.wallets[this.wallet].address));
   }
   toString() {
     return `setPayoutWallet(${this.role}, c${this.c}, w${this.wallet})`;
@@ -673,10 +988,8 @@ class SetThreshold extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const expected = unlessPaused(m, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
-      r.draw.connect(s).setLargePrizeThreshold(CAMPAIGNS[this.c], THRESHOLDS[this.threshold]),
-    );
+    const expected = obligationAction(m, r, this.role, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).setLargePrizeThreshold(CAMPAIGNS[this.c], THRESHOLDS[this.threshold]));
   }
   toString() {
     return `setLargePrizeThreshold(${this.role}, c${this.c}, t${this.threshold})`;
@@ -744,7 +1057,16 @@ class Commit extends Base {
     else if (drawAt <= c.lastDrawAt) expected = fail("DrawTimeNotLater");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
     else if (!m.tables.has(tableKey(table))) expected = fail("PrizeTableNotFound");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, unlessPaused(m, expected), (s) =>
+    else {
+      // The money rules: an automatic payout no allowance could hold is refused, then a worst case the pool
+      // cannot back.
+      const prizeCount = this.entrants ? Math.min(this.winners, entrantCount) : this.winners;
+      const worst = worstCase(TABLES[table].amounts, c.thresholdCents, prizeCount);
+      const maxCents = m.maxPaymentCents(ci);
+      if (worst.automatic > maxCents) expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(num), worst.automatic, maxCents]);
+      else expected = backingExpect(m, worst.total);
+    }
+    await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), (s) =>
       r.draw.connect(s).commitAndRequest([args], maxFee, { value: maxFee }),
     );
   }
@@ -779,7 +1101,7 @@ class Settle extends Base {
     if (!d) expected = fail("DrawingNotFound");
     else if (d.status === "Requested") expected = fail("NotRevealed");
     else if (d.status !== "Revealed" || this.max === 0) expected = fail("NothingToSettle");
-    await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).settle(CAMPAIGNS[ci], n, this.max));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).settle(CAMPAIGNS[ci], n, this.max));
   }
   toString() {
     return `settle(${this.role}, ${this.pick}, ${this.max})`;
@@ -797,7 +1119,7 @@ class RecordWinners extends Base {
     else if (d.kind !== KIND_ENTRANTS) expected = fail("NotEntrantDrawing");
     else if (d.status === "Requested") expected = fail("NotRevealed");
     else if (d.winnersRecorded) expected = fail("WinnersAlreadyRecorded");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
+    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), (s) =>
       r.draw.connect(s).recordWinners(CAMPAIGNS[ci], n, winnersFingerprint([`e-${ci}-${n}`])),
     );
   }
@@ -822,7 +1144,7 @@ class Payout extends Base {
   async act(m: Model, r: Real) {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.status === "Settled");
     const expected = await payoutExpect(m, r, ci, d);
-    await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[ci], n));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[ci], n));
   }
   toString() {
     return `payout(${this.role}, ${this.pick})`;
@@ -837,7 +1159,7 @@ class Drain extends Base {
       const d = m.drawings.get(key)!;
       if (d.status !== "Settled" || (d.kind === KIND_ENTRANTS && !d.winnersRecorded)) continue;
       const expected = await payoutExpect(m, r, d.campaign, d);
-      const paid = await attempt(r, "payout(drain)", "stranger", "anyone", "", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[d.campaign], d.number));
+      const paid = await attempt(r, "payout(drain)", "stranger", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[d.campaign], d.number));
       await learn(m, r);
       if (!paid && ++refused === 3) break;
     }
@@ -868,17 +1190,15 @@ class Cycle extends Base {
     await (await r.mock.connect(r.stranger).mockReveal(r.provider.address, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`)))).wait();
     await learn(m, r);
     if (d.status === "Revealed") {
-      await attempt(r, "settle(cycle)", "stranger", "anyone", "", OK, (s) => r.draw.connect(s).settle(id, n, 1_000));
+      await attempt(r, "settle(cycle)", "stranger", OK, (s) => r.draw.connect(s).settle(id, n, 1_000));
       await learn(m, r);
     }
     if (d.kind === KIND_ENTRANTS) {
-      await attempt(r, "recordWinners(cycle)", "operator", ["operator"], OPERATOR_ROLE, OK, (s) =>
-        r.draw.connect(s).recordWinners(id, n, winnersFingerprint([`e-${this.salt}`])),
-      );
+      await attempt(r, "recordWinners(cycle)", "operator", OK, (s) => r.draw.connect(s).recordWinners(id, n, winnersFingerprint([`e-${this.salt}`])));
       await learn(m, r);
     }
     const expected = await payoutExpect(m, r, d.campaign, d);
-    await attempt(r, "payout(cycle)", "stranger", "anyone", "", expected, (s) => r.draw.connect(s).payout(id, n));
+    await attempt(r, "payout(cycle)", "stranger", expected, (s) => r.draw.connect(s).payout(id, n));
   }
   toString() {
     return `cycle(${this.cPick}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table}, ${this.salt})`;
@@ -896,7 +1216,7 @@ function pickPosition(d: DrawingModel | undefined, mode: number, pick: number): 
   return d.settled.size + (pick % 3);
 }
 
-function closeExpect(m: Model, d: DrawingModel | undefined, position: number): Expect | undefined {
+function closeExpect(d: DrawingModel | undefined, position: number): Expect | undefined {
   if (!d) return fail("DrawingNotFound");
   if (d.status !== "Settled" && d.status !== "Paid") return fail("NotSettled");
   if (d.kind === KIND_ENTRANTS && !d.winnersRecorded) return fail("WinnersNotRecorded");
@@ -913,9 +1233,9 @@ class PayHeld extends Base {
   async act(m: Model, r: Real) {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
-    let expected = closeExpect(m, d, position);
+    let expected = closeExpect(d, position);
     if (!expected) expected = m.paused ? fail("PaymentsArePaused") : await limitExpect(r, CAMPAIGNS[ci], d!.held.get(position)!);
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) => r.draw.connect(s).payHeldPrize(CAMPAIGNS[ci], n, position));
+    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), (s) => r.draw.connect(s).payHeldPrize(CAMPAIGNS[ci], n, position));
   }
   toString() {
     return `payHeldPrize(${this.role}, ${this.pick}, ${this.mode}, ${this.posPick})`;
@@ -929,8 +1249,8 @@ class RefuseHeld extends Base {
   async act(m: Model, r: Real) {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
-    const expected = unlessPaused(m, this.noReason ? fail("ReasonRequired") : (closeExpect(m, d, position) ?? OK));
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, expected, (s) =>
+    const expected = obligationAction(m, r, this.role, this.noReason ? fail("ReasonRequired") : (closeExpect(d, position) ?? OK));
+    await attempt(r, this.toString(), this.role, expected, (s) =>
       r.draw.connect(s).refuseHeldPrize(CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"),
     );
   }
@@ -957,13 +1277,17 @@ class PickGuarantee extends Base {
     const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
     const c = m.campaigns[ci];
     const period = pickPeriod(m, ci, this.mode, this.pick);
-    let expected: Expect = OK;
+    let expected: Expect;
     if (!c.registered) expected = fail("CampaignNotRegistered");
     else if (c.guaranteeCents === 0n) expected = fail("NoGuarantee");
     else if (period >= c.lastNumber) expected = fail("GuaranteePeriodNotDrawn");
     else if (m.guarantees.has(`${ci}:${period}`)) expected = fail("GuaranteeAlreadyPicked");
     else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
-    await attempt(r, this.toString(), this.role, ["operator"], OPERATOR_ROLE, unlessPaused(m, expected), (s) =>
+    else if (c.guaranteeCents > m.maxPaymentCents(ci)) {
+      // One transfer that no allowance could ever hold would never be paid.
+      expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(period), c.guaranteeCents, m.maxPaymentCents(ci)]);
+    } else expected = backingExpect(m, c.guaranteeCents);
+    await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), (s) =>
       r.draw.connect(s).pickGuarantee(CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))),
     );
   }
@@ -977,7 +1301,9 @@ class PayGuarantee extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
+    // Mostly a campaign with a picked, unpaid guarantee.
+    const owing = new Set([...m.guarantees].filter(([, g]) => g.status === "Picked").map(([k]) => Number(k.split(":")[0])));
+    const ci = pickCampaign(m, this.cPick, (c) => owing.has(m.campaigns.indexOf(c)));
     const period = pickPeriod(m, ci, this.mode === 0 ? 1 : this.mode, this.pick);
     const g = m.guarantees.get(`${ci}:${period}`);
     let expected: Expect;
@@ -985,114 +1311,10 @@ class PayGuarantee extends Base {
     else if (!g) expected = fail("GuaranteeNotPicked");
     else if (m.paused) expected = fail("PaymentsArePaused");
     else expected = await limitExpect(r, CAMPAIGNS[ci], g.cents);
-    await attempt(r, this.toString(), this.role, "anyone", "", expected, (s) => r.draw.connect(s).payGuarantee(CAMPAIGNS[ci], period));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).payGuarantee(CAMPAIGNS[ci], period));
   }
   toString() {
     return `payGuarantee(${this.role}, ${this.cPick}, ${this.mode}, ${this.pick})`;
-  }
-}
-
-/**
- * The destination a wallet move names: the campaign's current wallet (`to` null, as an admin who checked it names
- * it), or one of the test wallets, which may be another (invariant 2: a move goes only where the campaign's wallet,
- * set by the operator, and the admin's call agree).
- */
-function moveDestination(m: Model, r: Real, ci: number, to: number | null): string {
-  return to === null ? m.campaigns[ci].wallet : r.wallets[to]!.address;
-}
-
-/** What a wallet move to `to` gives once the obligation exists: refused unless `to` is the campaign's wallet. */
-function moveExpect(m: Model, ci: number, to: string, recorded: string): Expect {
-  if (to === ZeroAddress) return fail("ZeroAddress");
-  if (to !== m.campaigns[ci].wallet) return fail("MoveDestinationMismatch");
-  return to === recorded ? fail("NothingToMove") : OK;
-}
-
-class MoveGuaranteeWallet extends Base {
-  constructor(readonly role: Role, readonly cPick: number, readonly pick: number, readonly to: number | null) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    const ci = pickCampaign(m, this.cPick, (c) => c.guaranteeCents > 0n);
-    const period = pickPeriod(m, ci, 1, this.pick);
-    const g = m.guarantees.get(`${ci}:${period}`);
-    const to = moveDestination(m, r, ci, this.to);
-    const expected = g?.status !== "Picked" ? fail("GuaranteeNotPicked") : moveExpect(m, ci, to, g.wallet);
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveGuaranteeWallet(CAMPAIGNS[ci], period, to));
-  }
-  toString() {
-    return `moveGuaranteeWallet(${this.role}, ${this.cPick}, ${this.pick}, ${this.to === null ? "campaign's" : `w${this.to}`})`;
-  }
-}
-
-class MoveDrawingWallet extends Base {
-  constructor(readonly role: Role, readonly pick: number, readonly to: number | null) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    // Mostly a drawing an admin would move: unpaid, on a wallet the campaign has since changed.
-    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.wallet !== m.campaigns[x.campaign].wallet && !(x.status === "Paid" && x.closed.size === x.held.size));
-    const to = moveDestination(m, r, ci, this.to);
-    let expected: Expect;
-    if (!d) expected = fail("DrawingNotFound");
-    else if (d.status === "Paid" && d.closed.size === d.held.size) expected = fail("NothingToMove");
-    else expected = moveExpect(m, ci, to, d.wallet);
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).moveDrawingWallet(CAMPAIGNS[ci], n, to));
-  }
-  toString() {
-    return `moveDrawingWallet(${this.role}, ${this.pick}, ${this.to === null ? "campaign's" : `w${this.to}`})`;
-  }
-}
-
-class WithdrawTokens extends Base {
-  constructor(readonly role: Role, readonly overFree: boolean, readonly units: number) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    const [, , , free] = await r.draw.balances();
-    // Withdrawals keep the pool generous: a small amount, or one unit more than is free (refused).
-    const amount = this.overFree ? free + 1n : BigInt(this.units) < free ? BigInt(this.units) : free;
-    const expected = amount > free ? fail("WithdrawalExceedsFree") : OK;
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, expected, (s) => r.draw.connect(s).withdrawTokens(r.sink.address, amount));
-  }
-  toString() {
-    return `withdrawTokens(${this.role}, ${this.overFree ? "free + 1" : this.units})`;
-  }
-}
-
-class SetDailyLimit extends Base {
-  constructor(readonly role: Role, readonly limit: number) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, OK, (s) => r.draw.connect(s).setDailyLimit(DAILY_LIMITS[this.limit]));
-  }
-  toString() {
-    return `setDailyLimit(${this.role}, ${DAILY_LIMITS[this.limit]})`;
-  }
-}
-
-class SetCampaignLimit extends Base {
-  constructor(readonly role: Role, readonly c: number, readonly limit: number) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, OK, (s) => r.draw.connect(s).setCampaignLimit(CAMPAIGNS[this.c], CAMPAIGN_LIMITS[this.limit]));
-  }
-  toString() {
-    return `setCampaignLimit(${this.role}, c${this.c}, ${CAMPAIGN_LIMITS[this.limit]})`;
-  }
-}
-
-class SetCallbackGasLimit extends Base {
-  constructor(readonly role: Role, readonly limit: number) {
-    super();
-  }
-  async act(m: Model, r: Real) {
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, OK, (s) => r.draw.connect(s).setCallbackGasLimit(CALLBACK_LIMITS[this.limit]));
-  }
-  toString() {
-    return `setCallbackGasLimit(${this.role}, ${CALLBACK_LIMITS[this.limit]})`;
   }
 }
 
@@ -1101,28 +1323,345 @@ class Pause extends Base {
     super();
   }
   async act(m: Model, r: Real) {
-    await attempt(r, this.toString(), this.role, ["guardian", "admin"], GUARDIAN_ROLE, OK, (s) => r.draw.connect(s).pause());
+    const address = signerOf(r, this.role).address;
+    const expected = byTime(holds(m, ROLE.Guardian, address), OK, failWith("AccessManagedUnauthorized", [address]));
+    await attempt(r, this.toString(), this.role, expected, (s) => r.vault.connect(s).pause());
   }
   toString() {
     return `pause(${this.role})`;
   }
 }
 
-class Unpause extends Base {
-  constructor(readonly role: Role) {
+// ------------------------------------------------------------------ the admin's calls, through the manager
+
+/** An admin action as generated; its arguments are resolved against the model when the command runs. */
+type AdminAction =
+  | { kind: "setDailyLimit"; limit: number }
+  | { kind: "setCampaignLimit"; c: number; limit: number }
+  | { kind: "unpause" }
+  | { kind: "withdrawTokens"; amount: "small" | "chunk" | "overFree"; units: number }
+  | { kind: "moveDrawingWallet"; pick: number; to: number | null }
+  | { kind: "moveGuaranteeWallet"; cPick: number; pick: number; to: number | null }
+  | { kind: "setCallbackGasLimit"; limit: number }
+  | { kind: "grantRole"; grant: number };
+
+/** The grants the admin schedules on the manager: who, which role, what execution delay. */
+const GRANTS: { role: bigint; to: "stranger" | "operator" | "outsider" | "admin"; delay: number }[] = [
+  { role: ROLE.Operator, to: "stranger", delay: 0 }, // a second operator, from the end of the grant delay
+  { role: ROLE.Guardian, to: "operator", delay: 0 }, // refused: RoleConflict (one account, one party)
+  { role: ROLE.Admin, to: "outsider", delay: 3600 }, // refused: AdminDelayOutOfRange
+  { role: ROLE.Governor, to: "admin", delay: ADMIN_DELAY }, // the admin's own delay again: nothing changes
+];
+
+/** `kind(role, arguments...)`: the stats count by what precedes the parenthesis. */
+function actionLabel(a: AdminAction, role: Role): string {
+  const args = Object.entries(a)
+    .filter(([k]) => k !== "kind")
+    .map(([, v]) => (v === null ? "campaign's" : String(v)));
+  return `${a.kind}(${[role, ...args].join(", ")})`;
+}
+
+/**
+ * The destination a wallet move names: the campaign's current wallet (`to` null, as an admin who checked it names
+ * it), or one of the test wallets, which may be another (invariant 6: a move goes only where the campaign's wallet,
+ * set by the operator, and the admin's call agree).
+ */
+function moveDestination(m: Model, r: Real, ci: number, to: number | null): string {
+  return to === null ? m.campaigns[ci].wallet : r.wallets[to]!.address;
+}
+
+function adminCall(r: Real, targetName: TargetName, fn: string, args: readonly unknown[]): AdminCall {
+  return { target: r.addresses[targetName], targetName, data: interfaces(r)[targetName].encodeFunctionData(fn, args) };
+}
+
+/** The call an action makes now (a move names a drawing and a destination of this moment). */
+function resolveAction(m: Model, r: Real, a: AdminAction): AdminCall {
+  switch (a.kind) {
+    case "setDailyLimit":
+      return adminCall(r, "vault", "setDailyLimit", [DAILY_LIMITS[a.limit]]);
+    case "setCampaignLimit":
+      return adminCall(r, "vault", "setCampaignLimit", [CAMPAIGNS[a.c], CAMPAIGN_LIMITS[a.limit]]);
+    case "unpause":
+      return adminCall(r, "vault", "unpause", []);
+    case "withdrawTokens": {
+      // Withdrawals keep the pool generous: a small amount, 600 dollars, or one unit more than is free now.
+      const amount = a.amount === "overFree" ? m.freeUnits() + 1n : a.amount === "chunk" ? WITHDRAW_CHUNK_UNITS : BigInt(a.units);
+      return adminCall(r, "vault", "withdrawTokens", [r.sink.address, amount]);
+    }
+    case "moveDrawingWallet": {
+      // Mostly a drawing an admin would move: unpaid, on a wallet the campaign has since changed.
+      const { ci, n } = pickDrawing(m, a.pick, (x) => x.wallet !== m.campaigns[x.campaign].wallet && !(x.status === "Paid" && x.closed.size === x.held.size));
+      return adminCall(r, "draw", "moveDrawingWallet", [CAMPAIGNS[ci], n, moveDestination(m, r, ci, a.to)]);
+    }
+    case "moveGuaranteeWallet": {
+      const ci = pickCampaign(m, a.cPick, (c) => c.guaranteeCents > 0n);
+      return adminCall(r, "draw", "moveGuaranteeWallet", [CAMPAIGNS[ci], pickPeriod(m, ci, 1, a.pick), moveDestination(m, r, ci, a.to)]);
+    }
+    case "setCallbackGasLimit":
+      return adminCall(r, "draw", "setCallbackGasLimit", [CALLBACK_LIMITS[a.limit]]);
+    case "grantRole": {
+      const g = GRANTS[a.grant];
+      return adminCall(r, "manager", "grantRole", [g.role, r[g.to].address, g.delay]);
+    }
+  }
+}
+
+function functionOf(r: Real, c: AdminCall): { name: string; args: readonly unknown[] } {
+  const parsed = interfaces(r)[c.targetName].parseTransaction({ data: c.data })!;
+  return { name: parsed.name, args: [...parsed.args] };
+}
+const selectorOf = (c: AdminCall) => c.data.slice(0, 10);
+
+/** What a move to `to` gives once the obligation exists: refused unless `to` is the campaign's wallet. */
+function moveExpect(m: Model, ci: number, to: string, recorded: string): Expect {
+  if (to === ZeroAddress) return fail("ZeroAddress");
+  const campaignWallet = m.campaigns[ci].wallet;
+  if (to !== campaignWallet) return failWith("MoveDestinationMismatch", [CAMPAIGNS[ci], to, campaignWallet]);
+  return to === recorded ? fail("NothingToMove") : OK;
+}
+
+/** PrizeDrawManager.grantRole's first check: the admin's execution delay in range. */
+function adminDelayExpect(role: bigint, delay: bigint): Expect | undefined {
+  const outOfRange = delay < MIN_ADMIN_DELAY || delay > MAX_ADMIN_DELAY;
+  return (role === ROLE.Admin || role === ROLE.Governor) && outOfRange ? failWith("AdminDelayOutOfRange", [delay]) : undefined;
+}
+
+/** PrizeDrawManager.grantRole: the admin's delay in range, then one account for one party. */
+function grantExpect(m: Model, role: bigint, account: string, delay: bigint): Expect {
+  const delayCheck = adminDelayExpect(role, delay);
+  if (delayCheck) return delayCheck;
+  const party = role === ROLE.Governor ? ROLE.Admin : role;
+  let expected = OK;
+  for (const other of [ROLE.Admin, ROLE.Operator, ROLE.Guardian]) {
+    if (other === party) continue;
+    const conflict = failWith("RoleConflict", [account, other]);
+    const held = holds(m, other, account);
+    if (held === "reached") return expected === OK ? conflict : merge(expected, conflict);
+    if (held === "maybe") expected = merge(expected, conflict);
+  }
+  return expected;
+}
+
+/** What the admin function itself does when its call runs now, as the model predicts it. */
+async function effectExpect(m: Model, r: Real, c: AdminCall): Promise<Expect> {
+  const { name, args } = functionOf(r, c);
+  switch (name) {
+    case "setDailyLimit":
+    case "setCampaignLimit":
+    case "setCallbackGasLimit":
+      return OK;
+    case "unpause":
+      return m.paused ? OK : fail("NotPaused");
+    case "withdrawTokens": {
+      // Only the free balance, then like any payment: the pause and the overall allowance (invariants 1 to 3).
+      const amount = args[1] as bigint;
+      const free = m.freeUnits();
+      if (amount > free) return failWith("WithdrawalExceedsFree", [amount, free]);
+      if (m.paused) return fail("PaymentsArePaused");
+      return limitExpect(r, ZeroHash, (amount + UNITS - 1n) / UNITS);
+    }
+    case "moveDrawingWallet": {
+      const ci = campaignIndex(args[0] as string);
+      const d = m.drawings.get(drawingKey(ci, Number(args[1])));
+      if (!d) return fail("DrawingNotFound");
+      if (d.status === "Paid" && d.closed.size === d.held.size) return fail("NothingToMove");
+      return moveExpect(m, ci, args[2] as string, d.wallet);
+    }
+    case "moveGuaranteeWallet": {
+      const ci = campaignIndex(args[0] as string);
+      const g = m.guarantees.get(`${ci}:${args[1]}`);
+      if (g?.status !== "Picked") return fail("GuaranteeNotPicked");
+      return moveExpect(m, ci, args[2] as string, g.wallet);
+    }
+    case "grantRole":
+      return grantExpect(m, args[0] as bigint, args[1] as string, args[2] as bigint);
+    default:
+      throw new Error(`no prediction for ${name}`);
+  }
+}
+
+/** The role an admin call needs: the manager's own functions are ADMIN_ROLE's, the engine's and vault's GOVERNOR_ROLE's. */
+const roleFor = (c: AdminCall) => (c.targetName === "manager" ? ROLE.Admin : ROLE.Governor);
+
+/** The admin's scheduled operation `id` consumed now: refused before its delay, after its week, or unscheduled. */
+function consumeExpect(m: Model, id: string, then: Expect): Expect {
+  const op = m.ops.get(id);
+  if (op?.state !== "pending") return failWith("AccessManagerNotScheduled", [id]);
+  const ready = byTime(reached(m, op.timepoint + WEEK), failWith("AccessManagerExpired", [id]), then);
+  return byTime(reached(m, op.timepoint), ready, failWith("AccessManagerNotReady", [id]));
+}
+
+/** Schedules `c` as `role`: only a holder of its role with a delay may, the same call once at a time (until it expires). */
+async function scheduleCall(m: Model, r: Real, role: Role, c: AdminCall, label: string): Promise<void> {
+  const address = signerOf(r, role).address;
+  const id = operationId(address, c.target, c.data);
+  const op = m.ops.get(id);
+  const again = op?.state === "pending" ? byTime(reached(m, op.timepoint + WEEK), OK, failWith("AccessManagerAlreadyScheduled", [id])) : OK;
+  const expected = byTime(holds(m, roleFor(c), address), again, failWith("AccessManagerUnauthorizedCall", [address, c.target, selectorOf(c)]));
+  await attempt(r, label, role, expected, (s) => r.manager.connect(s).schedule(c.target, c.data, 0));
+}
+
+class Schedule extends Base {
+  constructor(readonly role: Role, readonly action: AdminAction) {
     super();
   }
   async act(m: Model, r: Real) {
-    await attempt(r, this.toString(), this.role, ["admin"], ADMIN_ROLE, m.paused ? OK : fail("NotPaused"), (s) => r.draw.connect(s).unpause());
+    await scheduleCall(m, r, this.role, resolveAction(m, r, this.action), `schedule:${this.toString()}`);
   }
   toString() {
-    return `unpause(${this.role})`;
+    return actionLabel(this.action, this.role);
+  }
+}
+
+/** Pending, its delay passed and its week not. */
+function isReady(m: Readonly<Model>, op: OpModel): boolean {
+  return op.state === "pending" && reached(m, op.timepoint) === "reached" && reached(m, op.timepoint + WEEK) === "not yet";
+}
+
+/**
+ * One of the admin's operations (there is one): mostly one `want` accepts, else a pending one, sometimes any
+ * (executed and cancelled ones included).
+ */
+function pickOperation(m: Model, pick: number, want: (op: OpModel) => boolean = () => true): OpModel {
+  const ops = m.opOrder.map((id) => m.ops.get(id)!);
+  const pending = ops.filter((op) => op.state === "pending");
+  const wanted = pending.filter(want);
+  const from = pick % 5 === 0 ? ops : wanted.length > 0 && pick % 5 !== 1 ? wanted : pending.length > 0 ? pending : ops;
+  return from[pick % from.length];
+}
+
+/** Executes one of the admin's operations, through the manager's execute or by calling the target itself. */
+class Execute extends Base {
+  constructor(readonly role: Role, readonly pick: number, readonly direct: boolean) {
+    super();
+  }
+  /**
+   * Once something was scheduled (Direct covers calls never scheduled), and mostly once an operation is ready, so
+   * that executions get somewhere; a quarter try whatever is there (not ready, executed, cancelled, expired).
+   */
+  check(m: Readonly<Model>) {
+    return m.ops.size > 0 && (this.pick % 4 === 0 || [...m.ops.values()].some((op) => isReady(m, op)));
+  }
+  async act(m: Model, r: Real) {
+    const c = pickOperation(m, this.pick, (op) => isReady(m, op));
+    const expected = this.direct ? await directExpect(m, r, this.role, c) : await executeExpect(m, r, this.role, c);
+    const label = `${this.direct ? "executeOnTarget" : "execute"}:${functionOf(r, c).name}(${this.role}, ${this.pick})`;
+    await attempt(r, label, this.role, expected, (s) =>
+      this.direct ? s.sendTransaction({ to: c.target, data: c.data }) : r.manager.connect(s).execute(c.target, c.data),
+    );
+  }
+  toString() {
+    return `${this.direct ? "executeOnTarget" : "execute"}(${this.role}, ${this.pick})`;
+  }
+}
+
+async function executeExpect(m: Model, r: Real, role: Role, c: AdminCall): Promise<Expect> {
+  const address = signerOf(r, role).address;
+  const then = consumeExpect(m, operationId(address, c.target, c.data), await effectExpect(m, r, c));
+  return byTime(holds(m, roleFor(c), address), then, failWith("AccessManagerUnauthorizedCall", [address, c.target, selectorOf(c)]));
+}
+
+/** A call of an admin function on its target, not through execute: it consumes the caller's scheduled operation. */
+async function directExpect(m: Model, r: Real, role: Role, c: AdminCall): Promise<Expect> {
+  const address = signerOf(r, role).address;
+  const then = consumeExpect(m, operationId(address, c.target, c.data), await effectExpect(m, r, c));
+  if (c.targetName !== "manager") return byTime(holds(m, ROLE.Governor, address), then, failWith("AccessManagedUnauthorized", [address]));
+  // PrizeDrawManager.grantRole checks the admin's delay before AccessManager checks the caller.
+  const { args } = functionOf(r, c);
+  const delayCheck = adminDelayExpect(args[0] as bigint, args[2] as bigint);
+  if (delayCheck) return delayCheck;
+  return byTime(holds(m, ROLE.Admin, address), then, failWith("AccessManagerUnauthorizedAccount", [address, ROLE.Admin]));
+}
+
+/** An admin call made directly, never scheduled as such: the admin's reverts AccessManagerNotScheduled. */
+class Direct extends Base {
+  constructor(readonly role: Role, readonly action: AdminAction) {
+    super();
+  }
+  async act(m: Model, r: Real) {
+    const c = resolveAction(m, r, this.action);
+    await attempt(r, `direct:${this.toString()}`, this.role, await directExpect(m, r, this.role, c), (s) =>
+      s.sendTransaction({ to: c.target, data: c.data }),
+    );
+  }
+  toString() {
+    return actionLabel(this.action, this.role);
+  }
+}
+
+/** The guardian cancels one of the admin's operations (the admin may too; nobody else). */
+class Cancel extends Base {
+  constructor(readonly role: Role, readonly pick: number) {
+    super();
+  }
+  check(m: Readonly<Model>) {
+    return m.ops.size > 0;
+  }
+  async act(m: Model, r: Real) {
+    const c = pickOperation(m, this.pick);
+    const address = signerOf(r, this.role).address;
+    const id = operationId(r.admin.address, c.target, c.data);
+    let expected: Expect;
+    if (m.ops.get(id)?.state !== "pending") expected = failWith("AccessManagerNotScheduled", [id]);
+    else if (address === r.admin.address) expected = OK;
+    else {
+      // Every admin function here (the manager's own included) is GOVERNOR_ROLE's, whose guardian is GUARDIAN_ROLE.
+      const unauthorized = failWith("AccessManagerUnauthorizedCancel", [address, r.admin.address, c.target, selectorOf(c)]);
+      expected = byTime(holds(m, ROLE.Guardian, address), OK, byTime(holds(m, ROLE.Admin, address), OK, unauthorized));
+    }
+    const label = `cancel:${functionOf(r, c).name}(${this.role}, ${this.pick})`;
+    await attempt(r, label, this.role, expected, (s) => r.manager.connect(s).cancel(r.admin.address, c.target, c.data));
+  }
+  toString() {
+    return `cancel(${this.role}, ${this.pick})`;
+  }
+}
+
+/**
+ * The recovery from a compromised partner wallet: the guardian pauses, the operator sets the campaign's new
+ * wallet (allowed while paused), and the admin schedules the move of its latest unpaid drawings and picked
+ * guarantees to that wallet, naming it, and the resume. Time and the executions are the other commands'.
+ */
+class Incident extends Base {
+  constructor(readonly cPick: number, readonly wallet: number) {
+    super();
+  }
+  async act(m: Model, r: Real) {
+    if (!m.paused) await new Pause("guardian").act(m, r);
+    await learn(m, r);
+    const ci = pickCampaign(m, this.cPick);
+    await new SetPayoutWallet("operator", ci, this.wallet).act(m, r);
+    await learn(m, r);
+    const id = CAMPAIGNS[ci];
+    const to = m.campaigns[ci].wallet;
+    const calls: AdminCall[] = [];
+    const unpaid = m.drawingOrder
+      .map((k) => m.drawings.get(k)!)
+      .filter((d) => d.campaign === ci && d.wallet !== to && !(d.status === "Paid" && d.closed.size === d.held.size));
+    for (const d of unpaid.slice(-3)) calls.push(adminCall(r, "draw", "moveDrawingWallet", [id, d.number, to]));
+    for (const [key, g] of m.guarantees) {
+      if (key.startsWith(`${ci}:`) && g.status === "Picked" && g.wallet !== to) {
+        calls.push(adminCall(r, "draw", "moveGuaranteeWallet", [id, Number(key.split(":")[1]), to]));
+      }
+    }
+    calls.push(adminCall(r, "vault", "unpause", []));
+    for (const c of calls) {
+      await scheduleCall(m, r, "admin", c, `schedule:${functionOf(r, c).name}(incident)`);
+      await learn(m, r);
+    }
+  }
+  toString() {
+    return `incident(${this.cPick}, w${this.wallet})`;
   }
 }
 
 class TimeTravel extends Base {
-  constructor(readonly hours: number) {
+  constructor(readonly hours: number, readonly whileScheduled = false) {
     super();
+  }
+  /** The jumps past the admin's delay are taken while an operation waits (so executions get somewhere). */
+  check(m: Readonly<Model>) {
+    return !this.whileScheduled || [...m.ops.values()].some((op) => op.state === "pending");
   }
   async act() {
     await network.provider.send("evm_increaseTime", [this.hours * 3600]);
@@ -1136,20 +1675,20 @@ class TimeTravel extends Base {
 // ------------------------------------------------------------------ arbitraries
 
 /** Mostly the role a call is meant for, sometimes anyone. */
-const roleFor = (role: Role) => fc.oneof({ weight: 5, arbitrary: fc.constant(role) }, { weight: 1, arbitrary: fc.constantFrom(...ROLES) });
+const roleMostly = (role: Role) => fc.oneof({ weight: 5, arbitrary: fc.constant(role) }, { weight: 1, arbitrary: fc.constantFrom(...ROLES) });
 const anyRole = fc.constantFrom(...ROLES);
 const campaign = fc.integer({ min: 0, max: CAMPAIGNS.length - 1 });
 const pick = fc.nat({ max: 1_000 });
 
-const publishTable = fc.tuple(roleFor("operator"), fc.integer({ min: 0, max: TABLES.length - 1 })).map(([r, t]) => new PublishTable(r, t));
+const publishTable = fc.tuple(roleMostly("operator"), fc.integer({ min: 0, max: TABLES.length - 1 })).map(([r, t]) => new PublishTable(r, t));
 const registerCampaign = fc
-  .tuple(roleFor("operator"), campaign, fc.integer({ min: -1, max: 3 }), fc.nat({ max: 2 }), fc.nat({ max: 2 }), fc.integer({ min: 1, max: 7 }))
+  .tuple(roleMostly("operator"), campaign, fc.integer({ min: -1, max: 3 }), fc.nat({ max: 2 }), fc.nat({ max: 2 }), fc.integer({ min: 1, max: 7 }))
   .map(([r, c, w, t, g, p]) => new RegisterCampaign(r, c, w, t, g, p));
-const setPayoutWallet = fc.tuple(roleFor("operator"), campaign, fc.nat({ max: 3 })).map(([r, c, w]) => new SetPayoutWallet(r, c, w));
-const setThreshold = fc.tuple(roleFor("operator"), campaign, fc.nat({ max: 2 })).map(([r, c, t]) => new SetThreshold(r, c, t));
+const setPayoutWallet = fc.tuple(roleMostly("operator"), campaign, fc.nat({ max: 3 })).map(([r, c, w]) => new SetPayoutWallet(r, c, w));
+const setThreshold = fc.tuple(roleMostly("operator"), campaign, fc.nat({ max: 2 })).map(([r, c, t]) => new SetThreshold(r, c, t));
 const commit = fc
   .tuple(
-    roleFor("operator"),
+    roleMostly("operator"),
     pick,
     fc.oneof(
       { weight: 12, arbitrary: fc.constant<Variant>("good") },
@@ -1172,30 +1711,46 @@ const cycle = fc
   .map(([c, e, w, t, salt]) => new Cycle(c, e, w, t, salt));
 const drain = fc.constant(null).map(() => new Drain());
 const reveal = fc.tuple(pick, pick).map(([p, s]) => new Reveal(p, s));
-const settle = fc.tuple(anyRole, pick, fc.nat({ max: 10 })).map(([r, p, max]) => new Settle(r, p, max));
-const recordWinners = fc.tuple(roleFor("operator"), pick).map(([r, p]) => new RecordWinners(r, p));
+const settle = fc.tuple(anyRole, pick, fc.nat({ max: 10 })).map(([r, p, positions]) => new Settle(r, p, positions));
+const recordWinners = fc.tuple(roleMostly("operator"), pick).map(([r, p]) => new RecordWinners(r, p));
 const payout = fc.tuple(anyRole, pick).map(([r, p]) => new Payout(r, p));
-const payHeld = fc.tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, p, mode, pos]) => new PayHeld(r, p, mode, pos));
+const payHeld = fc.tuple(roleMostly("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, p, mode, pos]) => new PayHeld(r, p, mode, pos));
 const refuseHeld = fc
-  .tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick, fc.nat({ max: 5 }).map((n) => n === 0))
+  .tuple(roleMostly("operator"), pick, fc.nat({ max: 2 }), pick, fc.nat({ max: 5 }).map((n) => n === 0))
   .map(([r, p, mode, pos, none]) => new RefuseHeld(r, p, mode, pos, none));
-const pickGuarantee = fc.tuple(roleFor("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PickGuarantee(r, c, mode, p));
+const pickGuarantee = fc.tuple(roleMostly("operator"), pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PickGuarantee(r, c, mode, p));
 const payGuarantee = fc.tuple(anyRole, pick, fc.nat({ max: 2 }), pick).map(([r, c, mode, p]) => new PayGuarantee(r, c, mode, p));
+const pause = roleMostly("guardian").map((r) => new Pause(r));
+
 /** A move's destination: mostly the campaign's wallet, sometimes any test wallet (the campaign's or another). */
 const moveTo = fc.option(fc.nat({ max: 3 }), { freq: 3, nil: null });
-const moveGuaranteeWallet = fc.tuple(roleFor("admin"), pick, pick, moveTo).map(([r, c, p, to]) => new MoveGuaranteeWallet(r, c, p, to));
-const moveDrawingWallet = fc.tuple(roleFor("admin"), pick, moveTo).map(([r, p, to]) => new MoveDrawingWallet(r, p, to));
-const withdrawTokens = fc.tuple(roleFor("admin"), fc.boolean(), fc.integer({ min: 1, max: 10_000_000 })).map(([r, o, u]) => new WithdrawTokens(r, o, u));
-const setDailyLimit = fc.tuple(roleFor("admin"), fc.nat({ max: DAILY_LIMITS.length - 1 })).map(([r, l]) => new SetDailyLimit(r, l));
-const setCampaignLimit = fc
-  .tuple(roleFor("admin"), campaign, fc.nat({ max: CAMPAIGN_LIMITS.length - 1 }))
-  .map(([r, c, l]) => new SetCampaignLimit(r, c, l));
-const setCallbackGasLimit = fc.tuple(roleFor("admin"), fc.nat({ max: CALLBACK_LIMITS.length - 1 })).map(([r, l]) => new SetCallbackGasLimit(r, l));
-const pause = roleFor("guardian").map((r) => new Pause(r));
-const unpause = roleFor("admin").map((r) => new Unpause(r));
+const adminAction: fc.Arbitrary<AdminAction> = fc.oneof(
+  fc.nat({ max: DAILY_LIMITS.length - 1 }).map((limit): AdminAction => ({ kind: "setDailyLimit", limit })),
+  fc.tuple(campaign, fc.nat({ max: CAMPAIGN_LIMITS.length - 1 })).map(([c, limit]): AdminAction => ({ kind: "setCampaignLimit", c, limit })),
+  fc.constant<AdminAction>({ kind: "unpause" }),
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom("small" as const, "chunk" as const, "overFree" as const), fc.integer({ min: 1, max: 10_000_000 }))
+      .map(([amount, units]): AdminAction => ({ kind: "withdrawTokens", amount, units })),
+  },
+  { weight: 2, arbitrary: fc.tuple(pick, moveTo).map(([p, to]): AdminAction => ({ kind: "moveDrawingWallet", pick: p, to })) },
+  fc.tuple(pick, pick, moveTo).map(([c, p, to]): AdminAction => ({ kind: "moveGuaranteeWallet", cPick: c, pick: p, to })),
+  fc.nat({ max: CALLBACK_LIMITS.length - 1 }).map((limit): AdminAction => ({ kind: "setCallbackGasLimit", limit })),
+  fc.nat({ max: GRANTS.length - 1 }).map((grant): AdminAction => ({ kind: "grantRole", grant })),
+);
+const schedule = fc.tuple(roleMostly("admin"), adminAction).map(([r, a]) => new Schedule(r, a));
+const execute = fc
+  .tuple(roleMostly("admin"), pick, fc.nat({ max: 3 }).map((n) => n === 0))
+  .map(([r, p, direct]) => new Execute(r, p, direct));
+const direct = fc.tuple(anyRole, adminAction).map(([r, a]) => new Direct(r, a));
+const cancel = fc.tuple(roleMostly("guardian"), pick).map(([r, p]) => new Cancel(r, p));
+const incident = fc.tuple(pick, fc.nat({ max: 3 })).map(([c, w]) => new Incident(c, w));
 const timeTravel = fc
   .oneof({ weight: 3, arbitrary: fc.integer({ min: 4, max: 14 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 30 }) })
   .map((h) => new TimeTravel(h));
+/** Past the admin's delay, so scheduled operations become executable (and, a week on, expire). */
+const pastAdminDelay = fc.integer({ min: 0, max: 12 }).map((h) => new TimeTravel(ADMIN_DELAY / 3600 + h, true));
 
 /** fc.commands picks each entry equally often: the drawing cycle is listed several times so runs get far into it. */
 const weighted: [number, fc.Arbitrary<Cmd>][] = [
@@ -1214,41 +1769,44 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [2, refuseHeld],
   [3, pickGuarantee],
   [2, payGuarantee],
-  [2, moveGuaranteeWallet],
-  [2, moveDrawingWallet],
-  [1, withdrawTokens],
-  [1, setDailyLimit],
-  [1, setCampaignLimit],
-  [1, setCallbackGasLimit],
   [1, pause],
-  [1, unpause],
+  [10, schedule],
+  [12, execute],
+  [2, cancel],
+  [2, direct],
+  [2, incident],
   [5, timeTravel],
+  [8, pastAdminDelay],
 ];
 const commands = weighted.flatMap(([n, arb]) => Array.from({ length: n }, () => arb));
 
 // ------------------------------------------------------------------ the property
 
 describe("PrizeDraw stateful properties (fast-check model-based commands)", function () {
-  this.timeout(300_000);
+  this.timeout(TIME_LIMIT_MS + 100_000);
 
   it(`keeps every invariant after every command by every role (${NUM_RUNS} runs of up to ${MAX_COMMANDS} commands)`, async () => {
+    let runs = 0;
+    let total = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
         const r = await loadFixture(propertyFixture);
         blockTimes.clear();
-        const m = new Model(r.startBlock);
-        m.campaigns[0].wallet = r.wallets[0].address;
-        Object.assign(m.campaigns[1], { registered: true, wallet: r.wallets[1].address, guaranteeCents: 2_500n });
+        const m = new Model(r);
         await learn(m, r);
         await checkInvariants(m, r);
         await fc.asyncModelRun(() => ({ model: m, real: r }), cmds);
-        if (process.env.PROPERTY_STATS === "1") console.log(`run: ${m.commandCount} commands, ${m.drawingOrder.length} drawings`);
+        runs++;
+        total += m.commandCount;
+        if (process.env.PROPERTY_STATS === "1") console.log(`run: ${m.commandCount} commands, ${m.drawingOrder.length} drawings, ${m.ops.size} operations`);
       }),
       // Shrinking replays commands on the chain: it is cut short after a few minutes, reporting the smallest
       // counterexample found by then.
-      { numRuns: NUM_RUNS, endOnFailure: process.env.PROPERTY_SHRINK === "0", interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
+      { numRuns: NUM_RUNS, endOnFailure: process.env.PROPERTY_SHRINK === "0", interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true },
     );
-    if (process.env.PROPERTY_STATS === "1") console.log(`max 24h sum / limit: ${MAXRATIO.v}`);
-    if (process.env.PROPERTY_STATS === "1") console.log([...STATS].sort().map(([k, v]) => `${k}: ${v}`).join("\n"));
+    if (process.env.PROPERTY_STATS === "1") {
+      console.log(`${total} commands in ${runs} runs; max 24h sum / limit: ${MAXRATIO.v}`);
+      console.log([...STATS].sort().map(([k, v]) => `${k}: ${v}`).join("\n"));
+    }
   });
 });

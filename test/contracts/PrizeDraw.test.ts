@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { ethers, network } from "hardhat";
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash } from "ethers";
+import type { PrizeDraw, PrizeDrawManager } from "../../typechain-types";
 import {
   ADMIN_DELAY,
   CALLBACK_GAS_LIMIT,
@@ -15,23 +16,34 @@ import {
   UNITS_PER_CENT,
   CALLBACK_BASE_GAS,
   POSITION_GAS,
+  ROLE,
+  asAdmin,
   awarded,
   batchShareOf,
+  callData,
   callbackPositionsOf,
   campaignIdOf,
   commit,
   commitArgs,
   deployFixture,
+  deployPrizeDraw,
+  executeAsAdmin,
   expectedPrizes,
   expectedRoll,
   findEvents,
+  findVaultEvents,
   randomBytes32,
   reveal,
+  scheduleAsAdmin,
+  sendAsAdmin,
+  sendBatch,
   sendCommit,
   slotOf,
   userRandomNumberOf,
   winnersFingerprint,
   withoutFee,
+  worstCaseOf,
+  type CommitOverrides,
   type Fixture,
 } from "./helpers";
 
@@ -44,42 +56,139 @@ async function withLikelyTopTable(f: Fixture) {
 
 describe("PrizeDraw", () => {
   describe("deployment", () => {
-    it("derives token units per cent from the token's decimals and grants the three roles", async () => {
+    it("creates its vault, which holds the tokens and the limits, and derives token units per cent from the token's decimals", async () => {
       const f = await loadFixture(deployFixture);
+      const draw = await f.draw.getAddress();
+      const vault = await f.vault.getAddress();
+      expect(await f.draw.vault()).to.equal(vault);
+      expect(await f.vault.engine()).to.equal(draw);
+      expect(await f.vault.token()).to.equal(await f.token.getAddress());
       expect(await f.draw.tokenUnitsPerCent()).to.equal(UNITS_PER_CENT);
-      expect(await f.draw.hasRole(await f.draw.OPERATOR_ROLE(), f.operator.address)).to.equal(true);
-      expect(await f.draw.hasRole(await f.draw.GUARDIAN_ROLE(), f.guardian.address)).to.equal(true);
-      expect(await f.draw.hasRole(await f.draw.DEFAULT_ADMIN_ROLE(), f.admin.address)).to.equal(true);
-      expect(await f.draw.admin()).to.equal(f.admin.address);
-      expect(await f.draw.adminDelay()).to.equal(BigInt(ADMIN_DELAY));
-      expect(await f.draw.hasRole(await f.draw.OPERATOR_ROLE(), f.stranger.address)).to.equal(false);
+      expect(await f.vault.tokenUnitsPerCent()).to.equal(UNITS_PER_CENT);
+      // Both ask the same manager who may call what.
+      expect(await f.draw.authority()).to.equal(await f.manager.getAddress());
+      expect(await f.vault.authority()).to.equal(await f.manager.getAddress());
+      // The pool is the vault's; the engine holds nothing.
+      expect(await f.token.balanceOf(vault)).to.equal(10n ** 15n);
+      expect(await f.token.balanceOf(draw)).to.equal(0n);
+      expect(await f.vault.balances()).to.deep.equal([10n ** 15n, 0n, 0n, 10n ** 15n]);
+      expect(await f.vault.paymentState()).to.deep.equal([LARGE_DAILY_LIMIT, LARGE_DAILY_LIMIT / 2n, false]);
+      expect(await f.vault.paused()).to.equal(false);
       expect(await f.draw.callbackGasLimit()).to.equal(BigInt(CALLBACK_GAS_LIMIT));
-      expect(await f.draw.paymentState()).to.deep.equal([LARGE_DAILY_LIMIT, LARGE_DAILY_LIMIT / 2n, false]);
     });
 
-    it("refuses zero addresses, an out-of-range callback gas limit and a bad daily limit", async () => {
+    it("the manager grants the three roles to three accounts, the admin's with its delay, and wire maps every function to its role", async () => {
+      const f = await loadFixture(deployFixture);
+      const delay = BigInt(ADMIN_DELAY);
+      expect(await f.manager.hasRole(ROLE.Admin, f.admin.address)).to.deep.equal([true, delay]);
+      expect(await f.manager.hasRole(ROLE.Governor, f.admin.address)).to.deep.equal([true, delay]);
+      expect(await f.manager.hasRole(ROLE.Operator, f.operator.address)).to.deep.equal([true, 0n]);
+      expect(await f.manager.hasRole(ROLE.Guardian, f.guardian.address)).to.deep.equal([true, 0n]);
+      for (const [role, holder] of [
+        [ROLE.Admin, f.admin],
+        [ROLE.Operator, f.operator],
+        [ROLE.Guardian, f.guardian],
+      ] as const) {
+        for (const who of [f.admin, f.operator, f.guardian, f.stranger]) {
+          if (who !== holder) expect(await f.manager.hasRole(role, who.address), `${role} of ${who.address}`).to.deep.equal([false, 0n]);
+        }
+      }
+      // A new holder of any of the roles waits out the admin's delay; the guardian cancels admin and operator calls.
+      for (const role of Object.values(ROLE)) expect(await f.manager.getRoleGrantDelay(role)).to.equal(delay);
+      expect(await f.manager.getRoleGuardian(ROLE.Governor)).to.equal(ROLE.Guardian);
+      expect(await f.manager.getRoleGuardian(ROLE.Operator)).to.equal(ROLE.Guardian);
+
+      expect(await f.manager.engine()).to.equal(await f.draw.getAddress());
+      expect(await f.manager.deployer()).to.equal(ZeroAddress);
+      const draw = await f.draw.getAddress();
+      const vault = await f.vault.getAddress();
+      const roleOf = (target: string, selector: string) => f.manager.getTargetFunctionRole(target, selector);
+      const operatorFunctions = await f.draw.operatorSelectors();
+      expect(operatorFunctions).to.have.length(9);
+      for (const selector of operatorFunctions) expect(await roleOf(draw, selector)).to.equal(ROLE.Operator);
+      for (const name of ["setCallbackGasLimit", "moveDrawingWallet", "moveGuaranteeWallet"] as const) {
+        expect(await roleOf(draw, f.draw.interface.getFunction(name)!.selector), name).to.equal(ROLE.Governor);
+      }
+      for (const name of ["setDailyLimit", "setCampaignLimit", "unpause", "withdrawTokens", "withdrawNative"] as const) {
+        expect(await roleOf(vault, f.vault.interface.getFunction(name)!.selector), name).to.equal(ROLE.Governor);
+      }
+      expect(await roleOf(vault, f.vault.interface.getFunction("pause")!.selector)).to.equal(ROLE.Guardian);
+    });
+
+    it("wire is called once, by the account that deployed the manager, and until then the operator can do nothing", async () => {
+      const f = await loadFixture(deployFixture);
+      // The stranger deploys: its wire alone counts.
+      const manager = (await (await ethers.getContractFactory("PrizeDrawManager", f.stranger)).deploy(
+        f.admin.address,
+        f.operator.address,
+        f.guardian.address,
+        ADMIN_DELAY,
+      )) as unknown as PrizeDrawManager;
+      const managerAddress = await manager.getAddress();
+      const factory = await ethers.getContractFactory("PrizeDraw");
+      const draw = (await factory.deploy(await f.mock.getAddress(), await f.token.getAddress(), managerAddress, CALLBACK_GAS_LIMIT, LARGE_DAILY_LIMIT)) as unknown as PrizeDraw;
+      const drawAddress = await draw.getAddress();
+      expect(await manager.deployer()).to.equal(f.stranger.address);
+      await expect(draw.connect(f.operator).publishPrizeTable(LIKELY_TOP.id, 1, LIKELY_TOP.amounts, LIKELY_TOP.weights))
+        .to.be.revertedWithCustomError(draw, "AccessManagedUnauthorized")
+        .withArgs(f.operator.address);
+      for (const who of [f.admin, f.operator, f.guardian]) {
+        await expect(manager.connect(who).wire(drawAddress)).to.be.revertedWithCustomError(manager, "NotDeployer");
+      }
+      await expect(manager.connect(f.stranger).wire(ZeroAddress)).to.be.revertedWithCustomError(manager, "ZeroAddress");
+      await expect(manager.connect(f.stranger).wire(drawAddress)).to.emit(manager, "Wired").withArgs(drawAddress, await draw.vault());
+      expect(await manager.engine()).to.equal(drawAddress);
+      expect(await manager.deployer()).to.equal(ZeroAddress);
+      await draw.connect(f.operator).publishPrizeTable(LIKELY_TOP.id, 1, LIKELY_TOP.amounts, LIKELY_TOP.weights);
+      // Wiring happens once: a second wire, to this engine or another, by the deployer or anyone, is AlreadyWired.
+      for (const who of [f.stranger, f.admin]) {
+        for (const engine of [drawAddress, await f.draw.getAddress()]) {
+          await expect(manager.connect(who).wire(engine)).to.be.revertedWithCustomError(manager, "AlreadyWired");
+        }
+      }
+      expect(await manager.engine()).to.equal(drawAddress);
+    });
+
+    it("the manager refuses one account two roles, a zero account and an admin delay outside 1 to 30 days", async () => {
+      const f = await loadFixture(deployFixture);
+      const factory = await ethers.getContractFactory("PrizeDrawManager");
+      const manager = f.manager;
+      const deploy = (o: Partial<{ admin: string; operator: string; guardian: string; delay: number }>) =>
+        factory.deploy(o.admin ?? f.admin.address, o.operator ?? f.operator.address, o.guardian ?? f.guardian.address, o.delay ?? ADMIN_DELAY);
+      await expect(deploy({ operator: f.admin.address })).to.be.revertedWithCustomError(manager, "RoleConflict").withArgs(f.admin.address, ROLE.Admin);
+      await expect(deploy({ guardian: f.admin.address })).to.be.revertedWithCustomError(manager, "RoleConflict").withArgs(f.admin.address, ROLE.Admin);
+      await expect(deploy({ guardian: f.operator.address }))
+        .to.be.revertedWithCustomError(manager, "RoleConflict")
+        .withArgs(f.operator.address, ROLE.Operator);
+      await expect(deploy({ admin: ZeroAddress })).to.be.revertedWithCustomError(manager, "AccessManagerInvalidInitialAdmin").withArgs(ZeroAddress);
+      for (const bad of [{ operator: ZeroAddress }, { guardian: ZeroAddress }]) {
+        await expect(deploy(bad), JSON.stringify(bad)).to.be.revertedWithCustomError(manager, "ZeroAddress");
+      }
+      await expect(deploy({ delay: DAY - 1 })).to.be.revertedWithCustomError(manager, "AdminDelayOutOfRange").withArgs(DAY - 1);
+      await expect(deploy({ delay: 30 * DAY + 1 })).to.be.revertedWithCustomError(manager, "AdminDelayOutOfRange").withArgs(30 * DAY + 1);
+      for (const delay of [DAY, 30 * DAY]) {
+        const edge = (await deploy({ delay })) as unknown as PrizeDrawManager;
+        expect(await edge.hasRole(ROLE.Admin, f.admin.address)).to.deep.equal([true, BigInt(delay)]);
+      }
+    });
+
+    it("the engine refuses zero addresses, an out-of-range callback gas limit, and its vault a bad daily limit", async () => {
       const f = await loadFixture(deployFixture);
       const factory = await ethers.getContractFactory("PrizeDraw");
       const entropy = await f.mock.getAddress();
       const token = await f.token.getAddress();
-      const deploy = (o: Partial<{ entropy: string; token: string; admin: string; operator: string; guardian: string; gas: number; limit: bigint }>) =>
-        factory.deploy(
-          o.entropy ?? entropy,
-          o.token ?? token,
-          o.admin ?? f.admin.address,
-          o.operator ?? f.operator.address,
-          o.guardian ?? f.guardian.address,
-          ADMIN_DELAY,
-          o.gas ?? 500_000,
-          o.limit ?? LARGE_DAILY_LIMIT,
-        );
-      for (const bad of [{ entropy: ZeroAddress }, { token: ZeroAddress }, { admin: ZeroAddress }, { operator: ZeroAddress }, { guardian: ZeroAddress }]) {
+      const manager = await f.manager.getAddress();
+      const deploy = (o: Partial<{ entropy: string; token: string; manager: string; gas: number; limit: bigint }>) =>
+        factory.deploy(o.entropy ?? entropy, o.token ?? token, o.manager ?? manager, o.gas ?? 500_000, o.limit ?? LARGE_DAILY_LIMIT);
+      for (const bad of [{ entropy: ZeroAddress }, { manager: ZeroAddress }]) {
         await expect(deploy(bad), JSON.stringify(bad)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
       }
+      // The vault's own checks, from inside the engine's constructor.
+      await expect(deploy({ token: ZeroAddress })).to.be.revertedWithCustomError(f.vault, "ZeroAddress");
       await expect(deploy({ gas: 99_999 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(99_999);
       await expect(deploy({ gas: 15_000_001 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(15_000_001);
-      await expect(deploy({ limit: 1n })).to.be.revertedWithCustomError(f.draw, "InvalidLimit").withArgs(1n);
-      await expect(deploy({ limit: 2n ** 64n })).to.be.revertedWithCustomError(f.draw, "InvalidLimit").withArgs(2n ** 64n);
+      await expect(deploy({ limit: 1n })).to.be.revertedWithCustomError(f.vault, "InvalidLimit").withArgs(1n);
+      await expect(deploy({ limit: 2n ** 64n })).to.be.revertedWithCustomError(f.vault, "InvalidLimit").withArgs(2n ** 64n);
     });
   });
 
@@ -426,7 +535,7 @@ describe("PrizeDraw", () => {
 
     it("the callback settles exactly the positions its commit paid for, and settle() finishes the rest", async () => {
       const f = await loadFixture(deployFixture);
-      await f.draw.connect(f.admin).setCallbackGasLimit(150_000);
+      await asAdmin(f, f.draw, "setCallbackGasLimit", [150_000]);
       const perCallback = callbackPositionsOf(150_000); // 11
       const winners = 60;
       const entropy = randomBytes32();
@@ -463,7 +572,7 @@ describe("PrizeDraw", () => {
     it("keeps the callback positions of the gas limit in force at the commit", async () => {
       const f = await loadFixture(deployFixture);
       const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 20 }));
-      await expect(f.draw.connect(f.admin).setCallbackGasLimit(100_000))
+      await expect(asAdmin(f, f.draw, "setCallbackGasLimit", [100_000]))
         .to.emit(f.draw, "CallbackGasLimitChanged")
         .withArgs(CALLBACK_GAS_LIMIT, 100_000);
       const receipt = await reveal(f, sequence, randomBytes32());
@@ -474,7 +583,9 @@ describe("PrizeDraw", () => {
       expect(lowPositions).to.be.greaterThan(0).and.lessThan(20);
       const next = await commit(f, commitArgs(f.campaignId, 2, { winnersExpected: 20 }));
       expect(awarded(f, await reveal(f, next, randomBytes32()))).to.have.length(lowPositions);
-      await expect(f.draw.connect(f.admin).setCallbackGasLimit(15_000_001)).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit");
+      await expect(asAdmin(f, f.draw, "setCallbackGasLimit", [15_000_001]))
+        .to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit")
+        .withArgs(15_000_001);
     });
 
     it("refuses settle before the reveal and for an unknown drawing", async () => {
@@ -486,14 +597,328 @@ describe("PrizeDraw", () => {
         .withArgs(f.campaignId, 1);
     });
 
-    it("makes settled prizes owed", async () => {
+    it("once settled, a drawing still owes its worst case; once paid, exactly its held prizes", async () => {
       const f = await loadFixture(deployFixture);
+      const worst = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 25).totalCents;
       const prizes = awarded(f, await reveal(f, await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 25 })), randomBytes32()));
-      const total = prizes.reduce((a, p) => a + p.amountCents, 0n);
-      const [balance, owedCents, owedUnits, freeUnits] = await f.draw.balances();
-      expect(owedCents).to.equal(total);
-      expect(owedUnits).to.equal(total * UNITS_PER_CENT);
+      expect(prizes).to.have.length(25);
+      const [balance, owedCents, owedUnits, freeUnits] = await f.vault.balances();
+      expect(owedCents).to.equal(worst);
+      expect(owedUnits).to.equal(worst * UNITS_PER_CENT);
       expect(freeUnits).to.equal(balance - owedUnits);
+      await f.draw.connect(f.stranger).payout(f.campaignId, 1);
+      const held = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
+      expect((await f.vault.balances()).owedCents).to.equal(held);
+    });
+  });
+
+  describe("what is owed: each drawing's worst case from its commit to its payout, then its open held prizes", () => {
+    /** A table whose top prize is below another tier's: its worst case is the larger tier at every position. */
+    const TOP_BELOW = { id: encodeBytes32String("top-below"), amounts: [300n, 500n, 100n], weights: [1n, 1n, 1n] };
+    const TABLES = { default: DEFAULT_TABLE, likelyTop: LIKELY_TOP, topBelow: TOP_BELOW };
+    const entrants = (winnersExpected: number, entrantCount: number): CommitOverrides => ({
+      kind: KIND_ENTRANTS,
+      listCommitment: keccak256(toUtf8Bytes("entrants-list")),
+      winnersExpected,
+      entrantCount,
+      totalWeight: BigInt(entrantCount) * 2n,
+    });
+    const cases: { what: string; table: keyof typeof TABLES; threshold: bigint; overrides: CommitOverrides; prizeCount: number }[] = [
+      { what: "a winner draw of 3", table: "default", threshold: 50_000n, overrides: {}, prizeCount: 3 },
+      { what: "a winner draw of 25", table: "default", threshold: 50_000n, overrides: { winnersExpected: 25 }, prizeCount: 25 },
+      // An entrant draw has min(winnersExpected, entrantCount) prizes.
+      { what: "an entrant draw of 5 winners among 3 entrants", table: "default", threshold: 50_000n, overrides: entrants(5, 3), prizeCount: 3 },
+      { what: "an entrant draw of 2 winners among 7 entrants", table: "default", threshold: 50_000n, overrides: entrants(2, 7), prizeCount: 2 },
+      { what: "a winner draw of 4 under a table whose top prize is below another tier", table: "topBelow", threshold: 400n, overrides: { winnersExpected: 4 }, prizeCount: 4 },
+      { what: "a winner draw of 10 whose prizes are all held", table: "likelyTop", threshold: 100n, overrides: { winnersExpected: 10 }, prizeCount: 10 },
+    ];
+    for (const c of cases) {
+      it(`${c.what}: the commit reserves the worst case, the payout releases what the draw did not award`, async () => {
+        const f = await loadFixture(deployFixture);
+        const table = TABLES[c.table];
+        if (c.table !== "default") await f.draw.connect(f.operator).publishPrizeTable(table.id, 1, table.amounts, table.weights);
+        if (c.threshold !== 50_000n) await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, c.threshold);
+        const worst = worstCaseOf(table.amounts, c.threshold, c.prizeCount).totalCents;
+
+        const committed = (await (await sendCommit(f, commitArgs(f.campaignId, 1, { tableId: table.id, ...c.overrides }))).wait())!;
+        expect((await f.draw.getDrawing(f.campaignId, 1)).prizeCount).to.equal(BigInt(c.prizeCount));
+        expect(findVaultEvents(f, committed, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[worst, 0n, worst]]);
+        expect((await f.vault.balances()).owedCents).to.equal(worst);
+
+        const entropy = keccak256(toUtf8Bytes(`owed: ${c.what}`));
+        const sequence = findEvents(f, committed, "EntropyRequested")[0].args.sequence as bigint;
+        const settledReceipt = await reveal(f, sequence, entropy);
+        const prizes = expectedPrizes(entropy, f.campaignId, 1n, c.prizeCount, table.amounts, table.weights, c.threshold);
+        expect(awarded(f, settledReceipt)).to.deep.equal(prizes);
+        const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
+        const settled = findEvents(f, settledReceipt, "DrawingSettled")[0];
+        expect((settled.args.payoutCents as bigint) + (settled.args.heldCents as bigint)).to.equal(awardedCents);
+        expect(awardedCents).to.be.lessThanOrEqual(worst);
+        // The settlement leaves the vault alone: the whole reserve stays owed until the payout.
+        expect(findVaultEvents(f, settledReceipt, "OwedChanged")).to.have.length(0);
+        expect((await f.vault.balances()).owedCents).to.equal(worst);
+
+        if (c.overrides.kind === KIND_ENTRANTS) {
+          await f.draw.connect(f.operator).recordWinners(f.campaignId, 1, keccak256(toUtf8Bytes("winners")));
+        }
+        const heldCents = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
+        const paid = (await (await f.draw.connect(f.stranger).payout(f.campaignId, 1)).wait())!;
+        // A drawing that awards its worst case (the likely-top table does: the top once, tier 1 for the rest)
+        // has nothing to release; otherwise one change releases the rest, leaving its open held prizes owed.
+        const released = worst === awardedCents ? [] : [[0n, worst - awardedCents, heldCents]];
+        expect(findVaultEvents(f, paid, "OwedChanged").map((e) => [...e.args])).to.deep.equal(released);
+        expect((await f.vault.balances()).owedCents).to.equal(heldCents);
+      });
+    }
+
+    it("the worst case formula on hand-checked numbers", () => {
+      // Default table, prizes of 100,000 and more held: 2 x 100,000 + 10,000,000 in all, 3 x 10,000 automatic.
+      expect(worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 3)).to.deep.equal({ totalCents: 10_200_000n, automaticCents: 30_000n });
+      // The top prize below another tier: the largest tier everywhere; the top automatic when below the threshold.
+      expect(worstCaseOf(TOP_BELOW.amounts, 400n, 4)).to.deep.equal({ totalCents: 2_000n, automaticCents: 600n });
+      expect(worstCaseOf(LIKELY_TOP.amounts, 50_000n, 10)).to.deep.equal({ totalCents: 5_900n, automaticCents: 5_900n });
+      expect(worstCaseOf(LIKELY_TOP.amounts, 100n, 10)).to.deep.equal({ totalCents: 5_900n, automaticCents: 0n });
+    });
+
+    it("a settlement in several steps keeps the whole reserve through its last step; the payout releases the rest once", async () => {
+      const f = await loadFixture(deployFixture);
+      await asAdmin(f, f.draw, "setCallbackGasLimit", [100_000]);
+      const winners = 20;
+      expect(callbackPositionsOf(100_000)).to.be.lessThan(winners - 5);
+      const worst = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, winners).totalCents;
+      const entropy = keccak256(toUtf8Bytes("owed-in-steps"));
+      const first = await reveal(f, await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: winners })), entropy);
+      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Revealed);
+      const middle = (await (await f.draw.connect(f.stranger).settle(f.campaignId, 1, 5)).wait())!;
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
+      const last = (await (await f.draw.connect(f.stranger).settle(f.campaignId, 1, 100)).wait())!;
+      expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Settled);
+      for (const step of [first, middle, last]) expect(findVaultEvents(f, step, "OwedChanged")).to.have.length(0);
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
+      const prizes = expectedPrizes(entropy, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
+      const heldCents = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
+      expect(awardedCents).to.be.lessThan(worst);
+      const paid = (await (await f.draw.connect(f.stranger).payout(f.campaignId, 1)).wait())!;
+      expect(findVaultEvents(f, paid, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[0n, worst - awardedCents, heldCents]]);
+      expect((await f.vault.balances()).owedCents).to.equal(heldCents);
+    });
+
+    it("a batch reserves every drawing's worst case in one change; its callback changes nothing owed; each payout releases what its drawing did not award", async () => {
+      const f = await loadFixture(deployFixture);
+      const second = campaignIdOf("second");
+      await f.draw.connect(f.operator).registerCampaign(second, f.wallet.address, 5_000, 0, 0);
+      const batch = [commitArgs(f.campaignId, 1, { winnersExpected: 4 }), commitArgs(second, 1, { winnersExpected: 2, slot: slotOf("drw_second_1") })];
+      const worstFirst = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 4).totalCents;
+      const worstSecond = worstCaseOf(DEFAULT_TABLE.amounts, 5_000n, 2).totalCents;
+      const worst = worstFirst + worstSecond;
+      const committed = (await (await sendBatch(f, batch)).wait())!;
+      expect(findVaultEvents(f, committed, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[worst, 0n, worst]]);
+      const entropy = keccak256(toUtf8Bytes("owed-batch"));
+      const receipt = await reveal(f, findEvents(f, committed, "EntropyRequested")[0].args.sequence as bigint, entropy);
+      expect(findVaultEvents(f, receipt, "OwedChanged")).to.have.length(0);
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
+      const sum = (prizes: readonly { amountCents: bigint }[]) => prizes.reduce((a, p) => a + p.amountCents, 0n);
+      const first = expectedPrizes(entropy, f.campaignId, 1n, 4, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      const other = expectedPrizes(entropy, second, 1n, 2, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 5_000n);
+      const heldFirst = sum(first.filter((p) => p.held));
+      const heldSecond = sum(other.filter((p) => p.held));
+      // One payoutMany, one release per drawing, each in its own payment's vault call.
+      const paid = (await (await f.draw.connect(f.stranger).payoutMany([
+        { campaignId: f.campaignId, number: 1 },
+        { campaignId: second, number: 1 },
+      ])).wait())!;
+      expect(findVaultEvents(f, paid, "OwedChanged").map((e) => [...e.args])).to.deep.equal([
+        [0n, worstFirst - sum(first), worstSecond + heldFirst],
+        [0n, worstSecond - sum(other), heldFirst + heldSecond],
+      ]);
+      expect((await f.vault.balances()).owedCents).to.equal(heldFirst + heldSecond);
+    });
+
+    it("a held prize refused or paid before the payout is no longer owed; the payout releases the rest", async () => {
+      const f = await loadFixture(deployFixture);
+      await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 500); // every prize of the default table held
+      const winners = 3;
+      const worst = worstCaseOf(DEFAULT_TABLE.amounts, 500n, winners).totalCents;
+      const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: winners }));
+      const prizes = awarded(f, await reveal(f, sequence, keccak256(toUtf8Bytes("owed-held"))));
+      expect(prizes.every((p) => p.held)).to.equal(true);
+      const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
+      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "failed identity checks"))
+        .to.emit(f.vault, "OwedChanged")
+        .withArgs(0, prizes[0].amountCents, worst - prizes[0].amountCents);
+      // A paid held prize leaves with its payment, no OwedChanged of its own.
+      const heldPaid = f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 1);
+      await expect(heldPaid).to.changeTokenBalance(f.token, f.wallet, prizes[1].amountCents * UNITS_PER_CENT);
+      await expect(heldPaid).not.to.emit(f.vault, "OwedChanged");
+      const open = prizes[2].amountCents;
+      expect((await f.vault.balances()).owedCents).to.equal(worst - prizes[0].amountCents - prizes[1].amountCents);
+      // The payout (of nothing: every prize is held) releases what the draw did not award; the open one stays owed.
+      const paid = (await (await f.draw.connect(f.stranger).payout(f.campaignId, 1)).wait())!;
+      expect(awardedCents).to.be.lessThan(worst);
+      expect(findVaultEvents(f, paid, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[0n, worst - awardedCents, open]]);
+      expect((await f.vault.balances()).owedCents).to.equal(open);
+      await f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 2);
+      expect((await f.vault.balances()).owedCents).to.equal(0n);
+    });
+
+    describe("backed by the pool", () => {
+      /** The default deployment, but with a pool of exactly a 3-winner drawing's worst case (default table). */
+      const POOL_CENTS = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 3).totalCents;
+      async function smallPoolFixture() {
+        const f = await deployFixture();
+        const { draw, vault, manager } = await deployPrizeDraw({
+          entropy: await f.mock.getAddress(),
+          token: f.token,
+          admin: f.admin,
+          operator: f.operator,
+          guardian: f.guardian,
+          pool: POOL_CENTS * UNITS_PER_CENT,
+        });
+        await draw.connect(f.operator).registerCampaign(f.campaignId, f.wallet.address, 50_000, 0, 0);
+        return { ...f, draw, vault, manager };
+      }
+
+      it("refuses a commit the pool cannot back, changing nothing; a payout's release makes room again", async () => {
+        const f = await loadFixture(smallPoolFixture);
+        // Exactly the pool: backed.
+        const sequence = await commit(f, commitArgs(f.campaignId, 1));
+        expect(await f.vault.balances()).to.deep.equal([POOL_CENTS * UNITS_PER_CENT, POOL_CENTS, POOL_CENTS * UNITS_PER_CENT, 0n]);
+
+        const single = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 1).totalCents; // the top prize
+        const providerSequence = (await f.mock.getProviderInfoV2(f.provider.address)).sequenceNumber;
+        await expect(sendCommit(f, commitArgs(f.campaignId, 2, { winnersExpected: 1 })))
+          .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
+          .withArgs(POOL_CENTS + single, POOL_CENTS);
+        // Nothing of it is on the record.
+        expect((await f.draw.getCampaign(f.campaignId)).lastNumber).to.equal(1n);
+        expect((await f.draw.getCampaignTerms(f.campaignId)).lastDrawAt).to.equal(BigInt(DRAW_EPOCH + 3600));
+        expect(await f.draw.numberOfSlot(f.campaignId, slotOf("drw_2"))).to.equal(0n);
+        await expect(f.draw.getDrawing(f.campaignId, 2)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
+        expect((await f.vault.balances()).owedCents).to.equal(POOL_CENTS);
+        expect((await f.mock.getProviderInfoV2(f.provider.address)).sequenceNumber).to.equal(providerSequence);
+
+        // Settled but unpaid, drawing 1 still owes its worst case: still no room.
+        const entropy = keccak256(toUtf8Bytes("small-pool"));
+        const prizes = awarded(f, await reveal(f, sequence, entropy));
+        expect((await f.vault.balances()).owedCents).to.equal(POOL_CENTS);
+        await expect(sendCommit(f, commitArgs(f.campaignId, 2, { winnersExpected: 1 })))
+          .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
+          .withArgs(POOL_CENTS + single, POOL_CENTS);
+        // Paid, it owes its held prizes only; what is left of the pool backs drawing 2.
+        await f.draw.connect(f.stranger).payout(f.campaignId, 1);
+        const payoutCents = prizes.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n);
+        const heldCents = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
+        expect((await f.vault.balances()).owedCents).to.equal(heldCents);
+        expect(heldCents + single).to.be.lessThanOrEqual(POOL_CENTS - payoutCents);
+        await commit(f, commitArgs(f.campaignId, 2, { winnersExpected: 1 }));
+        expect((await f.vault.balances()).owedCents).to.equal(heldCents + single);
+      });
+
+      it("refuses a guarantee pick the pool cannot back", async () => {
+        const f = await loadFixture(smallPoolFixture);
+        const guaranteed = campaignIdOf("guaranteed");
+        await f.draw.connect(f.operator).registerCampaign(guaranteed, f.wallet.address, 50_000, 2_500, DAY);
+        await commit(f, commitArgs(guaranteed, 1)); // owes the whole pool until paid
+        await expect(f.draw.connect(f.operator).pickGuarantee(guaranteed, 0, keccak256(toUtf8Bytes("w-1"))))
+          .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
+          .withArgs(POOL_CENTS + 2_500n, POOL_CENTS);
+        expect(await f.draw.getGuarantee(guaranteed, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+        expect((await f.vault.balances()).owedCents).to.equal(POOL_CENTS);
+      });
+    });
+
+    describe("payable under the limits", () => {
+      // The default table at the 50,000-cent threshold: the top prize and the 100,000 tier are held, so 3 prizes
+      // pay at most 3 x 10,000 automatically.
+      const AUTOMATIC = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 3).automaticCents;
+
+      it("refuses a commit whose automatic payout could exceed half the campaign's limit; exactly half passes", async () => {
+        const f = await loadFixture(deployFixture);
+        expect(AUTOMATIC).to.equal(30_000n);
+        // An odd limit's half rounds down.
+        for (const limit of [2n * AUTOMATIC - 2n, 2n * AUTOMATIC - 1n]) {
+          await asAdmin(f, f.vault, "setCampaignLimit", [f.campaignId, limit]);
+          expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(AUTOMATIC - 1n);
+          await expect(sendCommit(f, commitArgs(f.campaignId, 1)))
+            .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+            .withArgs(f.campaignId, 1, AUTOMATIC, AUTOMATIC - 1n);
+          expect((await f.draw.getCampaign(f.campaignId)).lastNumber).to.equal(0n);
+          expect((await f.vault.balances()).owedCents).to.equal(0n);
+        }
+        // Another campaign is bound by the overall limit only.
+        const other = campaignIdOf("other");
+        await f.draw.connect(f.operator).registerCampaign(other, f.wallet.address, 50_000, 0, 0);
+        expect(await f.vault.maxPaymentCents(other)).to.equal(LARGE_DAILY_LIMIT / 2n);
+        await commit(f, commitArgs(other, 1));
+
+        await asAdmin(f, f.vault, "setCampaignLimit", [f.campaignId, 2n * AUTOMATIC]);
+        expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(AUTOMATIC);
+        await commit(f, commitArgs(f.campaignId, 1));
+        // Held prizes do not count: at a 10,000-cent threshold the 10,000 tier is held too, so 15 prizes pay at
+        // most 15 x 2,000 automatically, although their worst case in all is far above the limit.
+        await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 10_000);
+        expect(worstCaseOf(DEFAULT_TABLE.amounts, 10_000n, 15).automaticCents).to.equal(AUTOMATIC);
+        await commit(f, commitArgs(f.campaignId, 2, { winnersExpected: 15 }));
+        await expect(sendCommit(f, commitArgs(f.campaignId, 3, { winnersExpected: 16 })))
+          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+          .withArgs(f.campaignId, 3, AUTOMATIC + 2_000n, AUTOMATIC);
+      });
+
+      it("a batch holds each drawing to its own campaign's cap: the overall one, or the campaign's while any campaign has a limit", async () => {
+        const f = await loadFixture(deployFixture);
+        const other = campaignIdOf("other");
+        const third = campaignIdOf("third");
+        for (const id of [other, third]) await f.draw.connect(f.operator).registerCampaign(id, f.wallet.address, 50_000, 0, 0);
+        const batch = (n: number) => [
+          commitArgs(other, n, { slot: slotOf(`drw_other_${n}`) }),
+          commitArgs(f.campaignId, n),
+        ];
+        expect(await f.vault.paymentCaps()).to.deep.equal([LARGE_DAILY_LIMIT / 2n, false]);
+        await asAdmin(f, f.vault, "setCampaignLimit", [f.campaignId, 2n * AUTOMATIC - 2n]);
+        await asAdmin(f, f.vault, "setCampaignLimit", [third, 10n * AUTOMATIC]);
+        expect(await f.vault.paymentCaps()).to.deep.equal([LARGE_DAILY_LIMIT / 2n, true]);
+        // The limited campaign's drawing is refused, whatever comes before it in the batch; nothing is committed.
+        await expect(sendBatch(f, batch(1)))
+          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+          .withArgs(f.campaignId, 1, AUTOMATIC, AUTOMATIC - 1n);
+        expect((await f.draw.getCampaign(other)).lastNumber).to.equal(0n);
+        // One campaign limit removed, another still set: each drawing is still asked about its own campaign.
+        await asAdmin(f, f.vault, "setCampaignLimit", [third, 0n]);
+        expect(await f.vault.paymentCaps()).to.deep.equal([LARGE_DAILY_LIMIT / 2n, true]);
+        await expect(sendBatch(f, batch(1))).to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit");
+        // The last one removed: the overall cap alone applies, to every drawing.
+        await asAdmin(f, f.vault, "setCampaignLimit", [f.campaignId, 0n]);
+        expect(await f.vault.paymentCaps()).to.deep.equal([LARGE_DAILY_LIMIT / 2n, false]);
+        expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(LARGE_DAILY_LIMIT / 2n);
+        await sendBatch(f, batch(1));
+        expect((await f.draw.getCampaign(f.campaignId)).lastNumber).to.equal(1n);
+        expect((await f.draw.getCampaign(other)).lastNumber).to.equal(1n);
+      });
+
+      it("refuses a commit whose automatic payout could exceed half the overall limit; exactly half passes", async () => {
+        const f = await loadFixture(deployFixture);
+        await asAdmin(f, f.vault, "setDailyLimit", [2n * AUTOMATIC - 2n]);
+        expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(AUTOMATIC - 1n);
+        await expect(sendCommit(f, commitArgs(f.campaignId, 1)))
+          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+          .withArgs(f.campaignId, 1, AUTOMATIC, AUTOMATIC - 1n);
+        expect((await f.draw.getCampaign(f.campaignId)).lastNumber).to.equal(0n);
+        // A campaign limit above the overall one does not raise the bound.
+        await asAdmin(f, f.vault, "setCampaignLimit", [f.campaignId, 10n * AUTOMATIC]);
+        expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(AUTOMATIC - 1n);
+        await asAdmin(f, f.vault, "setDailyLimit", [2n * AUTOMATIC]);
+        expect(await f.vault.maxPaymentCents(f.campaignId)).to.equal(AUTOMATIC);
+        await commit(f, commitArgs(f.campaignId, 1));
+        // A top prize below the threshold is automatic: 9 x 100 + 5,000 for 10 prizes of the likely-top table.
+        await withLikelyTopTable(f);
+        const likelyTop = worstCaseOf(LIKELY_TOP.amounts, 50_000n, 10).automaticCents;
+        await asAdmin(f, f.vault, "setDailyLimit", [2n * likelyTop - 2n]);
+        await expect(sendCommit(f, commitArgs(f.campaignId, 2, { winnersExpected: 10, tableId: LIKELY_TOP.id })))
+          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+          .withArgs(f.campaignId, 2, likelyTop, likelyTop - 1n);
+      });
     });
   });
 
@@ -518,15 +943,19 @@ describe("PrizeDraw", () => {
       const { prizes } = await settledDraw(f, 40);
       const cents = prizes.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n);
       expect(cents).to.be.greaterThan(0n);
-      const [, owedBefore] = await f.draw.balances();
+      const worst = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 40).totalCents;
+      expect((await f.vault.balances()).owedCents).to.equal(worst);
       const tx = f.draw.connect(f.operator).payout(f.campaignId, 1);
       await expect(tx).to.emit(f.draw, "DrawingPaid").withArgs(f.campaignId, 1, f.wallet.address, cents, cents * UNITS_PER_CENT);
-      await expect(tx).to.changeTokenBalances(f.token, [f.draw, f.wallet], [-cents * UNITS_PER_CENT, cents * UNITS_PER_CENT]);
+      await expect(tx).to.changeTokenBalances(f.token, [f.vault, f.wallet], [-cents * UNITS_PER_CENT, cents * UNITS_PER_CENT]);
       const receipt = (await (await tx).wait())!;
       const transfers = receipt.logs.filter((l) => f.token.interface.parseLog(l)?.name === "Transfer");
       expect(transfers).to.have.length(1);
       expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Paid);
-      expect((await f.draw.balances()).owedCents).to.equal(owedBefore - cents);
+      // The payment and the release of what the draw did not award leave the held prizes owed.
+      const held = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
+      expect(findVaultEvents(f, receipt, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[0n, worst - cents - held, held]]);
+      expect((await f.vault.balances()).owedCents).to.equal(held);
       await expect(f.draw.connect(f.operator).payout(f.campaignId, 1))
         .to.be.revertedWithCustomError(f.draw, "AlreadyPaid")
         .withArgs(f.campaignId, 1);
@@ -560,7 +989,7 @@ describe("PrizeDraw", () => {
         .to.be.revertedWithCustomError(f.draw, "HeldPrizeClosed")
         .withArgs(f.campaignId, 1, held[0].position);
       expect(await f.draw.heldPrizeState(f.campaignId, 1, held[0].position)).to.equal(1n); // Paid
-      expect((await f.draw.balances()).owedCents).to.equal(0n);
+      expect((await f.vault.balances()).owedCents).to.equal(0n);
     });
 
     it("a threshold change applies to later commits only", async () => {
@@ -661,10 +1090,13 @@ describe("PrizeDraw", () => {
         .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
         .withArgs(GUARANTEED, 0, 0);
       await commit(f, commitArgs(GUARANTEED, 1));
+      // What is owed besides the guarantee: the committed drawing's reserve.
+      const owedBefore = (await f.vault.balances()).owedCents;
       const pick = f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
       await expect(pick).to.emit(f.draw, "GuaranteePicked").withArgs(GUARANTEED, 0, winnerHash, f.wallet.address, 2_500);
+      await expect(pick).to.emit(f.vault, "OwedChanged").withArgs(2_500, 0, owedBefore + 2_500n);
       expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
-      expect((await f.draw.balances()).owedCents).to.equal(2_500n);
+      expect((await f.vault.balances()).owedCents).to.equal(owedBefore + 2_500n);
       await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
         .to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPicked")
         .withArgs(GUARANTEED, 0);
@@ -678,7 +1110,7 @@ describe("PrizeDraw", () => {
       await expect(pay).to.emit(f.draw, "GuaranteePaid").withArgs(GUARANTEED, 0, f.wallet.address, 2_500, 2_500n * UNITS_PER_CENT);
       await expect(pay).to.changeTokenBalances(f.token, [f.wallet, f.other, f.stranger], [2_500n * UNITS_PER_CENT, 0n, 0n]);
       expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Paid, f.wallet.address, 2_500n]);
-      expect((await f.draw.balances()).owedCents).to.equal(0n);
+      expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
       await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPaid").withArgs(GUARANTEED, 0);
       await expect(f.draw.payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked").withArgs(GUARANTEED, 1);
       await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.be.revertedWithCustomError(
@@ -709,38 +1141,60 @@ describe("PrizeDraw", () => {
       expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
     });
 
+    it("refuses a pick larger than one payment may be under the limits (half the campaign's or the overall limit); exactly half passes", async () => {
+      const f = await loadFixture(deployFixture);
+      await guaranteed(f, 2);
+      const owed = (await f.vault.balances()).owedCents;
+      const refused = async (period: number, maxCents: bigint) => {
+        const owedBefore = (await f.vault.balances()).owedCents;
+        expect(await f.vault.maxPaymentCents(GUARANTEED)).to.equal(maxCents);
+        await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, period, winnerHash))
+          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+          .withArgs(GUARANTEED, period, 2_500, maxCents);
+        expect(await f.draw.getGuarantee(GUARANTEED, period)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+        expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
+      };
+      // The campaign's own limit: an odd one's half rounds down, one cent short of the guarantee.
+      await asAdmin(f, f.vault, "setCampaignLimit", [GUARANTEED, 4_999n]);
+      await refused(0, 2_499n);
+      await asAdmin(f, f.vault, "setCampaignLimit", [GUARANTEED, 5_000n]);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.emit(f.draw, "GuaranteePicked");
+      // The overall limit binds too, whatever the campaign's.
+      await asAdmin(f, f.vault, "setDailyLimit", [4_999n]);
+      await refused(1, 2_499n);
+      await asAdmin(f, f.vault, "setDailyLimit", [5_000n]);
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash)).to.emit(f.draw, "GuaranteePicked");
+      expect((await f.vault.balances()).owedCents).to.equal(owed + 5_000n);
+    });
+
     it("the admin moves a picked, unpaid guarantee to the campaign's current wallet, named in the call", async () => {
       const f = await loadFixture(deployFixture);
       await guaranteed(f, 1);
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.wallet.address))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked")
-        .withArgs(GUARANTEED, 0);
+      // The admin's call, scheduled and executed after its delay (a failed attempt stays scheduled for a retry).
+      const move = (to: string) => sendAsAdmin(f, f.draw, "moveGuaranteeWallet", [GUARANTEED, 0, to]);
+      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked").withArgs(GUARANTEED, 0);
       await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
       // Moving to the wallet it already has is a no-op, refused.
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.wallet.address))
-        .to.be.revertedWithCustomError(f.draw, "NothingToMove")
-        .withArgs(GUARANTEED, 0);
+      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.draw, "NothingToMove").withArgs(GUARANTEED, 0);
       // A destination other than the campaign's wallet is refused: the admin alone cannot choose where it goes.
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
+      await expect(move(f.other.address))
         .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
         .withArgs(GUARANTEED, f.other.address, f.wallet.address);
       await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
-      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0, f.other.address)).to.be.revertedWithCustomError(
-        f.draw,
-        "AccessControlUnauthorizedAccount",
-      );
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
+      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
+        .to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized")
+        .withArgs(f.operator.address);
+      await expect(move(f.other.address))
         .to.emit(f.draw, "GuaranteeWalletMoved")
         .withArgs(GUARANTEED, 0, f.wallet.address, f.other.address);
       await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.changeTokenBalance(f.token, f.other, 2_500n * UNITS_PER_CENT);
-      await expect(f.draw.connect(f.admin).moveGuaranteeWallet(GUARANTEED, 0, f.other.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
+      await expect(move(f.other.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
     });
   });
 
   describe("roles", () => {
     it("refuses every operator function to anyone without the operator role", async () => {
       const f = await loadFixture(deployFixture);
-      const role = await f.draw.OPERATOR_ROLE();
       for (const who of [f.stranger, f.admin, f.guardian]) {
         const contract = f.draw.connect(who); // the admin and the guardian are not operators either
         const calls = [
@@ -755,49 +1209,80 @@ describe("PrizeDraw", () => {
           () => contract.pickGuarantee(f.campaignId, 0, randomBytes32()),
         ];
         for (const call of calls) {
-          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(who.address, role);
+          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(who.address);
         }
       }
     });
 
-    it("refuses every admin function to the operator, the guardian and a stranger", async () => {
+    it("refuses every admin function to the operator, the guardian and a stranger, and to the admin itself without its delay", async () => {
       const f = await loadFixture(deployFixture);
-      const adminRole = await f.draw.DEFAULT_ADMIN_ROLE();
+      const draw = await f.draw.getAddress();
       for (const who of [f.operator, f.guardian, f.stranger]) {
-        const as = f.draw.connect(who);
+        const engine = f.draw.connect(who);
         for (const call of [
-          () => as.setCallbackGasLimit(300_000),
-          () => as.withdrawTokens(who.address, 1),
-          () => as.withdrawNative(who.address, 0),
-          () => as.grantRole(adminRole, who.address),
-          () => as.grantRole(ethers.id("OPERATOR_ROLE"), f.other.address),
-          () => as.setDailyLimit(10),
-          () => as.setCampaignLimit(f.campaignId, 10),
-          () => as.unpause(),
-          () => as.moveDrawingWallet(f.campaignId, 1, f.wallet.address),
-          () => as.moveGuaranteeWallet(f.campaignId, 0, f.wallet.address),
-          () => as.beginAdminTransfer(who.address),
-          () => as.cancelAdminTransfer(),
+          () => engine.setCallbackGasLimit(300_000),
+          () => engine.moveDrawingWallet(f.campaignId, 1, f.wallet.address),
+          () => engine.moveGuaranteeWallet(f.campaignId, 0, f.wallet.address),
         ]) {
-          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessControlUnauthorizedAccount").withArgs(who.address, adminRole);
+          await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(who.address);
         }
+        const vault = f.vault.connect(who);
+        for (const call of [
+          () => vault.withdrawTokens(who.address, 1),
+          () => vault.withdrawNative(who.address, 0),
+          () => vault.setDailyLimit(10),
+          () => vault.setCampaignLimit(f.campaignId, 10),
+          () => vault.unpause(),
+        ]) {
+          await expect(call()).to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized").withArgs(who.address);
+        }
+        // Nor can they grant roles or schedule the admin's calls.
+        const manager = f.manager.connect(who);
+        await expect(manager.grantRole(ROLE.Admin, who.address, ADMIN_DELAY))
+          .to.be.revertedWithCustomError(f.manager, "AccessManagerUnauthorizedAccount")
+          .withArgs(who.address, ROLE.Admin);
+        await expect(manager.grantRole(ROLE.Operator, f.other.address, 0))
+          .to.be.revertedWithCustomError(f.manager, "AccessManagerUnauthorizedAccount")
+          .withArgs(who.address, ROLE.Admin);
+        const setGas = callData(f.draw, "setCallbackGasLimit", [300_000]);
+        await expect(manager.schedule(draw, setGas, 0))
+          .to.be.revertedWithCustomError(f.manager, "AccessManagerUnauthorizedCall")
+          .withArgs(who.address, draw, setGas.slice(0, 10));
       }
-      await expect(f.draw.connect(f.admin).setCallbackGasLimit(300_000))
+
+      // The admin itself: never directly, only scheduled and after its delay.
+      await expect(f.draw.connect(f.admin).setCallbackGasLimit(300_000)).to.be.revertedWithCustomError(f.manager, "AccessManagerNotScheduled");
+      await expect(f.vault.connect(f.admin).withdrawTokens(f.admin.address, 5)).to.be.revertedWithCustomError(f.manager, "AccessManagerNotScheduled");
+      await scheduleAsAdmin(f, f.draw, "setCallbackGasLimit", [300_000]);
+      await expect(executeAsAdmin(f, f.draw, "setCallbackGasLimit", [300_000])).to.be.revertedWithCustomError(f.manager, "AccessManagerNotReady");
+      await time.increase(ADMIN_DELAY);
+      await expect(executeAsAdmin(f, f.draw, "setCallbackGasLimit", [300_000]))
         .to.emit(f.draw, "CallbackGasLimitChanged")
         .withArgs(2_000_000, 300_000);
-      await expect(f.draw.connect(f.admin).withdrawTokens(f.admin.address, 5)).to.changeTokenBalance(f.token, f.admin, 5);
+      await expect(sendAsAdmin(f, f.vault, "withdrawTokens", [f.admin.address, 5])).to.changeTokenBalances(f.token, [f.admin, f.vault], [5, -5]);
     });
 
-    it("the admin withdraws native currency sent to the contract", async () => {
+    it("only the guardian pauses", async () => {
       const f = await loadFixture(deployFixture);
-      await f.stranger.sendTransaction({ to: await f.draw.getAddress(), value: 1_000n });
-      await expect(f.draw.connect(f.admin).withdrawNative(f.other.address, 1_000n))
-        .to.emit(f.draw, "NativeWithdrawn")
+      for (const who of [f.admin, f.operator, f.stranger]) {
+        await expect(f.vault.connect(who).pause()).to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized").withArgs(who.address);
+      }
+      await expect(f.vault.connect(f.guardian).pause()).to.emit(f.vault, "PaymentsPaused").withArgs(f.guardian.address);
+      expect(await f.vault.paused()).to.equal(true);
+      expect((await f.vault.paymentState()).isPaused).to.equal(true);
+    });
+
+    it("the admin withdraws native currency sent to the vault", async () => {
+      const f = await loadFixture(deployFixture);
+      await f.stranger.sendTransaction({ to: await f.vault.getAddress(), value: 1_000n });
+      await expect(asAdmin(f, f.vault, "withdrawNative", [f.other.address, 1_000n]))
+        .to.emit(f.vault, "NativeWithdrawn")
         .withArgs(f.other.address, 1_000n);
-      await expect(f.draw.connect(f.admin).withdrawNative(f.other.address, 1n))
-        .to.be.revertedWithCustomError(f.draw, "NativeTransferFailed")
+      expect(await ethers.provider.getBalance(await f.vault.getAddress())).to.equal(0n);
+      await expect(asAdmin(f, f.vault, "withdrawNative", [f.other.address, 1n]))
+        .to.be.revertedWithCustomError(f.vault, "NativeTransferFailed")
         .withArgs(f.other.address, 1n);
-      await expect(f.draw.connect(f.admin).withdrawNative(ZeroAddress, 0)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
+      await expect(asAdmin(f, f.vault, "withdrawNative", [ZeroAddress, 0])).to.be.revertedWithCustomError(f.vault, "ZeroAddress");
     });
   });
 });

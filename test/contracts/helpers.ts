@@ -6,10 +6,13 @@ import {
   encodeBytes32String,
   zeroPadBytes,
   type ContractTransactionReceipt,
+  type ContractTransactionResponse,
   type EventLog,
   type Log,
 } from "ethers";
-import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
+import { time } from "@nomicfoundation/hardhat-network-helpers";
+import type { BaseContract } from "ethers";
+import type { MockEntropy, PrizeDraw, PrizeDrawManager, PrizeVault, TestStablecoin } from "../../typechain-types";
 
 /** An independent computation of the spec's "Draw computation" with ethers, to check the contract against. */
 const coder = AbiCoder.defaultAbiCoder();
@@ -61,6 +64,8 @@ export function batchShareOf(limit: number, prizeCounts: readonly number[]): { p
   return { positions, requestGas: limit - budget };
 }
 export const ADMIN_DELAY = 3 * 24 * 3600;
+/** PrizeDrawManager's role ids. */
+export const ROLE = { Admin: 0n, Operator: 1n, Guardian: 2n, Governor: 3n } as const;
 /** Large enough never to stop a test that is not about limits: 10^12 cents. */
 export const LARGE_DAILY_LIMIT = 10n ** 12n;
 /** A generous fee cap: the fee is paid from msg.value and the rest refunded. */
@@ -147,18 +152,22 @@ export async function deployFixture() {
   const [admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin] = await ethers.getSigners();
   const token = (await (await ethers.getContractFactory("TestStablecoin")).deploy()) as unknown as TestStablecoin;
   const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
-  const draw = await deployPrizeDraw({ entropy: await mock.getAddress(), token, admin, operator, guardian });
+  const { draw, vault, manager } = await deployPrizeDraw({ entropy: await mock.getAddress(), token, admin, operator, guardian });
   const campaignId = campaignIdOf("summer-daily");
   await draw.connect(operator).registerCampaign(campaignId, wallet.address, 50_000, 0, 0);
-  return { admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin, token, mock, draw, campaignId };
+  return { admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin, token, mock, draw, vault, manager, campaignId };
 }
 
 /** A stablecoin the tests can mint (TestStablecoin, BlacklistStablecoin). */
 type MintableToken = { getAddress(): Promise<string>; mint(to: string, amount: bigint): Promise<unknown> };
 
+/** The three contracts of a deployment: the engine, the vault it created, and the manager of both. */
+export type Deployed = { draw: PrizeDraw; vault: PrizeVault; manager: PrizeDrawManager };
+
 /**
- * Deploys PrizeDraw with the three roles on three signers and ADMIN_DELAY, mints `pool` token units into it
- * and, unless told otherwise, publishes the default table (as the operator).
+ * Deploys PrizeDrawManager (the three roles on three signers, ADMIN_DELAY) and PrizeDraw (which creates its
+ * PrizeVault), wires the roles (the default signer deploys), mints `pool` token units into the vault and, unless
+ * told otherwise, publishes the default table (as the operator).
  */
 export async function deployPrizeDraw(o: {
   entropy: string;
@@ -170,22 +179,117 @@ export async function deployPrizeDraw(o: {
   dailyLimitCents?: bigint;
   pool?: bigint;
   defaultTable?: boolean;
-}): Promise<PrizeDraw> {
-  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
-    o.entropy,
-    await o.token.getAddress(),
+}): Promise<Deployed> {
+  const manager = (await (await ethers.getContractFactory("PrizeDrawManager")).deploy(
     o.admin.address,
     o.operator.address,
     o.guardian.address,
     ADMIN_DELAY,
+  )) as unknown as PrizeDrawManager;
+  const draw = (await (await ethers.getContractFactory("PrizeDraw")).deploy(
+    o.entropy,
+    await o.token.getAddress(),
+    await manager.getAddress(),
     o.callbackGasLimit ?? CALLBACK_GAS_LIMIT,
     o.dailyLimitCents ?? LARGE_DAILY_LIMIT,
   )) as unknown as PrizeDraw;
-  await o.token.mint(await draw.getAddress(), o.pool ?? 10n ** 15n);
+  await (await manager.wire(await draw.getAddress())).wait();
+  const vault = (await ethers.getContractAt("PrizeVault", await draw.vault())) as unknown as PrizeVault;
+  await o.token.mint(await vault.getAddress(), o.pool ?? 10n ** 15n);
   if (o.defaultTable ?? true) {
     await draw.connect(o.operator).publishPrizeTable(DEFAULT_TABLE.id, 1, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights);
   }
-  return draw;
+  return { draw, vault, manager };
+}
+
+type AdminCaller = { manager: PrizeDrawManager; admin: Parameters<PrizeDraw["connect"]>[0] };
+type Callable = BaseContract & { interface: { encodeFunctionData(name: string, args: readonly unknown[]): string } };
+
+/** The calldata of `target.method(...args)`, for the manager's schedule, execute and cancel. */
+export function callData(target: Callable, method: string, args: readonly unknown[]): string {
+  return target.interface.encodeFunctionData(method, args);
+}
+
+/** Schedules an admin call for the earliest moment the admin's delay allows; returns the scheduled call's receipt. */
+export async function scheduleAsAdmin(f: AdminCaller, target: Callable, method: string, args: readonly unknown[]) {
+  const data = callData(target, method, args);
+  return (await (await f.manager.connect(f.admin).schedule(await target.getAddress(), data, 0)).wait()) as ContractTransactionReceipt;
+}
+
+/** Executes a scheduled admin call (reverts with the target's error, or AccessManagerNotReady before the delay). */
+export async function executeAsAdmin(f: AdminCaller, target: Callable, method: string, args: readonly unknown[]) {
+  const data = callData(target, method, args);
+  return (await (await f.manager.connect(f.admin).execute(await target.getAddress(), data)).wait()) as ContractTransactionReceipt;
+}
+
+/**
+ * An admin call as the admin must make it: scheduled through the manager, visible for ADMIN_DELAY (the chain's
+ * clock is moved past it), then executed. Returns the execution's receipt.
+ */
+export async function asAdmin(f: AdminCaller, target: Callable, method: string, args: readonly unknown[]) {
+  await scheduleAsAdmin(f, target, method, args);
+  await time.increase(ADMIN_DELAY);
+  return executeAsAdmin(f, target, method, args);
+}
+
+/**
+ * An admin call as a transaction (for matchers that need one, such as changeTokenBalance): scheduled unless the
+ * same call is still scheduled (a failed execution leaves it so, since its revert undoes the consumption), the
+ * clock moved to the end of its delay when needed, then executed. Rejects with the target's error.
+ */
+export async function sendAsAdmin(
+  f: AdminCaller & { admin: { address: string } },
+  target: Callable,
+  method: string,
+  args: readonly unknown[],
+): Promise<ContractTransactionResponse> {
+  const address = await target.getAddress();
+  const data = callData(target, method, args);
+  const admin = f.manager.connect(f.admin);
+  const operationId = await f.manager.hashOperation(f.admin.address, address, data);
+  if ((await f.manager.getSchedule(operationId)) === 0n) await (await admin.schedule(address, data, 0)).wait();
+  const readyAt = Number(await f.manager.getSchedule(operationId));
+  // execute is mined in the block after the latest one: ready once that block's time reaches the timepoint.
+  if ((await time.latest()) < readyAt - 1) await time.increaseTo(readyAt - 1);
+  return admin.execute(address, data);
+}
+
+/**
+ * DrawMath.worstCase, computed here: the most `count` prizes of a table (amounts top first) can total, and the
+ * most of it below `threshold` (the automatic payout, one transfer). The top prize pays at most once (a second
+ * top roll pays tier 1), so: the top or the largest other amount once, the largest other amount for the rest.
+ */
+export function worstCaseOf(
+  amounts: readonly bigint[],
+  threshold: bigint,
+  count: number | bigint,
+): { totalCents: bigint; automaticCents: bigint } {
+  const n = BigInt(count);
+  if (n === 0n) return { totalCents: 0n, automaticCents: 0n };
+  const max = (values: readonly bigint[]) => values.reduce((a, b) => (b > a ? b : a), 0n);
+  const [top, ...others] = amounts;
+  const largest = max(others);
+  const largestAutomatic = max(others.filter((a) => a < threshold));
+  const topAutomatic = top < threshold ? top : 0n;
+  return {
+    totalCents: (n - 1n) * largest + max([top, largest]),
+    automaticCents: (n - 1n) * largestAutomatic + max([topAutomatic, largestAutomatic]),
+  };
+}
+
+/** Events of the vault (OwedChanged, LimitChanged...) in a receipt, parsed with the vault's ABI. */
+export function findVaultEvents(f: { vault: PrizeVault }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
+  const out: EventLog[] = [];
+  for (const log of receipt.logs) {
+    let parsed = null;
+    try {
+      parsed = f.vault.interface.parseLog(log);
+    } catch {
+      parsed = null;
+    }
+    if (parsed && parsed.name === name) out.push({ ...log, args: parsed.args, eventName: parsed.name } as unknown as EventLog);
+  }
+  return out;
 }
 
 export type CommitOverrides = Partial<{

@@ -30,6 +30,7 @@ import { deployLocal } from "../../api/src/chain/deploy.js";
 import { drawingSlot, userRandomNumber } from "../../api/src/draw/index.js";
 import { MockEntropyAbi } from "../../indexer/abis/MockEntropyAbi.js";
 import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
+import { PrizeVaultAbi } from "../../indexer/abis/PrizeVaultAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
 import * as ponderSchema from "../../indexer/ponder.schema.js";
 import { freePort, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
@@ -174,6 +175,7 @@ let ponder: Proc | undefined;
 let ponderPort = 0;
 let rpcUrl = "";
 let prizeDraw: Address;
+let vault: Address;
 let entropy: Address;
 let token: Address;
 let provider: Address;
@@ -507,6 +509,7 @@ beforeAll(async () => {
 
   const record = await deployLocal({ rpcUrl, dataDir: tmp });
   prizeDraw = record.prizeDraw;
+  vault = record.vault!;
   entropy = record.entropy;
   token = record.token;
   provider = record.entropyProvider;
@@ -650,7 +653,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     const winnerHash = keccak256(toHex("winner-1"));
     // One drawing committed so far: period 0 is the only one that can need a guarantee.
     expect(await revertName(op("pickGuarantee", [CAMPAIGN, 1, winnerHash]))).toBe("GuaranteePeriodNotDrawn");
-    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessControlUnauthorizedAccount");
+    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessManagedUnauthorized");
 
     const picked = await op("pickGuarantee", [CAMPAIGN, 0, winnerHash]);
     const expectedRow = {
@@ -713,7 +716,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     expect(zeroPayout.amountCents).toBe("0");
 
     // Held prizes are paid (or refused) after the operator's checks: a stranger cannot pay one.
-    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "payHeldPrize", [CAMPAIGN, 3n, 0n]))).toBe("AccessControlUnauthorizedAccount");
+    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "payHeldPrize", [CAMPAIGN, 3n, 0n]))).toBe("AccessManagedUnauthorized");
     const heldState = (position: number) =>
       pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [CAMPAIGN, 3n, BigInt(position)] });
     for (const position of [0, 2]) {
@@ -802,7 +805,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
       .flatMap((res) => res.body.prizes)
       .filter((p) => p.heldStatus === "open")
       .reduce((sum, p) => sum + BigInt(p.amountCents), 0n);
-    const [, owedCents] = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "balances" });
+    const [, owedCents] = await pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "balances" });
     expect(owedCents).toBe(open);
   });
 

@@ -32,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vit
 import { createWalletClient, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
+import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { mineBlocks, until } from "../support/processes.js";
@@ -155,7 +156,8 @@ async function paidExactlyOnce(slug: string, id: string, campaignId: Hex): Promi
 }
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { PRIZEDRAW_HOLD_MOCK_REVEAL: "true", PRIZEDRAW_TX_TIMEOUT_SECONDS: "3" } });
+  // The blacklisting token (USDC's rules) lets a case freeze the prize vault.
+  stack = await startStack({ extraEnv: { PRIZEDRAW_HOLD_MOCK_REVEAL: "true", PRIZEDRAW_TX_TIMEOUT_SECONDS: "3" }, deploy: { token: "blacklist" } });
   ({ accountId, key } = await createAccount(stack, "reorg@example.com"));
   provider = new TestProvider(stack.rpcUrl, stack.deployment);
   provider.start();
@@ -284,7 +286,7 @@ describe("reorgs during a drawing", () => {
     expect(servedEnd.verdict).toBe("passes");
   }), CASE_TIMEOUT_MS);
 
-  // The reveal and settle dropped while the payout waited (empty pool): the chain is back at Requested; the keeper
+  // The reveal and settle dropped while the payout waited (the token froze the vault): the chain is back at Requested; the keeper
   // takes the drawing back to entropy_requested (value, prizes and reveal cleared, so proof.json is not served from
   // the old value), the provider answers again with another value, and the drawing is settled and paid with it.
   it.concurrent("after the reveal and settle (settled): both are dropped", tracked("reorg-settle", async ({ expect }) => {
@@ -295,11 +297,11 @@ describe("reorgs during a drawing", () => {
     const { end, servedAfter, servedEnd } = await serially(async () => {
       await stack.restartService();
       provider.enabled = true;
-      // An empty prize pool holds the drawing at settled (the payout is refused) until the reorg.
+      // A frozen prize vault holds the drawing at settled (the token refuses the payout) until the reorg.
       const client = publicClientFor(stack.rpcUrl);
       const admin = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS.admin), chain: client.chain!, transport: http(stack.rpcUrl) });
-      const pool = await client.readContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [stack.deployment.prizeDraw] });
-      await client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "withdrawTokens", args: [admin.account.address, pool] }) });
+      const vault = stack.deployment.vault!;
+      await client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.token, abi: BlacklistStablecoinAbi, functionName: "blacklist", args: [vault] }) });
       const { id, campaignId } = await drawFirst(slug);
       await waitFor("settled, payout refused", () => drawing(slug, id), (d) => d.status === "settled" && d.needsAttention !== null);
       expect((await proof(slug, id)).verdict).toBe("passes"); // a visitor looks at the result
@@ -308,7 +310,7 @@ describe("reorgs during a drawing", () => {
       provider.enabled = false;
       const reorg = await reorgFrom(stack.rpcUrl, before.chain.revealedIn[0]!);
       console.log(`[reorg] settle: anvil_reorg [${reorg.depth}, []] from block ${before.chain.revealedIn[0]} (head ${reorg.head})`);
-      await client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "mint", args: [stack.deployment.prizeDraw, pool] }) });
+      await client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: stack.deployment.token, abi: BlacklistStablecoinAbi, functionName: "unblacklist", args: [vault] }) });
       await waitFor("the indexer reverted the reveal", () => observe("settle: after", slug, id, campaignId), (o) => o.index.drawing?.randomValue === null);
       const servedAfter = await proof(slug, id);
       console.log(`[reorg] settle: proof right after the reorg: ${servedAfter.verdict}`);

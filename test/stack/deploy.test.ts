@@ -6,9 +6,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createPublicClient, http, keccak256, toHex, type Address } from "viem";
+import { createPublicClient, http, type Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
+import { PrizeDrawAbi, PrizeDrawManagerAbi, PrizeVaultAbi } from "../../api/src/chain/abis.js";
 import { deployLocal } from "../../api/src/chain/deploy.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { REPO_ROOT, freePort, inheritedEnv, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
@@ -87,24 +87,33 @@ describe("npm run deploy -- --network base-sepolia", () => {
       admin: ADMIN,
       operator: OPERATOR,
       guardian: GUARDIAN,
-      contractVersion: 3,
+      contractVersion: 4,
     });
     const genesis = await client().getBlock({ blockNumber: 0n });
     expect(record.genesisHash).toBe(genesis.hash);
     const read = <T>(functionName: string, args: unknown[] = []) =>
       client().readContract({ address: record.prizeDraw as Address, abi: PrizeDrawAbi, functionName, args } as never) as Promise<T>;
+    const readVault = <T>(functionName: string, args: unknown[] = []) =>
+      client().readContract({ address: record.vault as Address, abi: PrizeVaultAbi, functionName, args } as never) as Promise<T>;
+    const role = (id: bigint, account: Address) =>
+      client().readContract({ address: record.manager as Address, abi: PrizeDrawManagerAbi, functionName: "hasRole", args: [id, account] });
     expect((await read<string>("entropy")).toLowerCase()).toBe(existing.entropy.toLowerCase());
-    expect((await read<string>("token")).toLowerCase()).toBe(existing.token.toLowerCase());
+    expect((await read<string>("vault")).toLowerCase()).toBe(record.vault!.toLowerCase());
+    expect((await readVault<string>("token")).toLowerCase()).toBe(existing.token.toLowerCase());
+    expect((await readVault<string>("engine")).toLowerCase()).toBe(record.prizeDraw.toLowerCase());
     expect(await read<number>("callbackGasLimit")).toBe(500_000);
-    expect(await read<boolean>("hasRole", [keccak256(toHex("OPERATOR_ROLE")), OPERATOR])).toBe(true);
-    expect(await read<boolean>("hasRole", [`0x${"00".repeat(32)}`, ADMIN])).toBe(true);
-    expect(await read<boolean>("hasRole", [keccak256(toHex("GUARDIAN_ROLE")), GUARDIAN])).toBe(true);
-    expect(await read<boolean>("hasRole", [`0x${"00".repeat(32)}`, DEPLOYER])).toBe(false);
-    expect(await read<number>("adminDelay")).toBe(172_800);
-    expect((await read<readonly [bigint, bigint, boolean]>("paymentState"))[0]).toBe(5_000_000n);
+    expect((await read<string>("authority")).toLowerCase()).toBe(record.manager!.toLowerCase());
+    // [member, execution delay]: the admin's calls (roles 0 and 3) wait ADMIN_DELAY_SECONDS; the deployer holds nothing.
+    expect(await role(0n, ADMIN)).toEqual([true, 172_800]);
+    expect(await role(3n, ADMIN)).toEqual([true, 172_800]);
+    expect(await role(1n, OPERATOR)).toEqual([true, 0]);
+    expect(await role(2n, GUARDIAN)).toEqual([true, 0]);
+    for (const id of [0n, 1n, 2n, 3n]) expect((await role(id, DEPLOYER))[0]).toBe(false);
+    expect((await readVault<readonly [bigint, bigint, boolean]>("paymentState"))[0]).toBe(5_000_000n);
     const deployedAt = await client().getTransactionReceipt({ hash: (await client().getBlock({ blockNumber: BigInt(record.deployBlock), includeTransactions: true })).transactions[0]!.hash });
-    expect(deployedAt.contractAddress?.toLowerCase()).toBe(record.prizeDraw.toLowerCase());
-    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(1);
+    expect(deployedAt.contractAddress?.toLowerCase()).toBe(record.manager!.toLowerCase());
+    // The manager, the engine (which creates the vault) and the manager's one-time wiring.
+    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(3);
   });
 
   it("refuses to overwrite a deployment record, sending nothing", async () => {
@@ -113,7 +122,7 @@ describe("npm run deploy -- --network base-sepolia", () => {
     expect(await proc.exited).toBe(1);
     expect(proc.output().trim()).toBe(`[deploy] ${path.join(dataDir, "deployment.json")} already records a deployment: move it away or use another PRIZEDRAW_DATA_DIR`);
     expect(readFileSync(path.join(dataDir, "deployment.json"), "utf8")).toBe(before);
-    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(1);
+    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(3);
   });
 
   it("ends every bad input with one line, sending nothing and writing no record", async () => {
@@ -130,6 +139,7 @@ describe("npm run deploy -- --network base-sepolia", () => {
       { network: "base-sepolia", env: { DEPLOYER_PRIVATE_KEY: "0x1234" }, line: "[deploy] DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits" },
       { network: "base-sepolia", env: { OPERATOR_ADDRESS: undefined }, line: "[deploy] OPERATOR_ADDRESS is not set" },
       { network: "base-sepolia", env: { OPERATOR_ADDRESS: "0xnot-an-address" }, line: "[deploy] OPERATOR_ADDRESS=0xnot-an-address is not an address" },
+      { network: "base-sepolia", env: { ADMIN_DELAY_SECONDS: "3600" }, line: "[deploy] ADMIN_DELAY_SECONDS=3600 must be a whole number from 86400 to 2592000" },
       { network: "base-sepolia", env: { CALLBACK_GAS_LIMIT: "lots" }, line: "[deploy] CALLBACK_GAS_LIMIT=lots must be a whole number from 100000 to 15000000" },
       { network: "base-sepolia", env: { CALLBACK_GAS_LIMIT: "99999" }, line: "[deploy] CALLBACK_GAS_LIMIT=99999 must be a whole number from 100000 to 15000000" },
       { network: "base-sepolia", env: { DEPLOY_RPC_URL: `http://127.0.0.1:${deadPort}/v2/secret-api-key` }, line: `[deploy] cannot reach the RPC at 127.0.0.1:${deadPort}: check the URL and that the node is up` },
@@ -145,8 +155,8 @@ describe("npm run deploy -- --network base-sepolia", () => {
       expect(output).not.toContain("secret-api-key");
       expect(existsSync(path.join(fresh, "deployment.json"))).toBe(false);
     }
-    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(1);
-    // 13 deploy processes one after another: a liveness bound for a loaded machine, not a speed target.
+    expect(await client().getTransactionCount({ address: DEPLOYER })).toBe(3);
+    // 14 deploy processes one after another: a liveness bound for a loaded machine, not a speed target.
   }, 240_000);
 
 });

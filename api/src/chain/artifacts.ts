@@ -5,6 +5,7 @@ import { REPO_ROOT } from "../paths.js";
 
 const ARTIFACTS = {
   PrizeDraw: "artifacts/contracts/PrizeDraw.sol/PrizeDraw.json",
+  PrizeDrawManager: "artifacts/contracts/PrizeDrawManager.sol/PrizeDrawManager.json",
   MockEntropy: "artifacts/@pythnetwork/entropy-sdk-solidity/MockEntropy.sol/MockEntropy.json",
   TestStablecoin: "artifacts/contracts/test/TestStablecoin.sol/TestStablecoin.json",
   TestEntropyV2: "artifacts/contracts/test/TestEntropyV2.sol/TestEntropyV2.json",

@@ -1,7 +1,7 @@
 import { createPublicClient, createWalletClient, http, parseAbi, type Account, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ANVIL_KEYS } from "../config.js";
-import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "./abis.js";
+import { MockEntropyAbi, PrizeDrawAbi, PrizeDrawManagerAbi, TestStablecoinAbi } from "./abis.js";
 import { bytecodeOf } from "./artifacts.js";
 import { CONTRACT_VERSION, deploymentPath, readDeployment, writeDeployment, type DeploymentRecord } from "./deployment.js";
 
@@ -10,15 +10,22 @@ const TestEntropyV2DeployAbi = parseAbi(["constructor(address defaultProvider, u
 
 /** Gas requested for (and budgeted by) the randomness callback; README's gas figures show what it covers. */
 export const DEFAULT_CALLBACK_GAS_LIMIT = 2_000_000;
-/** The local prize pool: 1,000,000 dollars of the 6-decimal test stablecoin. */
-const LOCAL_POOL_UNITS = 1_000_000n * 100n * 10_000n;
+/**
+ * The local prize pool: 1,000,000,000 dollars of the 6-decimal test stablecoin. Every commit reserves its drawing's
+ * worst case until it is settled (the default table's top prize, 100,000 dollars, and 1,000 dollars for each further
+ * winner), so the pool bounds how many drawings can be in flight at once: here about 9,800 of three winners.
+ */
+const LOCAL_POOL_UNITS = 1_000_000_000n * 100n * 10_000n;
 /**
  * The local chain's 24-hour payment limit: twice the pool (at most half of the limit leaves at once, the other
  * half refills over the day; see the README's "Prize money"), so the local pool can pay its top prize.
  */
-const LOCAL_DAILY_LIMIT_CENTS = 2n * 1_000_000n * 100n;
-/** Seconds between starting and accepting an admin transfer on the local chain. */
-const LOCAL_ADMIN_DELAY = 60;
+const LOCAL_DAILY_LIMIT_CENTS = 2n * 1_000_000_000n * 100n;
+/**
+ * Seconds every admin call waits between its scheduling and its execution on the local chain: the contract's
+ * floor (PrizeDrawManager.MIN_ADMIN_DELAY, one day). Local rehearsals of admin actions move anvil's clock.
+ */
+const LOCAL_ADMIN_DELAY = 86_400;
 
 export type DeployLocalOptions = {
   rpcUrl: string;
@@ -46,7 +53,7 @@ export type DeployRemoteOptions = {
   operator: Address;
   /** Pauses payments in an emergency. Admin, operator and guardian must be three different accounts. */
   guardian: Address;
-  /** Seconds an admin transfer waits between its two steps. */
+  /** Seconds every admin call waits between its scheduling and its execution (1 to 30 days). */
   adminDelay: number;
   /** The overall 24-hour payment limit in cents. */
   dailyLimitCents: bigint;
@@ -60,6 +67,8 @@ export class DeployRefusedError extends Error {
   readonly code = "deploy_refused";
   override name = "DeployRefusedError";
 }
+
+type DeployWallet = ReturnType<typeof clientsFor>["wallet"];
 
 function clientsFor(rpcUrl: string, chainId: number, account: Account) {
   const transport = http(rpcUrl);
@@ -91,19 +100,27 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     publicClient.readContract({ address: o.token, abi: TestStablecoinAbi, functionName: "decimals" }),
     publicClient.getBlock({ blockNumber: 0n }),
   ]);
-  const prizeDraw = await deployed(
-    publicClient,
-    await wallet.deployContract({
-      abi: PrizeDrawAbi,
-      bytecode: bytecodeOf("PrizeDraw"),
-      args: [o.entropy, o.token, admin, o.operator, o.guardian, o.adminDelay, o.callbackGasLimit, o.dailyLimitCents],
-    }),
-  );
+  if (o.adminDelay < 86_400 || o.adminDelay > 30 * 86_400) {
+    throw new DeployRefusedError(`ADMIN_DELAY_SECONDS must be 86400 to 2592000 (1 to 30 days), got ${o.adminDelay}`);
+  }
+  const contracts = await deployContracts(publicClient, wallet, {
+    entropy: o.entropy,
+    token: o.token,
+    admin,
+    operator: o.operator,
+    guardian: o.guardian,
+    adminDelay: o.adminDelay,
+    callbackGasLimit: o.callbackGasLimit,
+    dailyLimitCents: o.dailyLimitCents,
+  });
+  const prizeDraw = contracts.prizeDraw;
   const record: DeploymentRecord = {
     chainId,
     rpcUrl: o.rpcUrl,
     genesisHash: genesis.hash,
     prizeDraw: prizeDraw.address,
+    vault: contracts.vault,
+    manager: contracts.manager,
     entropy: o.entropy,
     entropyProvider: provider,
     mockEntropy: false,
@@ -113,11 +130,35 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     operator: o.operator,
     guardian: o.guardian,
     contractVersion: CONTRACT_VERSION,
-    deployBlock: Number(prizeDraw.blockNumber),
+    deployBlock: Number(contracts.manager_.blockNumber),
     deployedAt: new Date().toISOString(),
   };
   writeDeployment(o.dataDir, record);
   return record;
+}
+
+type ContractInputs = Pick<DeployRemoteOptions, "entropy" | "token" | "admin" | "operator" | "guardian" | "adminDelay" | "callbackGasLimit" | "dailyLimitCents">;
+
+/**
+ * The three contracts, in order: the manager (the roles, with the admin's delay), the engine (which creates its
+ * vault), and the manager's one-time wiring of the engine's and vault's functions to their roles, sent by the
+ * deploying key, which holds no role.
+ */
+async function deployContracts(publicClient: PublicClient, wallet: DeployWallet, o: ContractInputs) {
+  const manager_ = await deployed(
+    publicClient,
+    await wallet.deployContract({ abi: PrizeDrawManagerAbi, bytecode: bytecodeOf("PrizeDrawManager"), args: [o.admin, o.operator, o.guardian, o.adminDelay] }),
+  );
+  const prizeDraw = await deployed(
+    publicClient,
+    await wallet.deployContract({ abi: PrizeDrawAbi, bytecode: bytecodeOf("PrizeDraw"), args: [o.entropy, o.token, manager_.address, o.callbackGasLimit, o.dailyLimitCents] }),
+  );
+  const wired = await publicClient.waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: manager_.address, abi: PrizeDrawManagerAbi, functionName: "wire", args: [prizeDraw.address] }),
+  });
+  if (wired.status !== "success") throw new Error(`wiring the manager (${wired.transactionHash}) failed`);
+  const vault = await publicClient.readContract({ address: prizeDraw.address, abi: PrizeDrawAbi, functionName: "vault" });
+  return { manager_, manager: manager_.address, prizeDraw, vault };
 }
 
 async function deployed(client: PublicClient, hash: Hex): Promise<{ address: Address; blockNumber: bigint }> {
@@ -150,16 +191,19 @@ export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token:
       ? await wallet.deployContract({ abi: TestEntropyV2DeployAbi, bytecode: bytecodeOf("TestEntropyV2"), args: [provider.address, 0n] })
       : await wallet.deployContract({ abi: MockEntropyAbi, bytecode: bytecodeOf("MockEntropy"), args: [provider.address] }),
   );
-  const prizeDraw = await deployed(
-    publicClient,
-    await wallet.deployContract({
-      abi: PrizeDrawAbi,
-      bytecode: bytecodeOf("PrizeDraw"),
-      args: [entropy.address, token.address, admin.address, operator.address, guardian.address, LOCAL_ADMIN_DELAY, DEFAULT_CALLBACK_GAS_LIMIT, LOCAL_DAILY_LIMIT_CENTS],
-    }),
-  );
+  const contracts = await deployContracts(publicClient, wallet, {
+    entropy: entropy.address,
+    token: token.address,
+    admin: admin.address,
+    operator: operator.address,
+    guardian: guardian.address,
+    adminDelay: LOCAL_ADMIN_DELAY,
+    callbackGasLimit: DEFAULT_CALLBACK_GAS_LIMIT,
+    dailyLimitCents: LOCAL_DAILY_LIMIT_CENTS,
+  });
+  const prizeDraw = contracts.prizeDraw;
   await publicClient.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ address: token.address, abi: TestStablecoinAbi, functionName: "mint", args: [prizeDraw.address, LOCAL_POOL_UNITS] }),
+    hash: await wallet.writeContract({ address: token.address, abi: TestStablecoinAbi, functionName: "mint", args: [contracts.vault, LOCAL_POOL_UNITS] }),
   });
 
   const record: DeploymentRecord = {
@@ -167,6 +211,8 @@ export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token:
     rpcUrl,
     genesisHash: genesis.hash,
     prizeDraw: prizeDraw.address,
+    vault: contracts.vault,
+    manager: contracts.manager,
     entropy: entropy.address,
     entropyProvider: provider.address,
     mockEntropy: randomness === "mock",

@@ -4,10 +4,11 @@ import { z } from "zod";
 import type { Address, Hex } from "viem";
 
 /**
- * The PrizeDraw interface this code speaks: 3 since commits carry slot, draw time and fee cap, payouts are
- * permissionless and limited, and held prizes and guarantees are recorded onchain. Records without it are 2.
+ * The PrizeDraw interface this code speaks: 4 since the tokens sit in a PrizeVault the engine creates and the
+ * roles in a PrizeDrawManager with delays (3: commits carry slot, draw time and fee cap, payouts are
+ * permissionless and limited, held prizes and guarantees are recorded onchain). Records without it are 2.
  */
-export const CONTRACT_VERSION = 3;
+export const CONTRACT_VERSION = 4;
 
 /** What was deployed where: written by the deploy step, read by the start script, the indexer and the service. */
 export type DeploymentRecord = {
@@ -15,7 +16,12 @@ export type DeploymentRecord = {
   rpcUrl: string;
   /** Hash of block 0 when deployed: a different genesis means the chain was reset. */
   genesisHash: Hex;
+  /** The drawing engine, which the service calls and the indexer reads. */
   prizeDraw: Address;
+  /** The PrizeVault the engine created: the prize pool is funded here. Absent in records before version 4. */
+  vault?: Address;
+  /** The PrizeDrawManager: roles and the admin's scheduled operations. Absent in records before version 4. */
+  manager?: Address;
   entropy: Address;
   /** The randomness provider the contract requests from; MockEntropy's default provider in test. */
   entropyProvider: Address;
@@ -25,7 +31,7 @@ export type DeploymentRecord = {
   tokenDecimals: number;
   admin: Address;
   operator: Address;
-  /** Pauses payments (PrizeDraw's GUARDIAN_ROLE); absent in records of contract version 2. */
+  /** Pauses payments (PrizeDrawManager's GUARDIAN_ROLE); absent in records of contract version 2. */
   guardian?: Address;
   /** PrizeDraw's interface version; a record of another version needs a new deployment (see start). */
   contractVersion: number;
@@ -41,6 +47,8 @@ const recordSchema = z.object({
   rpcUrl: z.string(),
   genesisHash: hex,
   prizeDraw: address,
+  vault: address.optional(),
+  manager: address.optional(),
   entropy: address,
   entropyProvider: address,
   mockEntropy: z.boolean(),

@@ -18,12 +18,21 @@ import {
   type Transport,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { MockEntropyAbi, PrizeDrawAbi } from "./abis.js";
+import { MockEntropyAbi, PrizeDrawAbi, PrizeVaultAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
 import type { ChainFinality } from "../config.js";
 
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
+
+/**
+ * The engine's ABI with the errors of the vault it calls, so that a refusal there (ObligationNotBacked,
+ * PaymentsArePaused, LimitExceeded) is named like the engine's own.
+ */
+const ENGINE_CALL_ABI = [
+  ...PrizeDrawAbi,
+  ...PrizeVaultAbi.filter((item) => item.type === "error" && !PrizeDrawAbi.some((own) => own.type === "error" && own.name === item.name)),
+];
 
 type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">;
 type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
@@ -148,7 +157,7 @@ export class ChainPort {
 
   /** A PrizeDraw call as the operator would send it (simulated or estimated). */
   private operatorCall<N extends WriteName>(functionName: N, args: WriteArgs<N>, value: bigint | undefined) {
-    return { address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName, args, account: this.wallet.account, ...(value === undefined ? {} : { value }) };
+    return { address: this.deployment.prizeDraw, abi: ENGINE_CALL_ABI, functionName, args, account: this.wallet.account, ...(value === undefined ? {} : { value }) };
   }
 
   /** Estimated gas of a PrizeDraw call as the operator (a revert surfaces as ChainRevertError). */
