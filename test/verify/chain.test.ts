@@ -47,6 +47,7 @@ const ANVIL = path.join(REPO_ROOT, `node_modules/@foundry-rs/anvil-${process.pla
 const artifact = (file: string, name: string) => path.join(REPO_ROOT, "artifacts", file, `${name}.json`);
 const ARTIFACTS = {
   prizeDraw: artifact("contracts/PrizeDraw.sol", "PrizeDraw"),
+  manager: artifact("contracts/PrizeDrawManager.sol", "PrizeDrawManager"),
   mockEntropy: artifact("@pythnetwork/entropy-sdk-solidity/MockEntropy.sol", "MockEntropy"),
   testEntropy: artifact("contracts/test/TestEntropyV2.sol", "TestEntropyV2"),
   stablecoin: artifact("contracts/test/TestStablecoin.sol", "TestStablecoin"),
@@ -90,9 +91,16 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
     return { address: receipt.contractAddress!, abi };
   }
 
-  /** A PrizeDraw drawing from `entropy`, with the default table published and the campaign registered. */
+  /**
+   * A PrizeDraw drawing from `entropy` (its manager deployed and wired, its vault funded: every commit reserves its
+   * worst case), with the default table published and the campaign registered.
+   */
   async function deployPrizeDraw(entropy: Deployed): Promise<Deployed> {
-    const prizeDraw = await deploy(ARTIFACTS.prizeDraw, [entropy.address, token.address, ADMIN, OPERATOR.address, GUARDIAN, 0, 5_000_000, 1_000_000_000n]);
+    const manager = await deploy(ARTIFACTS.manager, [ADMIN, OPERATOR.address, GUARDIAN, 86_400]);
+    const prizeDraw = await deploy(ARTIFACTS.prizeDraw, [entropy.address, token.address, manager.address, 5_000_000, 1_000_000_000n]);
+    await send(manager.address, manager.abi, "wire", [prizeDraw.address]);
+    const vault = (await pub.readContract({ address: prizeDraw.address, abi: prizeDraw.abi, functionName: "vault" })) as Address;
+    await send(token.address, token.abi, "mint", [vault, 10n ** 18n]);
     const t = tableForProof(DEFAULT_TABLE);
     await send(prizeDraw.address, prizeDraw.abi, "publishPrizeTable", [idToBytes32(t.id), t.version, t.tiers.map((x) => BigInt(x.amountCents)), t.tiers.map((x) => BigInt(x.weight))]);
     // Campaign id, payout wallet, large-prize threshold; no guarantee (zeros for the guarantee terms, however many).
