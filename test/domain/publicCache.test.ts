@@ -13,7 +13,7 @@ import { submitWinners } from "../../api/src/domain/drawings.js";
 import { submitEntries } from "../../api/src/domain/entries.js";
 import { newId } from "../../api/src/domain/ids.js";
 import { PublicCache, type Render } from "../../api/src/http/publicCache.js";
-import { advanceClock } from "../../api/src/http/routes/campaigns.js";
+import { advanceClock } from "../../api/src/domain/testClock.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import { MIGRATIONS } from "../../api/src/store/db.js";
 import type { Drawing } from "../../api/src/store/drawings.js";

@@ -194,6 +194,34 @@ describe("links the CLI prints", slow, () => {
   });
 });
 
+describe("prizedraw clock advance", slow, () => {
+  it("keeps the partner API's rule: at most 100 years ahead of real time; a refused move leaves the clock where it was", async () => {
+    const dir = await folderWithStore();
+    const env = { PRIZEDRAW_DATA_DIR: dir };
+    const { accountId } = JSON.parse((await cli(["account", "create", "--email", "owner@example.com", "--json"], env)).stdout) as { accountId: string };
+    const made = await cli(["campaign", "create", "--account", accountId, "--slug", "far-clock", "--name", "Far clock", "--mode", "push", "--cadence", "daily", "--json"], env);
+    expect(made.code).toBe(0);
+
+    const far = await cli(["clock", "advance", "far-clock", "--to", "9999-01-01T00:00:00Z", "--json"], env);
+    expect(far.code).toBe(2);
+    expect(JSON.parse(far.stdout)).toEqual({ error: "bad_request", detail: "bad_request: the test clock moves at most 100 years ahead of real time" });
+
+    // The clock did not move: advancing by nothing answers about now.
+    const before = Date.now();
+    const still = await cli(["clock", "advance", "far-clock", "--by", "0s", "--json"], env);
+    expect(still.code).toBe(0);
+    const stillAt = Date.parse((JSON.parse(still.stdout) as { now: string }).now);
+    expect(stillAt).toBeGreaterThanOrEqual(before - 1_000);
+    expect(stillAt).toBeLessThanOrEqual(Date.now() + 1_000);
+
+    const near = await cli(["clock", "advance", "far-clock", "--by", "2d", "--json"], env);
+    expect(near.code).toBe(0);
+    const nearAt = Date.parse((JSON.parse(near.stdout) as { now: string }).now);
+    expect(nearAt - stillAt).toBeGreaterThanOrEqual(2 * 86_400_000);
+    expect(nearAt - stillAt).toBeLessThan(2 * 86_400_000 + 60_000);
+  });
+});
+
 describe("a store in PostgreSQL (STORE_URL)", slow, () => {
   const PASSWORD = "pw-never-printed";
   let postgres: Postgres | undefined;

@@ -151,7 +151,7 @@ export const COMMANDS: readonly CommandHelp[] = [
     summary: "test environment only: moves the campaign's clock forward",
     options: [
       { flag: "by", value: "DURATION", text: "how far: 30s, 90m, 2h, 1d" },
-      { flag: "to", value: "ISO", text: "or to which time (never back)" },
+      { flag: "to", value: "ISO", text: "or to which time (never back; at most 100 years ahead of real time)" },
     ],
     mutates: true,
     notes: ["The running service acts on the move at its next keeper cycle; the partner API's POST .../test-clock acts at once."],

@@ -22,7 +22,7 @@ import { ServiceError } from "../domain/errors.js";
 import { OPERATOR, addMember, createAccount, createKey, revokeKey, type Actor } from "../domain/team.js";
 import { CADENCES, type Cadence } from "../domain/schedule.js";
 import { prizeTableView } from "../domain/campaigns.js";
-import { advanceClock } from "../http/routes/campaigns.js";
+import { advanceClock } from "../domain/testClock.js";
 import { durationMs } from "../http/schemas.js";
 import type { CampaignMode } from "../store/campaigns.js";
 import { StoreMissingError, openStore, type Store } from "../store/index.js";
