@@ -453,7 +453,20 @@ async function revealAndSettle(number: bigint, sequence: bigint, randomValue: He
   } else {
     expect(revealed.drawing.settleTx).toBe(reveal.transactionHash);
   }
-  const final = await get<{ drawing: DrawingJson; prizes: PrizeJson[] }>(drawingRoute(number));
+  // The drawing and its prizes are two reads of the index, which can fall on either side of Ponder's write of one
+  // block: read again until they agree, as the service's IndexerClient does.
+  const final = {
+    body: await until(
+      `drawing #${number} with its prizes`,
+      async () => {
+        const res = await get<{ drawing: DrawingJson; prizes: PrizeJson[] }>(drawingRoute(number));
+        return res.status === 200 && res.body.prizes.length === res.body.drawing.settledCount ? res.body : undefined;
+      },
+      VISIBLE_WITHIN_MS,
+      10,
+      ponder,
+    ),
+  };
   expect(final.body.drawing.status).toBe("settled");
   await expectDrawingMatchesContract(final.body.drawing);
   await expectPrizesMatchLogs(final.body.prizes, receipts);
