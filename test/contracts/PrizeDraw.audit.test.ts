@@ -6,9 +6,8 @@
 import { expect } from "chai";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
-import { ZeroAddress, ZeroHash, encodeBytes32String, keccak256, toUtf8Bytes, type ContractTransactionReceipt } from "ethers";
-import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
-import type { MockEntropy, PrizeDrawManager, TestStablecoin } from "../../typechain-types";
+import { ZeroAddress, ZeroHash, encodeBytes32String, keccak256, toUtf8Bytes } from "ethers";
+import type { MockEntropy, TestStablecoin } from "../../typechain-types";
 import {
   ADMIN_DELAY,
   DEFAULT_TABLE,
@@ -31,6 +30,9 @@ import {
   sendBatch,
   sendCommit,
   type Fixture,
+  refusedAsAdmin,
+  operationId,
+  timestampOf,
 } from "./helpers";
 
 const DAY = 86_400;
@@ -39,8 +41,6 @@ const MAX_UINT64 = 2n ** 64n - 1n;
 const MIXED = { id: encodeBytes32String("mixed"), amounts: [5_000n, 1_000n, 100n], weights: [3n, 3n, 4n] };
 const GUARANTEED = campaignIdOf("weekly-guaranteed");
 
-type AdminCaller = { manager: PrizeDrawManager; admin: HardhatEthersSigner };
-type Target = Parameters<typeof asAdmin>[1];
 
 /**
  * A settled, unpaid drawing with open held prizes on "summer-daily", and a picked, unpaid guarantee on
@@ -76,30 +76,6 @@ async function smallPoolFixture() {
 async function balancesOf(f: Fixture, addresses: string[], since?: bigint[]): Promise<bigint[]> {
   const now = await Promise.all(addresses.map((a) => f.token.balanceOf(a)));
   return since === undefined ? now : now.map((b, i) => b - since[i]!);
-}
-
-/** The id AccessManager gives `caller`'s call of `method` on `target`. */
-async function operationId(f: { manager: PrizeDrawManager }, caller: string, target: Target, method: string, args: readonly unknown[]) {
-  return f.manager.hashOperation(caller, await target.getAddress(), callData(target, method, args));
-}
-
-/** An admin call that must fail when it runs (see `check`); unscheduled afterwards, since a refused one stays scheduled. */
-async function refusedAsAdmin(
-  f: AdminCaller,
-  target: Target,
-  method: string,
-  args: readonly unknown[],
-  check: (execution: Promise<unknown>) => PromiseLike<unknown>,
-): Promise<void> {
-  await scheduleAsAdmin(f, target, method, args);
-  await time.increase(ADMIN_DELAY);
-  const [to, data] = [await target.getAddress(), callData(target, method, args)];
-  await check(f.manager.connect(f.admin).execute(to, data));
-  await f.manager.connect(f.admin).cancel(f.admin.address, to, data);
-}
-
-async function timestampOf(receipt: ContractTransactionReceipt): Promise<number> {
-  return (await ethers.provider.getBlock(receipt.blockNumber))!.timestamp;
 }
 
 describe("PrizeDraw: the audit's findings, re-run", () => {

@@ -59,6 +59,7 @@ import {
   deployPrizeDraw,
   slotOf,
   winnersFingerprint,
+  worstCaseOf,
 } from "./helpers";
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 25);
@@ -297,23 +298,6 @@ function campaignIndex(id: string): number {
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
-
-/**
- * DrawMath.worstCase and worstAutomatic, written again for the model: the most `count` prizes of a table (amounts
- * top first) can total, and the most of it below `threshold`. The top prize pays at most once (a second top roll
- * pays tier 1): (n - 1) x the largest other amount + the larger of the top and that amount.
- */
-function worstCase(amounts: readonly bigint[], threshold: bigint, count: number): { total: bigint; automatic: bigint } {
-  if (count === 0) return { total: 0n, automatic: 0n };
-  const [top, ...others] = amounts;
-  const largest = others.reduce(max, 0n);
-  const largestAutomatic = others.filter((a) => a < threshold).reduce(max, 0n);
-  const n = BigInt(count);
-  return {
-    total: (n - 1n) * largest + max(top, largest),
-    automatic: (n - 1n) * largestAutomatic + max(top < threshold ? top : 0n, largestAutomatic),
-  };
-}
 
 function tableOf(tableId: string): (typeof TABLES)[number] {
   const t = TABLES.find((x) => x.id === tableId);
@@ -670,9 +654,9 @@ async function learn(m: Model, r: Real): Promise<void> {
         c.slots.set(a.slot, n);
         const kind = Number(a.kind);
         const prizeCount = kind === KIND_ENTRANTS ? Math.min(Number(a.winnersExpected), Number(a.entrantCount)) : Number(a.winnersExpected);
-        const worst = worstCase(tableOf(a.tableId).amounts, a.largePrizeThresholdCents, prizeCount);
-        expect(worst.automatic <= m.maxPaymentCents(ci), "a drawing's automatic payout fits a payment's limit").to.equal(true);
-        tx.reserveCents += worst.total;
+        const worst = worstCaseOf(tableOf(a.tableId).amounts, a.largePrizeThresholdCents, prizeCount);
+        expect(worst.automaticCents <= m.maxPaymentCents(ci), "a drawing's automatic payout fits a payment's limit").to.equal(true);
+        tx.reserveCents += worst.totalCents;
         const key = drawingKey(ci, n);
         m.drawings.set(key, {
           campaign: ci,
@@ -688,8 +672,8 @@ async function learn(m: Model, r: Real): Promise<void> {
           winnersRecorded: false,
           wallet: a.payoutWallet,
           payoutCents: 0n,
-          worstCents: worst.total,
-          automaticCents: worst.automatic,
+          worstCents: worst.totalCents,
+          automaticCents: worst.automaticCents,
         });
         m.drawingOrder.push(key);
         m.dirty.add(key);
@@ -1061,10 +1045,10 @@ class Commit extends Base {
       // The money rules: an automatic payout no allowance could hold is refused, then a worst case the pool
       // cannot back.
       const prizeCount = this.entrants ? Math.min(this.winners, entrantCount) : this.winners;
-      const worst = worstCase(TABLES[table].amounts, c.thresholdCents, prizeCount);
+      const worst = worstCaseOf(TABLES[table].amounts, c.thresholdCents, prizeCount);
       const maxCents = m.maxPaymentCents(ci);
-      if (worst.automatic > maxCents) expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(num), worst.automatic, maxCents]);
-      else expected = backingExpect(m, worst.total);
+      if (worst.automaticCents > maxCents) expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(num), worst.automaticCents, maxCents]);
+      else expected = backingExpect(m, worst.totalCents);
     }
     await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), (s) =>
       r.draw.connect(s).commitAndRequest([args], maxFee, { value: maxFee }),

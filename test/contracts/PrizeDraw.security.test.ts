@@ -2,9 +2,8 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, mine, time } from "@nomicfoundation/hardhat-network-helpers";
 import { anyUint } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
-import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type ContractTransactionReceipt } from "ethers";
-import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
-import type { BlacklistStablecoin, MockEntropy, PrizeDrawManager } from "../../typechain-types";
+import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash } from "ethers";
+import type { BlacklistStablecoin, MockEntropy } from "../../typechain-types";
 import {
   ADMIN_DELAY,
   CALLBACK_GAS_LIMIT,
@@ -32,12 +31,14 @@ import {
   slotOf,
   userRandomNumberOf,
   winnersFingerprint,
+  worstCaseOf,
   type Fixture,
+  refusedAsAdmin,
+  operationId,
+  timestampOf,
 } from "./helpers";
 
 const MAX_UINT64 = 2n ** 64n - 1n;
-/** PrizeDrawManager.GOVERNOR_ROLE: the admin's role for the engine's and the vault's admin functions. */
-const GOVERNOR_ROLE = 3n;
 const DAY = 24 * 3600;
 const MIN_ADMIN_DELAY = DAY;
 const MAX_ADMIN_DELAY = 30 * DAY;
@@ -45,42 +46,6 @@ const MAX_ADMIN_DELAY = 30 * DAY;
 /** Tiers 0 and 1 are at or above 1,000 cents (held with threshold 1,000), tier 2 is not. */
 const MIXED = { id: encodeBytes32String("mixed"), amounts: [5_000n, 1_000n, 100n], weights: [3n, 3n, 4n] };
 
-type AdminCaller = { manager: PrizeDrawManager; admin: HardhatEthersSigner };
-type Target = Parameters<typeof asAdmin>[1];
-
-/**
- * An admin call that must fail when it runs: scheduled, executed after the delay (the execution is handed to
- * `check` for its expectation), then unscheduled, since a refused execution leaves the call scheduled and the
- * same call could not be scheduled again.
- */
-async function refusedAsAdmin(
-  f: AdminCaller,
-  target: Target,
-  method: string,
-  args: readonly unknown[],
-  check: (execution: Promise<unknown>) => PromiseLike<unknown>,
-): Promise<void> {
-  await scheduleAsAdmin(f, target, method, args);
-  await time.increase(ADMIN_DELAY);
-  const [to, data] = [await target.getAddress(), callData(target, method, args)];
-  await check(f.manager.connect(f.admin).execute(to, data));
-  await f.manager.connect(f.admin).cancel(f.admin.address, to, data);
-}
-
-/** The id AccessManager gives `caller`'s call of `method` on `target`. */
-async function operationId(f: { manager: PrizeDrawManager }, caller: string, target: Target, method: string, args: readonly unknown[]) {
-  return f.manager.hashOperation(caller, await target.getAddress(), callData(target, method, args));
-}
-
-async function timestampOf(receipt: ContractTransactionReceipt): Promise<number> {
-  return (await ethers.provider.getBlock(receipt.blockNumber))!.timestamp;
-}
-
-/** DrawMath.worstCase's total: the most `count` prizes of a table can add up to (the top prize at most once). */
-function worstCaseCents(amounts: readonly bigint[], count: bigint): bigint {
-  const largest = amounts.slice(1).reduce((a, b) => (b > a ? b : a), 0n);
-  return (count - 1n) * largest + (amounts[0]! > largest ? amounts[0]! : largest);
-}
 
 describe("PrizeDraw security", () => {
   describe("a rogue operator re-drawing a list", () => {
@@ -204,7 +169,7 @@ describe("PrizeDraw security", () => {
       await commit(f, commitArgs(id, 2));
       await expect(op.pickGuarantee(id, 1, winner)).to.emit(f.draw, "GuaranteePicked").withArgs(id, 1, winner, f.thief.address, MAX_PAYMENT);
       // The three drawings are unrevealed: each still holds its worst case (3 winners of the default table).
-      const reservedByCommits = 3n * worstCaseCents(DEFAULT_TABLE.amounts, 3n);
+      const reservedByCommits = 3n * worstCaseOf(DEFAULT_TABLE.amounts, 0n, 3n).totalCents;
       expect((await f.vault.balances()).owedCents).to.equal(2n * MAX_PAYMENT + reservedByCommits);
       // The first payment takes the whole allowance; the second waits for it to refill.
       await f.draw.connect(f.thief).payGuarantee(id, 0);
@@ -320,7 +285,7 @@ describe("PrizeDraw security", () => {
         expect(tx).to.be.revertedWithCustomError(f.vault, "WithdrawalExceedsFree").withArgs(1, 0),
       );
       // What is owed is still paid; the payout releases what the draw did not award, which only then is free.
-      expect(owedCents).to.equal(worstCaseCents(DEFAULT_TABLE.amounts, 20n));
+      expect(owedCents).to.equal(worstCaseOf(DEFAULT_TABLE.amounts, 0n, 20n).totalCents);
       await f.draw.connect(f.stranger).payout(f.campaignId, 1);
       const d = await f.draw.getDrawing(f.campaignId, 1);
       const [balanceAfter, owedAfter, owedUnitsAfter, freeAfter] = await f.vault.balances();
@@ -582,7 +547,7 @@ describe("PrizeDraw security", () => {
         [ROLE.Guardian, f.operator.address, 0, ROLE.Operator],
         [ROLE.Guardian, f.admin.address, 0, ROLE.Admin],
         [ROLE.Admin, f.operator.address, ADMIN_DELAY, ROLE.Operator],
-        [GOVERNOR_ROLE, f.guardian.address, ADMIN_DELAY, ROLE.Guardian],
+        [ROLE.Governor, f.guardian.address, ADMIN_DELAY, ROLE.Guardian],
       ];
       for (const [role, account, delay] of conflicts) await scheduleAsAdmin(f, f.manager, "grantRole", [role, account, delay]);
       await scheduleAsAdmin(f, f.manager, "grantRole", [ROLE.Operator, ZeroAddress, 0]);
@@ -633,17 +598,17 @@ describe("PrizeDraw security", () => {
       const next = { manager: f.manager, admin: f.newAdmin };
       // A new admin with both roles...
       await scheduleAsAdmin(f, f.manager, "grantRole", [ROLE.Admin, f.newAdmin.address, ADMIN_DELAY]);
-      await scheduleAsAdmin(f, f.manager, "grantRole", [GOVERNOR_ROLE, f.newAdmin.address, ADMIN_DELAY]);
+      await scheduleAsAdmin(f, f.manager, "grantRole", [ROLE.Governor, f.newAdmin.address, ADMIN_DELAY]);
       await time.increase(ADMIN_DELAY);
       await executeAsAdmin(f, f.manager, "grantRole", [ROLE.Admin, f.newAdmin.address, ADMIN_DELAY]);
-      await executeAsAdmin(f, f.manager, "grantRole", [GOVERNOR_ROLE, f.newAdmin.address, ADMIN_DELAY]);
+      await executeAsAdmin(f, f.manager, "grantRole", [ROLE.Governor, f.newAdmin.address, ADMIN_DELAY]);
       await time.increase(ADMIN_DELAY);
       // ...revokes only the old admin's ADMIN_ROLE: the old admin still holds GOVERNOR_ROLE (the vault's withdrawals).
       await asAdmin(next, f.manager, "revokeRole", [ROLE.Admin, f.admin.address]);
-      expect((await f.manager.hasRole(GOVERNOR_ROLE, f.admin.address)).isMember).to.equal(true);
+      expect((await f.manager.hasRole(ROLE.Governor, f.admin.address)).isMember).to.equal(true);
       for (const role of [ROLE.Operator, ROLE.Guardian]) {
         await refusedAsAdmin(next, f.manager, "grantRole", [role, f.admin.address, 0], (tx) =>
-          expect(tx).to.be.revertedWithCustomError(f.manager, "RoleConflict").withArgs(f.admin.address, GOVERNOR_ROLE),
+          expect(tx).to.be.revertedWithCustomError(f.manager, "RoleConflict").withArgs(f.admin.address, ROLE.Governor),
         );
       }
     });
@@ -651,7 +616,7 @@ describe("PrizeDraw security", () => {
     it("refuses renouncing the admin's roles, to the admin and anyone else; the operator and the guardian may renounce theirs", async () => {
       const f = await loadFixture(rolesFixture);
       // Leaving would strand the engine and the vault without an admin: the admin leaves only by a transfer.
-      for (const role of [ROLE.Admin, GOVERNOR_ROLE]) {
+      for (const role of [ROLE.Admin, ROLE.Governor]) {
         for (const who of [f.admin, f.stranger]) {
           await expect(f.manager.connect(who).renounceRole(role, who.address), `role ${role} by ${who.address}`)
             .to.be.revertedWithCustomError(f.manager, "AdminRenounceRefused");
@@ -659,7 +624,7 @@ describe("PrizeDraw security", () => {
         expect(await f.manager.hasRole(role, f.admin.address)).to.deep.equal([true, BigInt(ADMIN_DELAY)]);
       }
       // Nor when the admin schedules it through the manager.
-      await refusedAsAdmin(f, f.manager, "renounceRole", [GOVERNOR_ROLE, f.admin.address], (tx) =>
+      await refusedAsAdmin(f, f.manager, "renounceRole", [ROLE.Governor, f.admin.address], (tx) =>
         expect(tx).to.be.revertedWithCustomError(f.manager, "AdminRenounceRefused"),
       );
       expect((await f.manager.hasRole(ROLE.Admin, f.admin.address)).isMember).to.equal(true);
@@ -692,13 +657,13 @@ describe("PrizeDraw security", () => {
       // Granting the admin's roles (the admin's own included) and setting a grant delay of the three parties'
       // roles: scheduled together, each refused when it runs.
       const calls: [string, readonly unknown[], number][] = [];
-      for (const role of [ROLE.Admin, GOVERNOR_ROLE]) {
+      for (const role of [ROLE.Admin, ROLE.Governor]) {
         for (const delay of outOfRange) {
           calls.push(["grantRole", [role, f.newAdmin.address, delay], delay]);
           calls.push(["grantRole", [role, f.admin.address, delay], delay]);
         }
       }
-      for (const role of [ROLE.Admin, ROLE.Operator, ROLE.Guardian, GOVERNOR_ROLE]) {
+      for (const role of [ROLE.Admin, ROLE.Operator, ROLE.Guardian, ROLE.Governor]) {
         for (const delay of outOfRange) calls.push(["setGrantDelay", [role, delay], delay]);
       }
       for (const [method, args] of calls) await scheduleAsAdmin(f, f.manager, method, args);
@@ -721,7 +686,7 @@ describe("PrizeDraw security", () => {
       const next = { manager: f.manager, admin: f.newAdmin };
       const grants = [
         [ROLE.Admin, f.newAdmin.address, ADMIN_DELAY],
-        [GOVERNOR_ROLE, f.newAdmin.address, ADMIN_DELAY],
+        [ROLE.Governor, f.newAdmin.address, ADMIN_DELAY],
       ] as const;
       // At once, the grant is refused: the admin's calls wait out its delay in public.
       await expect(f.manager.connect(f.admin).grantRole(...grants[0]))
@@ -755,14 +720,14 @@ describe("PrizeDraw security", () => {
       // Meanwhile the old admin still acts (and schedules a withdrawal it will not get to execute).
       await expect(asAdmin(f, f.vault, "setDailyLimit", [LARGE_DAILY_LIMIT / 2n])).to.emit(f.vault, "LimitChanged");
       await scheduleAsAdmin(f, f.vault, "withdrawTokens", [f.admin.address, 1]);
-      for (const role of [ROLE.Admin, GOVERNOR_ROLE]) {
+      for (const role of [ROLE.Admin, ROLE.Governor]) {
         expect(await f.manager.hasRole(role, f.newAdmin.address)).to.deep.equal([true, BigInt(ADMIN_DELAY)]);
       }
       // The new admin revokes the old one's roles, through its own delay.
       await scheduleAsAdmin(next, f.manager, "revokeRole", [ROLE.Admin, f.admin.address]);
-      await scheduleAsAdmin(next, f.manager, "revokeRole", [GOVERNOR_ROLE, f.admin.address]);
+      await scheduleAsAdmin(next, f.manager, "revokeRole", [ROLE.Governor, f.admin.address]);
       await time.increase(ADMIN_DELAY);
-      for (const role of [ROLE.Admin, GOVERNOR_ROLE]) {
+      for (const role of [ROLE.Admin, ROLE.Governor]) {
         await expect(executeAsAdmin(next, f.manager, "revokeRole", [role, f.admin.address]))
           .to.emit(f.manager, "RoleRevoked")
           .withArgs(role, f.admin.address);
@@ -803,9 +768,9 @@ describe("PrizeDraw security", () => {
 
       for (const [role, account, held] of [
         [ROLE.Admin, f.operator.address, ROLE.Operator],
-        [GOVERNOR_ROLE, f.operator.address, ROLE.Operator],
+        [ROLE.Governor, f.operator.address, ROLE.Operator],
         [ROLE.Admin, f.guardian.address, ROLE.Guardian],
-        [GOVERNOR_ROLE, f.guardian.address, ROLE.Guardian],
+        [ROLE.Governor, f.guardian.address, ROLE.Guardian],
       ] as const) {
         await refusedAsAdmin(f, f.manager, "grantRole", [role, account, ADMIN_DELAY], (tx) =>
           expect(tx).to.be.revertedWithCustomError(f.manager, "RoleConflict").withArgs(account, held),

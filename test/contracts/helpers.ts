@@ -233,6 +233,35 @@ export async function asAdmin(f: AdminCaller, target: Callable, method: string, 
 }
 
 /**
+ * An admin call that must fail when it runs: scheduled, executed after the delay (the execution is handed to
+ * `check` for its expectation), then unscheduled, since a refused execution leaves the call scheduled and the
+ * same call could not be scheduled again.
+ */
+export async function refusedAsAdmin(
+  f: AdminCaller & { admin: { address: string } },
+  target: Callable,
+  method: string,
+  args: readonly unknown[],
+  check: (execution: Promise<unknown>) => PromiseLike<unknown>,
+): Promise<void> {
+  await scheduleAsAdmin(f, target, method, args);
+  await time.increase(ADMIN_DELAY);
+  const [to, data] = [await target.getAddress(), callData(target, method, args)];
+  await check(f.manager.connect(f.admin).execute(to, data));
+  await f.manager.connect(f.admin).cancel(f.admin.address, to, data);
+}
+
+/** The id AccessManager gives `caller`'s call of `method` on `target`. */
+export async function operationId(f: { manager: PrizeDrawManager }, caller: string, target: Callable, method: string, args: readonly unknown[]) {
+  return f.manager.hashOperation(caller, await target.getAddress(), callData(target, method, args));
+}
+
+/** The block time of a receipt's block. */
+export async function timestampOf(receipt: { blockNumber: number }): Promise<number> {
+  return (await ethers.provider.getBlock(receipt.blockNumber))!.timestamp;
+}
+
+/**
  * An admin call as a transaction (for matchers that need one, such as changeTokenBalance): scheduled unless the
  * same call is still scheduled (a failed execution leaves it so, since its revert undoes the consumption), the
  * clock moved to the end of its delay when needed, then executed. Rejects with the target's error.

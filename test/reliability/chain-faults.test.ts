@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, http, keccak256, toFunctionSelector, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { MockEntropyAbi, PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
+import { MockEntropyAbi } from "../../api/src/chain/abis.js";
 import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";

@@ -31,7 +31,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { createWalletClient, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { PrizeDrawAbi, TestStablecoinAbi } from "../../api/src/chain/abis.js";
+import { TestStablecoinAbi } from "../../api/src/chain/abis.js";
 import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";

@@ -10,7 +10,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, http, parseAbi, toFunctionSelector, type Address, type Hex, type PublicClient } from "viem";
+import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, http, toFunctionSelector, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi, PrizeVaultAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";

@@ -120,7 +120,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     genesisHash: genesis.hash,
     prizeDraw: prizeDraw.address,
     vault: contracts.vault,
-    manager: contracts.manager,
+    manager: contracts.manager.address,
     entropy: o.entropy,
     entropyProvider: provider,
     mockEntropy: false,
@@ -130,7 +130,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     operator: o.operator,
     guardian: o.guardian,
     contractVersion: CONTRACT_VERSION,
-    deployBlock: Number(contracts.manager_.blockNumber),
+    deployBlock: Number(contracts.manager.blockNumber),
     deployedAt: new Date().toISOString(),
   };
   writeDeployment(o.dataDir, record);
@@ -145,20 +145,20 @@ type ContractInputs = Pick<DeployRemoteOptions, "entropy" | "token" | "admin" | 
  * deploying key, which holds no role.
  */
 async function deployContracts(publicClient: PublicClient, wallet: DeployWallet, o: ContractInputs) {
-  const manager_ = await deployed(
+  const manager = await deployed(
     publicClient,
     await wallet.deployContract({ abi: PrizeDrawManagerAbi, bytecode: bytecodeOf("PrizeDrawManager"), args: [o.admin, o.operator, o.guardian, o.adminDelay] }),
   );
   const prizeDraw = await deployed(
     publicClient,
-    await wallet.deployContract({ abi: PrizeDrawAbi, bytecode: bytecodeOf("PrizeDraw"), args: [o.entropy, o.token, manager_.address, o.callbackGasLimit, o.dailyLimitCents] }),
+    await wallet.deployContract({ abi: PrizeDrawAbi, bytecode: bytecodeOf("PrizeDraw"), args: [o.entropy, o.token, manager.address, o.callbackGasLimit, o.dailyLimitCents] }),
   );
   const wired = await publicClient.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ address: manager_.address, abi: PrizeDrawManagerAbi, functionName: "wire", args: [prizeDraw.address] }),
+    hash: await wallet.writeContract({ address: manager.address, abi: PrizeDrawManagerAbi, functionName: "wire", args: [prizeDraw.address] }),
   });
   if (wired.status !== "success") throw new Error(`wiring the manager (${wired.transactionHash}) failed`);
   const vault = await publicClient.readContract({ address: prizeDraw.address, abi: PrizeDrawAbi, functionName: "vault" });
-  return { manager_, manager: manager_.address, prizeDraw, vault };
+  return { manager, prizeDraw, vault };
 }
 
 async function deployed(client: PublicClient, hash: Hex): Promise<{ address: Address; blockNumber: bigint }> {
@@ -212,7 +212,7 @@ export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token:
     genesisHash: genesis.hash,
     prizeDraw: prizeDraw.address,
     vault: contracts.vault,
-    manager: contracts.manager,
+    manager: contracts.manager.address,
     entropy: entropy.address,
     entropyProvider: provider.address,
     mockEntropy: randomness === "mock",
