@@ -316,6 +316,8 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     error MoveDestinationMismatch(bytes32 campaignId, address to, address campaignWallet);
     error NoGuarantee(bytes32 campaignId);
     error GuaranteePeriodNotDrawn(bytes32 campaignId, uint32 period, uint32 committedDrawings);
+    /// @notice Period `period` ends in block time at `endsAt` at the earliest (`guaranteePeriodEnd`).
+    error GuaranteePeriodNotEnded(bytes32 campaignId, uint32 period, uint256 endsAt);
     error GuaranteeAlreadyPicked(bytes32 campaignId, uint32 period);
     error GuaranteeNotPicked(bytes32 campaignId, uint32 period);
     error GuaranteeAlreadyPaid(bytes32 campaignId, uint32 period);
@@ -476,11 +478,11 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     }
 
     /// @notice Records the guarantee of `period` (0-based) as owed to the campaign's current wallet: exactly the
-    /// registered amount, once per period. Every period that can need a guarantee holds at least one committed
-    /// drawing, so `period` must be below the campaign's committed drawings: a key cannot mint payments for
-    /// periods that never ran (and every payment stays within the 24-hour limits).
-    /// @dev Period ends are not checked against block time: the service's periods skip paused time and its test
-    /// clock runs ahead of the chain's, and neither is visible here.
+    /// registered amount, once per period, and only once the period has ended in block time
+    /// (`guaranteePeriodEnd`, counted from the campaign's registration). Every period that can need a guarantee
+    /// also holds at least one committed drawing, so `period` must be below the campaign's committed drawings. A key
+    /// cannot mint payments for periods that never ran: at most one guarantee per period of real time, each within
+    /// the 24-hour limits and refused when the pool cannot back it.
     /// @param winnerHash keccak256 of the picked winner's id, for the record.
     function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external operatorUnpaused {
         Campaign storage campaign = _registered(campaignId);
@@ -488,6 +490,8 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         if (cents == 0) revert NoGuarantee(campaignId);
         if (winnerHash == bytes32(0)) revert InvalidWinnerHash();
         if (period >= campaign.lastNumber) revert GuaranteePeriodNotDrawn(campaignId, period, campaign.lastNumber);
+        uint256 endsAt = guaranteePeriodEnd(campaignId, period);
+        if (block.timestamp < endsAt) revert GuaranteePeriodNotEnded(campaignId, period, endsAt);
         GuaranteePayment storage g = _guarantees[campaignId][period];
         if (g.status != GuaranteeStatus.None) revert GuaranteeAlreadyPicked(campaignId, period);
         address wallet = campaign.payoutWallet;

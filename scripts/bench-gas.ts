@@ -36,6 +36,7 @@ import {
   findEvents,
   reveal,
   slotOf,
+  untilGuaranteePeriodEnd,
   withoutFee,
   type Fixture,
 } from "../test/contracts/helpers";
@@ -156,10 +157,11 @@ async function main(): Promise<void> {
     await gasOf(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, held.num, positions[1], "failed identity checks")),
   );
 
-  // Guarantees: picked by the operator (a period needs a committed drawing), then paid by anyone.
+  // Guarantees: picked by the operator (a period needs a committed drawing and its end in block time), then paid by anyone.
   const guaranteed = campaignIdOf("bench-guarantee");
   await (await f.draw.connect(f.operator).registerCampaign(guaranteed, f.wallet.address, 50_000, 2_500, 24 * 3600)).wait();
   await commit(f, commitArgs(guaranteed, 1));
+  await untilGuaranteePeriodEnd(f.draw, guaranteed, 0);
   const pick = await gasOf(f.draw.connect(f.operator).pickGuarantee(guaranteed, 0, fixed("guarantee-winner")));
   const pay = await gasOf(f.draw.connect(f.stranger).payGuarantee(guaranteed, 0));
   line("gas.pickGuarantee", pick);

@@ -12,8 +12,8 @@ abstract contract Campaigns is PrizeDrawAccess {
     uint256 public constant MAX_GUARANTEE_PERIOD = 366 days;
     uint256 private constant MAX_GUARANTEE_CENTS = 100_000_000;
 
-    /// @dev Two slots. Slot 0: wallet, last number, last draw time, flag (30 bytes). Slot 1: threshold and
-    /// guarantee terms (20 bytes). `lastNumber` is stored in 32 bits (hourly draws for 490,000 years).
+    /// @dev Two slots. Slot 0: wallet, last number, last draw time, flag (30 bytes). Slot 1: threshold, guarantee
+    /// terms, index and guarantee start (29 bytes). `lastNumber` is stored in 32 bits (hourly draws for 490,000 years).
     struct Campaign {
         address payoutWallet;
         uint32 lastNumber;
@@ -23,6 +23,7 @@ abstract contract Campaigns is PrizeDrawAccess {
         uint64 guaranteeCents;
         uint32 guaranteePeriod;
         uint32 index; // 1-based registration order: how a randomness batch lists its drawings in 8 bytes
+        uint40 guaranteeStart; // block time of the registration: period p ends no earlier than start + (p+1) x period
     }
 
     mapping(bytes32 campaignId => Campaign) internal _campaigns;
@@ -54,8 +55,11 @@ abstract contract Campaigns is PrizeDrawAccess {
     /// @notice Registers a campaign. The payout wallet may be zero for now (a draft) but, once set, only changes.
     /// @param largePrizeThresholdCents prizes at or above it are held for manual payout; above 0.
     /// @param guaranteeCents the guaranteed amount per period (0: no guarantee), at most 100,000,000.
-    /// @param guaranteePeriod seconds, 1 to 366 days (ignored without a guarantee); for the record: the
-    /// service's periods stop counting while a campaign is paused, which the chain cannot see.
+    /// @param guaranteePeriod seconds, 1 to 366 days (ignored without a guarantee). Periods are counted onchain
+    /// from this transaction's block time: period p cannot be picked before start + (p + 1) x guaranteePeriod. The
+    /// service's periods start at the campaign's start (never before it is registered) and stop counting while the
+    /// campaign is paused, so they end at or after that bound: it never holds up an honest pick, and a stolen key
+    /// can create at most one guarantee per period of real time.
     function registerCampaign(
         bytes32 campaignId,
         address payoutWallet,
@@ -82,6 +86,7 @@ abstract contract Campaigns is PrizeDrawAccess {
         campaign.largePrizeThresholdCents = uint64(largePrizeThresholdCents);
         campaign.guaranteeCents = uint64(guaranteeCents);
         campaign.guaranteePeriod = uint32(guaranteePeriod);
+        campaign.guaranteeStart = uint40(block.timestamp);
         emit CampaignRegistered(campaignId, payoutWallet, largePrizeThresholdCents, guaranteeCents, guaranteePeriod);
     }
 
@@ -115,14 +120,21 @@ abstract contract Campaigns is PrizeDrawAccess {
         return (c.registered, c.payoutWallet, c.lastNumber, c.largePrizeThresholdCents);
     }
 
-    /// @notice A campaign's guarantee terms and the draw time of its last commit (unix seconds).
+    /// @notice A campaign's guarantee terms, the draw time of its last commit and the block time its guarantee
+    /// periods are counted from (unix seconds).
     function getCampaignTerms(bytes32 campaignId)
         external
         view
-        returns (uint256 guaranteeCents, uint256 guaranteePeriod, uint256 lastDrawAt)
+        returns (uint256 guaranteeCents, uint256 guaranteePeriod, uint256 lastDrawAt, uint256 guaranteeStart)
     {
         Campaign storage c = _campaigns[campaignId];
-        return (c.guaranteeCents, c.guaranteePeriod, c.lastDrawAt);
+        return (c.guaranteeCents, c.guaranteePeriod, c.lastDrawAt, c.guaranteeStart);
+    }
+
+    /// @notice The earliest block time at which guarantee period `period` (0-based) can be picked.
+    function guaranteePeriodEnd(bytes32 campaignId, uint32 period) public view returns (uint256) {
+        Campaign storage c = _campaigns[campaignId];
+        return uint256(c.guaranteeStart) + (uint256(period) + 1) * c.guaranteePeriod;
     }
 
     /// @notice The drawing number a slot was committed under (0: the slot is unused).

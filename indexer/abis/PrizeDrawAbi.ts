@@ -295,6 +295,27 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "endsAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "GuaranteePeriodNotEnded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
         "internalType": "uint64",
         "name": "number",
         "type": "uint64"
@@ -1999,6 +2020,11 @@ export const PrizeDrawAbi = [
         "internalType": "uint256",
         "name": "lastDrawAt",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "guaranteeStart",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -2208,6 +2234,30 @@ export const PrizeDrawAbi = [
         "internalType": "uint256[]",
         "name": "thresholds",
         "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint32",
+        "name": "period",
+        "type": "uint32"
+      }
+    ],
+    "name": "guaranteePeriodEnd",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",

@@ -1,8 +1,6 @@
 // The outside audit's findings, each re-run against the contracts as the auditor ran it, named after what the fix
 // proves: the exploit's transaction is refused (or, where the finding was about an order of operations, the runbook's
-// order leaves nothing to take). One test per finding fixed so far; still open: guarantee picks are bounded by
-// commits rather than by the end of their period (see M-3 below), listed in the README's "Prize money: what a
-// stolen key can take".
+// order leaves nothing to take). One test per finding.
 import { expect } from "chai";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
 import { ethers } from "hardhat";
@@ -33,6 +31,7 @@ import {
   refusedAsAdmin,
   operationId,
   timestampOf,
+  untilGuaranteePeriodEnd,
 } from "./helpers";
 
 const DAY = 86_400;
@@ -56,6 +55,7 @@ async function owedFixture() {
   expect(held.length).to.be.greaterThan(0);
   await op.registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
   await commit(f, commitArgs(GUARANTEED, 1));
+  await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
   await op.pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("u-1")));
   return { ...f, held };
 }
@@ -181,7 +181,7 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     expect(await balancesOf(f, [f.wallet.address, thief.address], before)).to.deep.equal([owed * UNITS_PER_CENT, 0n]);
   });
 
-  it("M-3: obligations are backed: a stolen operator key's guarantee picks and commits beyond the pool are refused, and what is owed never exceeds it", async () => {
+  it("M-3: guarantees are bounded in time and obligations are backed: a stolen operator key picks no period before its end, and its picks and commits beyond the pool are refused", async () => {
     const f = await loadFixture(smallPoolFixture);
     const op = f.draw.connect(f.operator);
     const LOOT = campaignIdOf("thief-guarantee");
@@ -202,7 +202,21 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     await sendBatch(f, Array.from({ length: 10 }, (_, i) => commitArgs(LOOT, i + 1, { tableId: TINY.id, winnersExpected: 1 })));
     const committed = await backed();
     expect(committed).to.equal(10n * 2n); // each reserves its worst case until it is paid
-    // Two guarantees fit in the pool of 3,000,000 dollars; every further pick is refused.
+    // The audit's exploit (a guarantee for every committed drawing within seconds) is refused: a period can be
+    // picked only once it has ended in block time, counted from the registration.
+    const registeredAt = (await f.draw.getCampaignTerms(LOOT)).guaranteeStart;
+    for (const period of [0, 1, 9]) {
+      await expect(op.pickGuarantee(LOOT, period, winner))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded")
+        .withArgs(LOOT, period, registeredAt + BigInt((period + 1) * DAY));
+    }
+    expect(await backed()).to.equal(committed);
+    // One day on, period 0 alone has ended.
+    await untilGuaranteePeriodEnd(f.draw, LOOT, 0);
+    await expect(op.pickGuarantee(LOOT, 1, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded");
+    // Ten days on, every committed period has ended: two guarantees fit in the pool of 3,000,000 dollars; every
+    // further pick is refused.
+    await untilGuaranteePeriodEnd(f.draw, LOOT, 9);
     for (const period of [0, 1]) {
       await expect(op.pickGuarantee(LOOT, period, winner)).to.emit(f.draw, "GuaranteePicked");
       expect(await backed()).to.equal(committed + BigInt(period + 1) * GUARANTEE_CENTS);
@@ -227,8 +241,7 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     expect(worst(900n)).to.be.lessThanOrEqual(free);
     await sendCommit(f, commitArgs(LOOT, 11, { winnersExpected: 900 }));
     expect(await backed()).to.equal(owed + worst(900n));
-    // Not in this contract yet: a pick is bounded by commits, not by its period's end, so a stolen key can still
-    // pick early within what the pool backs. The guardian's pause stops that.
+    // And the guardian's pause stops every pick.
     await f.vault.connect(f.guardian).pause();
     await expect(op.pickGuarantee(LOOT, 2, winner)).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
   });

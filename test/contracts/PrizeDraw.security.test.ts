@@ -36,6 +36,7 @@ import {
   refusedAsAdmin,
   operationId,
   timestampOf,
+  untilGuaranteePeriodEnd,
 } from "./helpers";
 
 const MAX_UINT64 = 2n ** 64n - 1n;
@@ -140,6 +141,7 @@ describe("PrizeDraw security", () => {
         .withArgs(100_000_001n, DAY);
       await op.registerCampaign(huge, f.thief.address, 50_000, 100_000_000n, DAY);
       await commit(f, commitArgs(huge, 1));
+      await untilGuaranteePeriodEnd(f.draw, huge, 0);
       const owedBefore = (await f.vault.balances()).owedCents;
       await expect(op.pickGuarantee(huge, 0, winner))
         .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
@@ -147,11 +149,16 @@ describe("PrizeDraw security", () => {
       expect(await f.draw.getGuarantee(huge, 0)).to.deep.equal([0n, ZeroAddress, 0n]);
       expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
 
-      // One exactly at the cap: picked once per period, only for periods with a committed drawing.
+      // One exactly at the cap: picked once per period, only for periods with a committed drawing that have ended
+      // in block time.
       const id = campaignIdOf("thief-guarantee");
       await op.registerCampaign(id, f.thief.address, 50_000, MAX_PAYMENT, DAY);
       await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn").withArgs(id, 0, 0);
       await commit(f, commitArgs(id, 1));
+      const periodEnd = await f.draw.guaranteePeriodEnd(id, 0);
+      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
+      await time.increaseTo(periodEnd - 2n); // the pick's block is one second later: still inside the period
+      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
       await expect(op.pickGuarantee(id, 0, winner))
         .to.emit(f.draw, "GuaranteePicked")
         .withArgs(id, 0, winner, f.thief.address, MAX_PAYMENT);
@@ -164,9 +171,11 @@ describe("PrizeDraw security", () => {
         .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
         .withArgs(id, 4_000_000_000, 1);
       expect(await f.draw.getGuarantee(id, 0)).to.deep.equal([1n, f.thief.address, MAX_PAYMENT]);
-      // Every commit opens one more period, and draw times need only increase, so the pool (every pick must be
-      // backed) and the limit are what bound it.
+      // Every commit opens one more period once a day more has passed: time, the pool (every pick must be backed)
+      // and the limit are what bound it.
       await commit(f, commitArgs(id, 2));
+      await expect(op.pickGuarantee(id, 1, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 1, periodEnd + BigInt(DAY));
+      await untilGuaranteePeriodEnd(f.draw, id, 1);
       await expect(op.pickGuarantee(id, 1, winner)).to.emit(f.draw, "GuaranteePicked").withArgs(id, 1, winner, f.thief.address, MAX_PAYMENT);
       // The three drawings are unrevealed: each still holds its worst case (3 winners of the default table).
       const reservedByCommits = 3n * worstCaseOf(DEFAULT_TABLE.amounts, 0n, 3n).totalCents;
@@ -341,6 +350,7 @@ describe("PrizeDraw security", () => {
       const prizes = awarded(f, await commitAndReveal(f, f.campaignId, 1, keccak256(toUtf8Bytes("pause")), { winnersExpected: 10, tableId: MIXED.id }));
       await f.draw.connect(f.operator).registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
       await commit(f, commitArgs(GUARANTEED, 1));
+      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
       await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("w")));
       const held = prizes.filter((p) => p.held).map((p) => p.position);
       expect(held.length).to.be.greaterThan(1);

@@ -42,6 +42,8 @@ import {
   userRandomNumberOf,
   winnersFingerprint,
   withoutFee,
+  timestampOf,
+  untilGuaranteePeriodEnd,
   worstCaseOf,
   type CommitOverrides,
   type Fixture,
@@ -307,10 +309,15 @@ describe("PrizeDraw", () => {
       const f = await loadFixture(deployFixture);
       const reg = (slug: string, cents: bigint, period: number) =>
         f.draw.connect(f.operator).registerCampaign(campaignIdOf(slug), f.wallet.address, 50_000, cents, period);
-      await expect(reg("weekly", 2_500n, 7 * DAY))
+      const registered = reg("weekly", 2_500n, 7 * DAY);
+      await expect(registered)
         .to.emit(f.draw, "CampaignRegistered")
         .withArgs(campaignIdOf("weekly"), f.wallet.address, 50_000, 2_500, 7 * DAY);
-      expect(await f.draw.getCampaignTerms(campaignIdOf("weekly"))).to.deep.equal([2_500n, BigInt(7 * DAY), 0n]);
+      // Its periods are counted from the registration's block time.
+      const registeredAt = BigInt(await timestampOf((await (await registered).wait())!));
+      expect(await f.draw.getCampaignTerms(campaignIdOf("weekly"))).to.deep.equal([2_500n, BigInt(7 * DAY), 0n, registeredAt]);
+      expect(await f.draw.guaranteePeriodEnd(campaignIdOf("weekly"), 0)).to.equal(registeredAt + BigInt(7 * DAY));
+      expect(await f.draw.guaranteePeriodEnd(campaignIdOf("weekly"), 2)).to.equal(registeredAt + BigInt(21 * DAY));
       // Without a guarantee, the period is ignored.
       await expect(reg("none", 0n, 5)).to.emit(f.draw, "CampaignRegistered").withArgs(campaignIdOf("none"), f.wallet.address, 50_000, 0, 0);
       for (const [cents, period] of [
@@ -821,6 +828,7 @@ describe("PrizeDraw", () => {
         const guaranteed = campaignIdOf("guaranteed");
         await f.draw.connect(f.operator).registerCampaign(guaranteed, f.wallet.address, 50_000, 2_500, DAY);
         await commit(f, commitArgs(guaranteed, 1)); // owes the whole pool until paid
+        await untilGuaranteePeriodEnd(f.draw, guaranteed, 0);
         await expect(f.draw.connect(f.operator).pickGuarantee(guaranteed, 0, keccak256(toUtf8Bytes("w-1"))))
           .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
           .withArgs(POOL_CENTS + 2_500n, POOL_CENTS);
@@ -1081,6 +1089,7 @@ describe("PrizeDraw", () => {
     async function guaranteed(f: Fixture, drawings: number) {
       await f.draw.connect(f.operator).registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
       for (let n = 1; n <= drawings; n++) await commit(f, commitArgs(GUARANTEED, n));
+      if (drawings > 0) await untilGuaranteePeriodEnd(f.draw, GUARANTEED, drawings - 1);
     }
 
     it("picks exactly the registered amount once per period that holds a committed drawing, and pays it once, to the wallet of the pick", async () => {
@@ -1090,6 +1099,11 @@ describe("PrizeDraw", () => {
         .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
         .withArgs(GUARANTEED, 0, 0);
       await commit(f, commitArgs(GUARANTEED, 1));
+      // Not before the period's end in block time.
+      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded")
+        .withArgs(GUARANTEED, 0, await f.draw.guaranteePeriodEnd(GUARANTEED, 0));
+      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
       // What is owed besides the guarantee: the committed drawing's reserve.
       const owedBefore = (await f.vault.balances()).owedCents;
       const pick = f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
@@ -1117,8 +1131,9 @@ describe("PrizeDraw", () => {
         f.draw,
         "GuaranteeAlreadyPicked",
       );
-      // The next period needs the next drawing; the pick goes to the wallet of that moment.
+      // The next period needs the next drawing and its own end; the pick goes to the wallet of that moment.
       await commit(f, commitArgs(GUARANTEED, 2));
+      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 1);
       await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
         .to.emit(f.draw, "GuaranteePicked")
         .withArgs(GUARANTEED, 1, winnerHash, f.other.address, 2_500);

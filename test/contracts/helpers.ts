@@ -256,6 +256,12 @@ export async function operationId(f: { manager: PrizeDrawManager }, caller: stri
   return f.manager.hashOperation(caller, await target.getAddress(), callData(target, method, args));
 }
 
+/** Moves the chain's clock to the end of guarantee `period` (guaranteePeriodEnd) unless it has already passed. */
+export async function untilGuaranteePeriodEnd(draw: PrizeDraw, campaignId: string, period: number): Promise<void> {
+  const endsAt = await draw.guaranteePeriodEnd(campaignId, period);
+  if (BigInt(await time.latest()) < endsAt) await time.increaseTo(endsAt);
+}
+
 /** The block time of a receipt's block. */
 export async function timestampOf(receipt: { blockNumber: number }): Promise<number> {
   return (await ethers.provider.getBlock(receipt.blockNumber))!.timestamp;

@@ -74,7 +74,7 @@ describe("the keeper's planning after a concurrent campaign edit", () => {
       // The chain is never reached for what is checked here: its steps fail, are logged, and retried next cycle.
       chain: {} as ChainPort,
       indexer: {} as IndexerClient,
-      config: { env: "production", keeperIntervalSeconds: 3_600, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, chainFinality: "finalized" },
+      config: { env: "production", keeperIntervalSeconds: 3_600, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, localChain: false, chainFinality: "finalized" },
       logger: pino({ level: "silent" }),
     });
     keeper.start();

@@ -33,7 +33,7 @@ import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
 import { PrizeVaultAbi } from "../../indexer/abis/PrizeVaultAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
 import * as ponderSchema from "../../indexer/ponder.schema.js";
-import { freePort, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
+import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 // Anvil's well-known development keys (public; valid only on a local chain).
 const OPERATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"; // account 1
@@ -667,6 +667,11 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     // One drawing committed so far: period 0 is the only one that can need a guarantee.
     expect(await revertName(op("pickGuarantee", [CAMPAIGN, 1, winnerHash]))).toBe("GuaranteePeriodNotDrawn");
     expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessManagedUnauthorized");
+    // Not before the period's end in block time (a day after the registration): anvil's clock moves there, one block.
+    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("GuaranteePeriodNotEnded");
+    const endsAt = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "guaranteePeriodEnd", args: [CAMPAIGN, 0] });
+    await jsonRpc(rpcUrl, "evm_setNextBlockTimestamp", [Number(endsAt)]);
+    await jsonRpc(rpcUrl, "evm_mine");
 
     const picked = await op("pickGuarantee", [CAMPAIGN, 0, winnerHash]);
     const expectedRow = {

@@ -98,7 +98,7 @@ describe("the keeper's pull fetches on the production interval", () => {
       store,
       chain: {} as ChainPort,
       indexer: {} as IndexerClient,
-      config: { env: "production", keeperIntervalSeconds: PRODUCTION_INTERVAL_SECONDS, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, chainFinality: "finalized" },
+      config: { env: "production", keeperIntervalSeconds: PRODUCTION_INTERVAL_SECONDS, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, localChain: false, chainFinality: "finalized" },
       logger: pino({ level: "silent" }),
       pullFetch: fetchList,
     });

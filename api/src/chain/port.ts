@@ -2,6 +2,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
+  createTestClient,
   createWalletClient,
   http,
   NonceTooLowError,
@@ -115,6 +116,8 @@ export class ChainPort {
   readonly publicClient: PublicClient;
   readonly deployment: DeploymentRecord;
   private readonly wallet: WalletClient<Transport, Chain, Account>;
+  private readonly chain: Chain;
+  private readonly transport: Transport;
   /** Serializes nonce assignment and broadcast (not the wait for receipts). */
   private sending: Promise<unknown> = Promise.resolve();
   /** The next nonce to use; null: ask the node for its pending count. */
@@ -133,6 +136,8 @@ export class ChainPort {
     };
     const transport = http(rpcUrl, { retryCount: 2, timeout: 10_000 });
     this.deployment = deployment;
+    this.chain = chain;
+    this.transport = transport;
     this.publicClient = createPublicClient({ chain, transport, pollingInterval: 250 }) as PublicClient;
     this.wallet = createWalletClient({ account: privateKeyToAccount(operatorKey), chain, transport });
   }
@@ -346,6 +351,31 @@ export class ChainPort {
   /** Records a finished period's guarantee as owed (exactly the registered amount, once per period). */
   pickGuarantee(campaignId: Hex, period: number, winnerHash: Hex) {
     return this.send("pickGuarantee", [campaignId, period, winnerHash]);
+  }
+
+  /** The earliest block time (unix seconds) at which guarantee `period` can be picked: counted from the registration. */
+  guaranteePeriodEnd(campaignId: Hex, period: number): Promise<bigint> {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "guaranteePeriodEnd", args: [campaignId, period] });
+  }
+
+  /** The latest block's time (unix seconds). */
+  async latestBlockTime(): Promise<bigint> {
+    try {
+      return (await this.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+    } catch (error) {
+      throw toChainError("eth_getBlockByNumber(latest)", error);
+    }
+  }
+
+  /**
+   * The local anvil chain of the test environment only: mines the next block at `timestamp` (unix seconds, later
+   * than the latest block's), so a rule the contract bounds by block time follows a campaign's test clock. Anvil's
+   * later blocks go on from there: its clock never goes back.
+   */
+  async advanceLocalChainTime(timestamp: bigint): Promise<void> {
+    const anvil = createTestClient({ chain: this.chain, transport: this.transport, mode: "anvil" });
+    await anvil.setNextBlockTimestamp({ timestamp });
+    await anvil.mine({ blocks: 1 });
   }
 
   payGuarantee(campaignId: Hex, period: number) {

@@ -3,12 +3,19 @@ import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
 import { checkDuePeriods } from "../domain/guarantees.js";
 import { toCampaignId, winnerHash } from "../draw/index.js";
+import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { GuaranteePeriod } from "../store/guarantees.js";
 import type { Store } from "../store/index.js";
 
-export type GuaranteeKeeperDeps = { store: Store; chain: ChainPort; indexer: IndexerClient; logger: Logger };
+export type GuaranteeKeeperDeps = {
+  store: Store;
+  chain: ChainPort;
+  indexer: IndexerClient;
+  logger: Logger;
+  config: Pick<Config, "env" | "localChain">;
+};
 
 /** A guarantee's onchain period: the service counts periods from 1, the contract from 0. */
 export function onchainPeriod(guarantee: Pick<GuaranteePeriod, "period">): number {
@@ -49,6 +56,7 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
     const period = onchainPeriod(guarantee);
     let [status] = await chain.getGuarantee(campaignId, period);
     if (status === ONCHAIN_GUARANTEE.None) {
+      if (!(await periodEndedOnchain(deps, campaign, campaignId, period))) continue;
       await ensureWallet(deps, campaign, campaignId);
       await settleRace(chain.pickGuarantee(campaignId, period, winnerHash(guarantee.pickedWinner!)), "GuaranteeAlreadyPicked");
       status = ONCHAIN_GUARANTEE.Picked;
@@ -69,6 +77,26 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
     if (!seen || (await chain.getGuarantee(campaignId, period))[0] !== ONCHAIN_GUARANTEE.Paid) continue;
     await store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
   }
+}
+
+/**
+ * Whether the contract lets period `period` be picked yet: it counts periods from the campaign's registration in
+ * block time. The service counts them from the campaign's start and skips paused time, so its period ends no
+ * earlier than the chain's, unless the campaign started before the keeper registered it (at activation): then
+ * the pick waits those few seconds, and the next cycle sends it. A test campaign's clock runs ahead of the chain's: on the
+ * local chain of the test environment the keeper moves anvil's clock to the period's end first.
+ */
+async function periodEndedOnchain(deps: GuaranteeKeeperDeps, campaign: Campaign, campaignId: Hex, period: number): Promise<boolean> {
+  const { chain, config, logger } = deps;
+  const [endsAt, now] = await Promise.all([chain.guaranteePeriodEnd(campaignId, period), chain.latestBlockTime()]);
+  if (now >= endsAt) return true;
+  if (config.env === "test" && config.localChain) {
+    await chain.advanceLocalChainTime(endsAt);
+    logger.info({ campaign: campaign.slug, period, chainTime: new Date(Number(endsAt) * 1_000).toISOString() }, "test clock: local chain moved to the guarantee period's end");
+    return true;
+  }
+  logger.info({ campaign: campaign.slug, period, endsAt: new Date(Number(endsAt) * 1_000).toISOString() }, "guarantee period not yet ended onchain; picking once it has");
+  return false;
 }
 
 /**

@@ -40,7 +40,7 @@ export type KeeperDeps = {
   store: Store;
   chain: ChainPort;
   indexer: IndexerClient;
-  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal" | "chainFinality"> &
+  config: Pick<Config, "env" | "keeperIntervalSeconds" | "pullAllowHttpLoopback" | "entropyTimeoutSeconds" | "holdMockReveal" | "chainFinality" | "localChain"> &
     Partial<Pick<Config, "webhookRetryBaseMs">>;
   logger: Logger;
   /** Tests: fetches a pull URL instead of the real fetcher. */
