@@ -51,6 +51,12 @@ library DrawMath {
         return keccak256(abi.encodePacked(contributions));
     }
 
+    /// @notice The user contribution of a re-request (PrizeDraw.reRequest): bound to the request it replaces, whose
+    /// provider and sequence number are public, so the second request's value is as fixed as the first's.
+    function reRequestUserRandomNumber(address previousProvider, uint64 previousSequence) internal pure returns (bytes32) {
+        return keccak256(abi.encode(previousProvider, previousSequence));
+    }
+
     /// @notice The accepted random value of `position` and its roll in 0..denominator-1.
     /// @param floor rejectionFloor(denominator), passed in so a batch computes it once.
     /// @dev The retry loop ends with probability 1; a retry happens with probability below denominator / 2^256.

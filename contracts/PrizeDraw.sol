@@ -3,6 +3,8 @@ pragma solidity 0.8.28;
 
 import {IEntropyV2} from "@pythnetwork/entropy-sdk-solidity/IEntropyV2.sol";
 import {IEntropyConsumer} from "@pythnetwork/entropy-sdk-solidity/IEntropyConsumer.sol";
+import {EntropyStructsV2} from "@pythnetwork/entropy-sdk-solidity/EntropyStructsV2.sol";
+import {EntropyStatusConstants} from "@pythnetwork/entropy-sdk-solidity/EntropyStatusConstants.sol";
 import {DrawMath} from "./DrawMath.sol";
 import {PrizeDrawAccess} from "./base/PrizeDrawAccess.sol";
 import {PrizeTables} from "./base/PrizeTables.sol";
@@ -41,6 +43,10 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     uint256 public constant DRAWING_CALLBACK_GAS = 50_000;
     /// @notice Most drawings one commit, and so one randomness request and its callback, takes.
     uint256 public constant MAX_BATCH = 200;
+    /// @notice Bounds of `revealTimeoutBlocks`: at least 256 blocks (a provider's keeper retries for minutes), at
+    /// most 1,000,000.
+    uint256 public constant MIN_REVEAL_TIMEOUT_BLOCKS = 256;
+    uint256 public constant MAX_REVEAL_TIMEOUT_BLOCKS = 1_000_000;
 
     /// @dev Held in a request's `randomValue` from the commit until the reveal. Writing the slot non-zero at
     /// commit moves the 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and
@@ -151,11 +157,13 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint64 number;
     }
 
-    /// @dev A randomness request and the batch of drawings it serves (listed in `_members`). Two slots.
+    /// @dev A randomness request and the batch of drawings it serves (listed in `_members`). Two slots. A re-request
+    /// replaces its provider and sequence in place (same index, same members) and sets `reRequested`.
     struct Request {
         address provider;
         uint64 sequence;
         uint16 size;
+        bool reRequested;
         bytes32 randomValue; // REVEAL_PENDING until the callback
     }
 
@@ -184,6 +192,9 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     // ------------------------------------------------------------------ storage
 
     IEntropyV2 public immutable entropy;
+    /// @notice Blocks after a request without a reveal after which anyone may re-request the drawing's value, once
+    /// (`reRequest`). Fixed at deployment: 43,200 on a chain of 2-second blocks is 24 hours.
+    uint256 public immutable revealTimeoutBlocks;
     /// @notice The prize pool this engine created: it holds the tokens and pays.
     PrizeVault public immutable vault;
     /// @notice Token units per cent of the payout token (the vault's), for the payment events.
@@ -234,6 +245,21 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         bytes32 userRandomNumber,
         uint256 batchIndex,
         uint256 batchSize
+    );
+    /// @notice The drawing's request (`previousProvider`, `previousSequence`) was not revealed within
+    /// `revealTimeoutBlocks`, so the operator (`by`) requested its batch again, once, in public: (`provider`,
+    /// `sequence`) now serves it, with user contribution `userRandomNumber` (DrawMath.reRequestUserRandomNumber of
+    /// the previous request). A late reveal of the previous request is ignored. `fee` is the whole re-request's.
+    event EntropyReRequested(
+        bytes32 indexed campaignId,
+        uint64 indexed number,
+        address previousProvider,
+        uint64 previousSequence,
+        address provider,
+        uint64 sequence,
+        uint256 fee,
+        bytes32 userRandomNumber,
+        address by
     );
     event EntropyRevealed(
         bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, bytes32 randomValue
@@ -323,6 +349,16 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     error GuaranteeAlreadyPaid(bytes32 campaignId, uint32 period);
     error InvalidWinnerHash();
     error FeeRefundFailed(address to, uint256 amount);
+    error InvalidRevealTimeout(uint256 blocks);
+    /// @notice Only a drawing still waiting for its random value (Requested) can be re-requested.
+    error NotAwaitingReveal(bytes32 campaignId, uint64 number);
+    /// @notice A drawing's value is re-requested at most once.
+    error AlreadyReRequested(bytes32 campaignId, uint64 number);
+    /// @notice The request may still be revealed until block `dueBlock`.
+    error RevealNotTimedOut(bytes32 campaignId, uint64 number, uint256 dueBlock);
+    /// @notice The provider revealed and the callback failed: retry it with the same value (Entropy's
+    /// revealWithCallback), never ask for another.
+    error CallbackFailedRetryIt(bytes32 campaignId, uint64 number);
     /// @notice A drawing's automatic payout could reach `worstCents` (or a guarantee of period `number` is
     /// `worstCents`), more than one payment may ever be under the limits (`maxCents`: half the overall 24-hour limit,
     /// or of the campaign's); raise the limit, or the threshold.
@@ -335,11 +371,21 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     /// @param manager The PrizeDrawManager deciding who may call what, for this contract and its vault.
     /// @param callbackGasLimit_ Gas requested for the randomness callback.
     /// @param dailyLimitCents the vault's overall 24-hour limit on transfers out (see PrizeVault).
-    constructor(address entropy_, address token_, address manager, uint32 callbackGasLimit_, uint256 dailyLimitCents)
-        PrizeDrawAccess(manager)
-    {
+    /// @param revealTimeoutBlocks_ blocks without a reveal after which a drawing may be re-requested, once.
+    constructor(
+        address entropy_,
+        address token_,
+        address manager,
+        uint32 callbackGasLimit_,
+        uint256 dailyLimitCents,
+        uint256 revealTimeoutBlocks_
+    ) PrizeDrawAccess(manager) {
         if (entropy_ == address(0) || manager == address(0)) revert ZeroAddress();
+        if (revealTimeoutBlocks_ < MIN_REVEAL_TIMEOUT_BLOCKS || revealTimeoutBlocks_ > MAX_REVEAL_TIMEOUT_BLOCKS) {
+            revert InvalidRevealTimeout(revealTimeoutBlocks_);
+        }
         entropy = IEntropyV2(entropy_);
+        revealTimeoutBlocks = revealTimeoutBlocks_;
         PrizeVault vault_ = new PrizeVault(manager, token_, dailyLimitCents);
         vault = vault_;
         tokenUnitsPerCent = vault_.tokenUnitsPerCent();
@@ -408,6 +454,60 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         // construction and trusted; a callback inside requestV2 would find no request and be ignored.
         sequence = entropy.requestV2{value: fee}(provider, userRandomNumber, gasLimit);
         _recordRequest(commits, request, provider, sequence, fee, userRandomNumber);
+        if (msg.value > fee) {
+            (bool ok,) = msg.sender.call{value: msg.value - fee}("");
+            if (!ok) revert FeeRefundFailed(msg.sender, msg.value - fee);
+        }
+    }
+
+    /// @notice Asks again, once, for the random value of a drawing whose request has not been revealed within
+    /// `revealTimeoutBlocks` blocks: liveness without a hidden re-draw. The operator's (the fee is paid from
+    /// msg.value, up to `maxFee`; the rest is refunded), allowed during a pause, and public: the drawing's whole
+    /// batch is re-requested from the current default provider with the callback gas its commit fixed, and
+    /// `EntropyReRequested` names both requests for every drawing of it; a late reveal of the first request is
+    /// ignored from then on, and a second re-request is refused. Not open to anyone: a provider knows its future
+    /// values, so one that withheld a reveal could otherwise pad the provider's sequence with requests of its own
+    /// and re-request at the sequence whose value it prefers. A failed callback is not a missing value: it is
+    /// retried with that value.
+    /// @return sequence The new request's sequence number.
+    function reRequest(bytes32 campaignId, uint64 number, uint256 maxFee) external payable restricted returns (uint64 sequence) {
+        Drawing storage d = _drawing(campaignId, number);
+        if (d.status != Status.Requested) revert NotAwaitingReveal(campaignId, number);
+        uint64 index = d.request;
+        Request storage r = _requests[index];
+        if (r.reRequested) revert AlreadyReRequested(campaignId, number);
+        (address previousProvider, uint64 previousSequence) = (r.provider, r.sequence);
+        EntropyStructsV2.Request memory pending = entropy.getRequestV2(previousProvider, previousSequence);
+        // Entropy keeps a request until its callback succeeds; one it no longer knows can never be revealed.
+        if (pending.sequenceNumber == previousSequence) {
+            if (pending.callbackStatus == EntropyStatusConstants.CALLBACK_FAILED) revert CallbackFailedRetryIt(campaignId, number);
+            uint256 dueBlock = uint256(pending.blockNumber) + revealTimeoutBlocks;
+            if (block.number <= dueBlock) revert RevealNotTimedOut(campaignId, number, dueBlock);
+        }
+        (DrawingRef[] memory members, uint32 gasLimit) = _membersOf(index, r.size);
+        address provider = entropy.getDefaultProvider();
+        uint256 fee = entropy.getFeeV2(provider, gasLimit);
+        if (fee > maxFee) revert FeeAboveCap(fee, maxFee);
+        if (msg.value < fee) revert InsufficientFee(fee, msg.value);
+        bytes32 userRandomNumber = DrawMath.reRequestUserRandomNumber(previousProvider, previousSequence);
+        r.reRequested = true;
+        delete _requestIndex[previousProvider][previousSequence];
+        sequence = entropy.requestV2{value: fee}(provider, userRandomNumber, gasLimit);
+        (r.provider, r.sequence) = (provider, sequence);
+        _requestIndex[provider][sequence] = index;
+        for (uint256 i; i < members.length; ++i) {
+            emit EntropyReRequested(
+                members[i].campaignId,
+                members[i].number,
+                previousProvider,
+                previousSequence,
+                provider,
+                sequence,
+                fee,
+                userRandomNumber,
+                msg.sender
+            );
+        }
         if (msg.value > fee) {
             (bool ok,) = msg.sender.call{value: msg.value - fee}("");
             if (!ok) revert FeeRefundFailed(msg.sender, msg.value - fee);
@@ -551,10 +651,20 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         if (size == 0) emit EntropyCallbackIgnored(provider, sequence, randomNumber);
     }
 
+    /// @notice The randomness request now serving a drawing, and whether it is a re-request.
+    function requestOf(bytes32 campaignId, uint64 number)
+        external
+        view
+        returns (address provider, uint64 sequence, bool reRequested)
+    {
+        Request storage r = _requests[_drawing(campaignId, number).request];
+        return (r.provider, r.sequence, r.reRequested);
+    }
+
     /// @notice The functions the operator calls at once (PrizeDrawManager.wire maps them to OPERATOR_ROLE); every
     /// other restricted function of this contract is the admin's, after its delay.
     function operatorSelectors() external pure returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](9);
+        selectors = new bytes4[](10);
         selectors[0] = this.publishPrizeTable.selector;
         selectors[1] = this.registerCampaign.selector;
         selectors[2] = this.setPayoutWallet.selector;
@@ -564,6 +674,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         selectors[6] = this.payHeldPrize.selector;
         selectors[7] = this.refuseHeldPrize.selector;
         selectors[8] = this.pickGuarantee.selector;
+        selectors[9] = this.reRequest.selector;
     }
 
     /// @notice The admin's functions of this contract (PrizeDrawManager.wire maps them to GOVERNOR_ROLE: scheduled,
@@ -789,12 +900,30 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         bytes32 userRandomNumber
     ) private {
         uint256 size = commits.length;
-        _requests[request] = Request(provider, sequence, uint16(size), REVEAL_PENDING);
+        _requests[request] = Request(provider, sequence, uint16(size), false, REVEAL_PENDING);
         _requestIndex[provider][sequence] = request;
         for (uint256 i; i < size; ++i) {
             Commit calldata c = commits[i];
             emit EntropyRequested(c.campaignId, c.number, provider, sequence, fee, userRandomNumber, i, size);
         }
+    }
+
+    /// @dev A request's drawings in batch order, and the callback gas the commit asked for them: CALLBACK_BASE_GAS,
+    /// DRAWING_CALLBACK_GAS per further drawing and POSITION_GAS per position its callback settles.
+    function _membersOf(uint64 index, uint256 size) private view returns (DrawingRef[] memory members, uint32 gasLimit) {
+        members = new DrawingRef[](size);
+        mapping(uint256 => uint256) storage words = _members[index];
+        uint256 gas = CALLBACK_BASE_GAS + (size - 1) * DRAWING_CALLBACK_GAS;
+        uint256 word;
+        for (uint256 i; i < size; ++i) {
+            if (i % 4 == 0) word = words[i / 4];
+            uint256 member = uint64(word >> ((i % 4) * 64));
+            bytes32 campaignId = _campaignIdAt[uint32(member >> 32)];
+            uint64 number = uint32(member);
+            members[i] = DrawingRef(campaignId, number);
+            gas += uint256(_drawings[campaignId][number].callbackPositions) * POSITION_GAS;
+        }
+        gasLimit = uint32(gas);
     }
 
     /// @dev Gas left for settling positions in the callback of a batch of `size`, after every drawing's share.

@@ -81,6 +81,16 @@ export const drawing = onchainTable(
     commitBlock: t.bigint().notNull(),
     commitTimestamp: t.bigint().notNull(),
     commitTx: t.hex().notNull(),
+    // EntropyReRequested: the request the commit made, replaced once (after the contract's reveal timeout) by the
+    // request in provider/sequence/userRandomNumber above; null when the first request was revealed.
+    previousProvider: t.hex(),
+    previousSequence: t.bigint(),
+    previousUserRandomNumber: t.hex(),
+    reRequestFee: t.bigint(),
+    reRequestBy: t.hex(),
+    reRequestBlock: t.bigint(),
+    reRequestTimestamp: t.bigint(),
+    reRequestTx: t.hex(),
     // EntropyRevealed
     randomValue: t.hex(),
     revealBlock: t.bigint(),

@@ -23,8 +23,12 @@
  * after, about 14.9M since each drawing's worst case is checked against the vault's limits and reserved in it),
  * so this script turns that cap off (below) to measure any size;
  * gas.batch.maxDrawingsUnderTxCap is the largest such batch one transaction can commit under the cap.
+ *
+ * gas.reRequest is the operator's reRequest of a drawing (3 winners) whose request timed out, paying exactly the
+ * quoted fee; gas.reRequest.batch10 the same for a batch of 10 such drawings (one call re-requests them all).
  */
 import hre, { ethers } from "hardhat";
+import { mine } from "@nomicfoundation/hardhat-network-helpers";
 import { dataSlice, getAddress, id, type ContractTransactionResponse } from "ethers";
 import type { HardhatNetworkConfig } from "hardhat/types";
 import {
@@ -35,6 +39,7 @@ import {
   deployFixture,
   findEvents,
   reveal,
+  sendBatch,
   slotOf,
   untilGuaranteePeriodEnd,
   withoutFee,
@@ -185,6 +190,25 @@ async function main(): Promise<void> {
   const fixedCommit = commits.get(10)! - 10 * perCommit;
   line("gas.batch.commit.perDrawing", perCommit);
   line("gas.batch.maxDrawingsUnderTxCap", Math.floor((EIP7825_TX_GAS_CAP - fixedCommit) / perCommit), "drawings");
+
+  await reRequestFigures();
+}
+
+/**
+ * reRequest of a single drawing and of a batch of 10 (3 winners each), on a fresh deployment so the figures
+ * above are untouched: both requests are left unrevealed past revealTimeoutBlocks, then a stranger re-requests.
+ */
+async function reRequestFigures(): Promise<void> {
+  const f = await deployFixture();
+  await commit(f, commitArgs(f.campaignId, 1));
+  const batch = Array.from({ length: 10 }, (_, i) => commitArgs(f.campaignId, i + 2));
+  await (await sendBatch(f, batch)).wait();
+  await mine(Number(await f.draw.revealTimeoutBlocks()) + 1);
+  // MockEntropy quotes 0 whatever the gas; paying exactly the quote, nothing is refunded (as in main()).
+  const fee = await f.mock["getFeeV2(address,uint32)"](f.provider.address, await f.draw.callbackGasLimit());
+  const reRequestGas = (num: number) => gasOf(f.draw.connect(f.operator).reRequest(f.campaignId, num, fee, { value: fee }));
+  line("gas.reRequest", await reRequestGas(1));
+  line("gas.reRequest.batch10", await reRequestGas(2));
 }
 
 /**

@@ -7,7 +7,8 @@
  * service's key), GUARDIAN_ADDRESS (pauses payments), three different accounts; DAILY_LIMIT_CENTS (the overall
  * 24-hour payment limit; README "Prize money" says how to size it), ADMIN_DELAY_SECONDS (172800: every admin
  * call waits two days between its scheduling and its execution; 86400 to 2592000), PAYOUT_TOKEN_ADDRESS and PYTH_ENTROPY_ADDRESS (defaults:
- * the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000).
+ * the network's USDC and Pyth Entropy, below), CALLBACK_GAS_LIMIT (500000), REVEAL_TIMEOUT_BLOCKS (43200: 24 hours of Base's 2-second blocks without a reveal before
+ * anyone may re-request a drawing's value, once; 256 to 1000000).
  * `--network local` deploys the test environment on a local chain instead (what npm start does).
  */
 import { isAddress, type Address, type Hex } from "viem";
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
     adminDelay: wholeNumber("ADMIN_DELAY_SECONDS", "172800", 86_400, 2_592_000),
     dailyLimitCents: BigInt(wholeNumber("DAILY_LIMIT_CENTS", undefined, 2, Number.MAX_SAFE_INTEGER)),
     callbackGasLimit: callbackGasLimit(),
+    revealTimeoutBlocks: wholeNumber("REVEAL_TIMEOUT_BLOCKS", "43200", 256, 1_000_000),
     expectedChainId: network.chainId,
   });
   console.log(JSON.stringify(record, null, 2));

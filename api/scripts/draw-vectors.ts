@@ -3,7 +3,7 @@
  * verifier. Built here, written by write-draw-vectors.ts, and checked against a fresh build by
  * test/draw/vectors.test.ts so the committed file cannot drift from the library.
  */
-import { keccak256, stringToBytes, type Hex } from "viem";
+import { keccak256, stringToBytes, type Address, type Hex } from "viem";
 import {
   batchUserRandomNumber,
   combineRandomValues,
@@ -13,6 +13,7 @@ import {
   ENTRANTS_SELECTION,
   entrantsCommitment,
   fingerprint,
+  reRequestUserRandomNumber,
   rejectionFloor,
   selectWinners,
   toCampaignId,
@@ -91,12 +92,19 @@ export type BatchMemberVector = {
  */
 export type BatchVector = { name: string; description: string; members: BatchMemberVector[]; userRandomNumber: Hex };
 
+/**
+ * One re-request (PrizeDraw.reRequest): userRandomNumber = DrawMath.reRequestUserRandomNumber(previousProvider,
+ * previousSequence) = keccak256(abi.encode(address previousProvider, uint64 previousSequence)).
+ */
+export type ReRequestVector = { name: string; description: string; previousProvider: Address; previousSequence: string; userRandomNumber: Hex };
+
 export type DrawVectors = {
   description: string;
   fields: Record<string, string>;
   cases: VectorCase[];
   combine: CombineVector[];
   batches: BatchVector[];
+  reRequest: ReRequestVector[];
 };
 
 const FIELDS: Record<string, string> = {
@@ -131,6 +139,10 @@ const FIELDS: Record<string, string> = {
     "userRandomNumber = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment)); the " +
     "request's userRandomNumber = members[0].userRandomNumber for a batch of one, else keccak256(abi.encodePacked(bytes32[] of " +
     "the members' userRandomNumber)) (DrawMath.batchUserRandomNumber). Each campaign's numbers start at 1 in batch order.",
+  "reRequest":
+    "top level, the user contribution of a re-request (PrizeDraw.reRequest, proof format version 5): userRandomNumber = " +
+    "keccak256(abi.encode(address previousProvider, uint64 previousSequence)) of the request it replaces " +
+    "(DrawMath.reRequestUserRandomNumber); previousSequence is a decimal string (may exceed 2^53)",
 };
 
 function vectorTable(table: PrizeTable): VectorTable {
@@ -361,7 +373,25 @@ export function buildDrawVectors(): DrawVectors {
     cases,
     combine: combineVectors(cases),
     batches: batchVectors(),
+    reRequest: reRequestVectors(),
   };
+}
+
+/** Re-requests of edge and realistic requests: the zero and all-ones words, Pyth provider addresses, a sequence past 2^53. */
+function reRequestVectors(): ReRequestVector[] {
+  const vector = (name: string, description: string, previousProvider: Address, previousSequence: bigint): ReRequestVector => ({
+    name,
+    description,
+    previousProvider,
+    previousSequence: previousSequence.toString(),
+    userRandomNumber: reRequestUserRandomNumber(previousProvider, previousSequence),
+  });
+  return [
+    vector("zero", "The zero address and sequence 0.", "0x0000000000000000000000000000000000000000", 0n),
+    vector("pyth-provider", "A Pyth Entropy provider's address, an early sequence.", "0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344", 1_234n),
+    vector("sequence-above-2^53", "A sequence no JavaScript number holds exactly.", "0x52deaa1c84233f7bb8c8a45baede41091c616506", 9_007_199_254_740_993n),
+    vector("max", "The all-ones address and the largest uint64 sequence.", "0xffffffffffffffffffffffffffffffffffffffff", (1n << 64n) - 1n),
+  ];
 }
 
 /** Batches of 1, 2 and 5 drawings, across campaigns, committable in order on a fresh contract. */

@@ -30,4 +30,8 @@ contract DrawMathHarness {
     function batchUserRandomNumber(bytes32[] memory contributions) external pure returns (bytes32) {
         return DrawMath.batchUserRandomNumber(contributions);
     }
+
+    function reRequestUserRandomNumber(address previousProvider, uint64 previousSequence) external pure returns (bytes32) {
+        return DrawMath.reRequestUserRandomNumber(previousProvider, previousSequence);
+    }
 }

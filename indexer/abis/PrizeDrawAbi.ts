@@ -26,6 +26,11 @@ export const PrizeDrawAbi = [
         "internalType": "uint256",
         "name": "dailyLimitCents",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "revealTimeoutBlocks_",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",
@@ -88,6 +93,22 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "AlreadyReRequested",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "size",
         "type": "uint256"
@@ -99,6 +120,22 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "CallbackFailedRetryIt",
     "type": "error"
   },
   {
@@ -416,6 +453,17 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "blocks",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidRevealTimeout",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "InvalidSlot",
     "type": "error"
@@ -470,6 +518,22 @@ export const PrizeDrawAbi = [
   {
     "inputs": [],
     "name": "NoWinners",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "NotAwaitingReveal",
     "type": "error"
   },
   {
@@ -703,6 +767,27 @@ export const PrizeDrawAbi = [
   {
     "inputs": [],
     "name": "ReasonRequired",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint256",
+        "name": "dueBlock",
+        "type": "uint256"
+      }
+    ],
+    "name": "RevealNotTimedOut",
     "type": "error"
   },
   {
@@ -1127,6 +1212,67 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "EntropyCallbackIgnored",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "previousProvider",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "previousSequence",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "sequence",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fee",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "userRandomNumber",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "EntropyReRequested",
     "type": "event"
   },
   {
@@ -1717,6 +1863,19 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_REVEAL_TIMEOUT_BLOCKS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MAX_TIERS",
     "outputs": [
       {
@@ -1770,6 +1929,19 @@ export const PrizeDrawAbi = [
   {
     "inputs": [],
     "name": "MIN_GUARANTEE_PERIOD",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MIN_REVEAL_TIMEOUT_BLOCKS",
     "outputs": [
       {
         "internalType": "uint256",
@@ -2598,6 +2770,35 @@ export const PrizeDrawAbi = [
         "type": "uint64"
       },
       {
+        "internalType": "uint256",
+        "name": "maxFee",
+        "type": "uint256"
+      }
+    ],
+    "name": "reRequest",
+    "outputs": [
+      {
+        "internalType": "uint64",
+        "name": "sequence",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      },
+      {
         "internalType": "bytes32",
         "name": "winnersCommitment",
         "type": "bytes32"
@@ -2667,6 +2868,53 @@ export const PrizeDrawAbi = [
     "name": "registerCampaign",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "campaignId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint64",
+        "name": "number",
+        "type": "uint64"
+      }
+    ],
+    "name": "requestOf",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      },
+      {
+        "internalType": "uint64",
+        "name": "sequence",
+        "type": "uint64"
+      },
+      {
+        "internalType": "bool",
+        "name": "reRequested",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "revealTimeoutBlocks",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

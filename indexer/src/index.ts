@@ -124,6 +124,23 @@ ponder.on("PrizeDraw:EntropyRequested", async ({ event, context }) => {
   });
 });
 
+ponder.on("PrizeDraw:EntropyReRequested", async ({ event, context }) => {
+  const { campaignId, number, previousProvider, previousSequence, provider, sequence, fee, userRandomNumber, by } = event.args;
+  await context.db.update(drawing, { id: drawingId(campaignId, number) }).set((row) => ({
+    previousProvider: lower(previousProvider),
+    previousSequence,
+    previousUserRandomNumber: row.userRandomNumber,
+    provider: lower(provider),
+    sequence,
+    userRandomNumber: lower(userRandomNumber),
+    reRequestFee: fee,
+    reRequestBy: lower(by),
+    reRequestBlock: event.block.number,
+    reRequestTimestamp: event.block.timestamp,
+    reRequestTx: lower(event.transaction.hash),
+  }));
+});
+
 ponder.on("Entropy:Revealed", async ({ event, context }) => {
   const { provider, sequenceNumber, randomNumber, userContribution, providerContribution, callbackFailed } = event.args;
   const row = {

@@ -47,7 +47,7 @@ describe("proof.json", () => {
     expect(proof.status).toBe(200);
     expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain", "finality"]);
     expect(proof.body).toMatchObject({
-      proofVersion: 4,
+      proofVersion: 5,
       campaign: { id: "public-daily", slug: "public-daily", name: "Public Daily" },
       drawing: { id: drawnId, number: 1, slot: drawingSlot(drawnId) },
       winnerList: { winners: ["u-1", "u-2", "u-3"], commitment: item.winnersCommitment },

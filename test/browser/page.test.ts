@@ -309,7 +309,7 @@ describe("the public campaign page on a phone", () => {
       drawing: { id: string; number: number };
       results: { position: number; displayName: string | null; amountCents: number }[];
     };
-    expect(proof.proofVersion).toBe(4);
+    expect(proof.proofVersion).toBe(5);
     expect(proof.campaign.slug).toBe(SLUG);
     expect(proof.drawing).toMatchObject({ id: paid.id, number: 1 });
     expect(proof.results.map((r) => r.amountCents)).toEqual(paid.winners.map((w) => w.amountCents));

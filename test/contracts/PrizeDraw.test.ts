@@ -42,6 +42,7 @@ import {
   userRandomNumberOf,
   winnersFingerprint,
   withoutFee,
+  REVEAL_TIMEOUT_BLOCKS,
   timestampOf,
   untilGuaranteePeriodEnd,
   worstCaseOf,
@@ -106,7 +107,7 @@ describe("PrizeDraw", () => {
       const vault = await f.vault.getAddress();
       const roleOf = (target: string, selector: string) => f.manager.getTargetFunctionRole(target, selector);
       const operatorFunctions = await f.draw.operatorSelectors();
-      expect(operatorFunctions).to.have.length(9);
+      expect(operatorFunctions).to.have.length(10);
       for (const selector of operatorFunctions) expect(await roleOf(draw, selector)).to.equal(ROLE.Operator);
       for (const name of ["setCallbackGasLimit", "moveDrawingWallet", "moveGuaranteeWallet"] as const) {
         expect(await roleOf(draw, f.draw.interface.getFunction(name)!.selector), name).to.equal(ROLE.Governor);
@@ -128,7 +129,7 @@ describe("PrizeDraw", () => {
       )) as unknown as PrizeDrawManager;
       const managerAddress = await manager.getAddress();
       const factory = await ethers.getContractFactory("PrizeDraw");
-      const draw = (await factory.deploy(await f.mock.getAddress(), await f.token.getAddress(), managerAddress, CALLBACK_GAS_LIMIT, LARGE_DAILY_LIMIT)) as unknown as PrizeDraw;
+      const draw = (await factory.deploy(await f.mock.getAddress(), await f.token.getAddress(), managerAddress, CALLBACK_GAS_LIMIT, LARGE_DAILY_LIMIT, REVEAL_TIMEOUT_BLOCKS)) as unknown as PrizeDraw;
       const drawAddress = await draw.getAddress();
       expect(await manager.deployer()).to.equal(f.stranger.address);
       await expect(draw.connect(f.operator).publishPrizeTable(LIKELY_TOP.id, 1, LIKELY_TOP.amounts, LIKELY_TOP.weights))
@@ -174,20 +175,24 @@ describe("PrizeDraw", () => {
       }
     });
 
-    it("the engine refuses zero addresses, an out-of-range callback gas limit, and its vault a bad daily limit", async () => {
+    it("the engine refuses zero addresses, an out-of-range callback gas limit or reveal timeout, and its vault a bad daily limit", async () => {
       const f = await loadFixture(deployFixture);
       const factory = await ethers.getContractFactory("PrizeDraw");
       const entropy = await f.mock.getAddress();
       const token = await f.token.getAddress();
       const manager = await f.manager.getAddress();
-      const deploy = (o: Partial<{ entropy: string; token: string; manager: string; gas: number; limit: bigint }>) =>
-        factory.deploy(o.entropy ?? entropy, o.token ?? token, o.manager ?? manager, o.gas ?? 500_000, o.limit ?? LARGE_DAILY_LIMIT);
+      const deploy = (o: Partial<{ entropy: string; token: string; manager: string; gas: number; limit: bigint; timeout: number }>) =>
+        factory.deploy(o.entropy ?? entropy, o.token ?? token, o.manager ?? manager, o.gas ?? 500_000, o.limit ?? LARGE_DAILY_LIMIT, o.timeout ?? REVEAL_TIMEOUT_BLOCKS);
       for (const bad of [{ entropy: ZeroAddress }, { manager: ZeroAddress }]) {
         await expect(deploy(bad), JSON.stringify(bad)).to.be.revertedWithCustomError(f.draw, "ZeroAddress");
       }
       // The vault's own checks, from inside the engine's constructor.
       await expect(deploy({ token: ZeroAddress })).to.be.revertedWithCustomError(f.vault, "ZeroAddress");
       await expect(deploy({ gas: 99_999 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(99_999);
+      for (const timeout of [255, 1_000_001]) {
+        await expect(deploy({ timeout })).to.be.revertedWithCustomError(f.draw, "InvalidRevealTimeout").withArgs(timeout);
+      }
+      for (const timeout of [256, 1_000_000]) expect(await ((await deploy({ timeout })) as unknown as PrizeDraw).revealTimeoutBlocks()).to.equal(BigInt(timeout));
       await expect(deploy({ gas: 15_000_001 })).to.be.revertedWithCustomError(f.draw, "InvalidCallbackGasLimit").withArgs(15_000_001);
       await expect(deploy({ limit: 1n })).to.be.revertedWithCustomError(f.vault, "InvalidLimit").withArgs(1n);
       await expect(deploy({ limit: 2n ** 64n })).to.be.revertedWithCustomError(f.vault, "InvalidLimit").withArgs(2n ** 64n);
@@ -1222,6 +1227,7 @@ describe("PrizeDraw", () => {
           () => contract.payHeldPrize(f.campaignId, 1, 0),
           () => contract.refuseHeldPrize(f.campaignId, 1, 0, "no"),
           () => contract.pickGuarantee(f.campaignId, 0, randomBytes32()),
+          () => contract.reRequest(f.campaignId, 1, 0),
         ];
         for (const call of calls) {
           await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(who.address);

@@ -64,6 +64,8 @@ export function batchShareOf(limit: number, prizeCounts: readonly number[]): { p
   return { positions, requestGas: limit - budget };
 }
 export const ADMIN_DELAY = 3 * 24 * 3600;
+/** PrizeDraw.revealTimeoutBlocks in these tests: its floor, PrizeDraw.MIN_REVEAL_TIMEOUT_BLOCKS. */
+export const REVEAL_TIMEOUT_BLOCKS = 256;
 /** PrizeDrawManager's role ids. */
 export const ROLE = { Admin: 0n, Operator: 1n, Guardian: 2n, Governor: 3n } as const;
 /** Large enough never to stop a test that is not about limits: 10^12 cents. */
@@ -177,6 +179,7 @@ export async function deployPrizeDraw(o: {
   guardian: { address: string };
   callbackGasLimit?: number;
   dailyLimitCents?: bigint;
+  revealTimeoutBlocks?: number;
   pool?: bigint;
   defaultTable?: boolean;
 }): Promise<Deployed> {
@@ -192,6 +195,7 @@ export async function deployPrizeDraw(o: {
     await manager.getAddress(),
     o.callbackGasLimit ?? CALLBACK_GAS_LIMIT,
     o.dailyLimitCents ?? LARGE_DAILY_LIMIT,
+    o.revealTimeoutBlocks ?? REVEAL_TIMEOUT_BLOCKS,
   )) as unknown as PrizeDraw;
   await (await manager.wire(await draw.getAddress())).wait();
   const vault = (await ethers.getContractAt("PrizeVault", await draw.vault())) as unknown as PrizeVault;

@@ -1,13 +1,14 @@
 import { expect } from "chai";
 import { ethers } from "hardhat";
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
+import { loadFixture, mine } from "@nomicfoundation/hardhat-network-helpers";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { solidityPackedKeccak256, zeroPadBytes, toUtf8Bytes } from "ethers";
+import { AbiCoder, keccak256, solidityPackedKeccak256, zeroPadBytes, toUtf8Bytes } from "ethers";
 import type { DrawMathHarness, TestEntropyV2 } from "../../typechain-types";
 import {
   KIND_ENTRANTS,
   KIND_WINNERS,
+  REVEAL_TIMEOUT_BLOCKS,
   STATUS,
   awarded,
   campaignIdOf,
@@ -64,10 +65,14 @@ type BatchCase = {
   userRandomNumber: string;
 };
 
+/** A re-request's user contribution: keccak256(abi.encode(address previousProvider, uint64 previousSequence)). */
+type ReRequestCase = { name: string; previousProvider: string; previousSequence: string; userRandomNumber: string };
+
 const vectors = JSON.parse(readFileSync(join(__dirname, "../vectors/draw-vectors.json"), "utf8")) as {
   cases: VectorCase[];
   combine?: CombineCase[];
   batches?: BatchCase[];
+  reRequest?: ReRequestCase[];
 };
 
 /** PrizeDraw numbers drawings 1, 2, 3... in 32 bits: larger vector numbers are checked through DrawMathHarness only. */
@@ -244,6 +249,47 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
         });
       });
     }
+  });
+
+  describe("re-request contributions (PrizeDraw.reRequest)", () => {
+    const reRequests = vectors.reRequest ?? [];
+    const coder = AbiCoder.defaultAbiCoder();
+
+    it("has re-request vectors, the zero and the largest sequence among them", () => {
+      expect(reRequests.length).to.be.greaterThanOrEqual(4);
+      expect(reRequests.map((r) => BigInt(r.previousSequence))).to.include.members([0n, 2n ** 64n - 1n]);
+    });
+
+    for (const r of reRequests) {
+      it(`${r.name}: DrawMath.reRequestUserRandomNumber (DrawMathHarness) and abi.encode through ethers`, async () => {
+        const f = await loadFixture(vectorFixture);
+        const sequence = BigInt(r.previousSequence);
+        expect(keccak256(coder.encode(["address", "uint64"], [r.previousProvider, sequence]))).to.equal(r.userRandomNumber);
+        expect(await f.harness.reRequestUserRandomNumber(r.previousProvider, sequence)).to.equal(r.userRandomNumber);
+      });
+    }
+
+    it("a real re-request of a timed-out drawing asks Entropy with DrawMath's contribution of the commit's request", async () => {
+      const f = await loadFixture(vectorFixture);
+      const sequence = await commit(f, commitArgs(f.campaignId, 1n, { slot: slotOf("drw_vector_re_request") }));
+      const requestBlock = (await f.mock.getRequestV2(f.provider.address, sequence)).blockNumber;
+      const latest = BigInt(await ethers.provider.getBlockNumber());
+      const due = requestBlock + BigInt(REVEAL_TIMEOUT_BLOCKS);
+      if (due > latest) await mine(due - latest);
+      const receipt = (await (await f.draw.connect(f.operator).reRequest(f.campaignId, 1n, 0)).wait())!;
+      const [event] = findEvents(f, receipt, "EntropyReRequested");
+      expect([event.args.previousProvider, event.args.previousSequence]).to.deep.equal([f.provider.address, sequence]);
+      expect(event.args.userRandomNumber).to.equal(await f.harness.reRequestUserRandomNumber(f.provider.address, sequence));
+      expect(event.args.userRandomNumber).to.equal(keccak256(coder.encode(["address", "uint64"], [f.provider.address, sequence])));
+      // Entropy's own record of the new request carries it too.
+      const mockAddress = await f.mock.getAddress();
+      const requested = receipt.logs
+        .filter((l) => l.address === mockAddress)
+        .map((l) => f.mock.interface.parseLog(l))
+        .filter((l) => l?.name === "Requested");
+      expect(requested).to.have.length(1);
+      expect([requested[0]!.args.sequenceNumber, requested[0]!.args.userContribution]).to.deep.equal([event.args.sequence, event.args.userRandomNumber]);
+    });
   });
 
   it("Entropy v2's combination of user and provider values matches the vectors (TS and TestEntropyV2)", async () => {

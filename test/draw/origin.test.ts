@@ -1,10 +1,11 @@
-import { encodeAbiParameters, encodePacked, keccak256, stringToBytes, type Hex } from "viem";
+import { encodeAbiParameters, encodePacked, getAddress, keccak256, stringToBytes, type Address, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   combineRandomValues,
   DrawInputError,
   drawingSlot,
   fingerprint,
+  reRequestUserRandomNumber,
   toCampaignId,
   userRandomNumber,
 } from "../../api/src/draw/index.js";
@@ -83,5 +84,39 @@ describe("combineRandomValues", () => {
 
   it("refuses values that are not 32 bytes", () => {
     expect(thrown(() => combineRandomValues("0x12", keccak256("0x")))).toBeInstanceOf(DrawInputError);
+  });
+});
+
+describe("reRequestUserRandomNumber", () => {
+  const provider: Address = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
+  const encoded = (p: Address, sequence: bigint) => keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint64" }], [p, sequence]));
+
+  it("is keccak256(abi.encode(address previousProvider, uint64 previousSequence)), DrawMath's", () => {
+    expect(reRequestUserRandomNumber(provider, 1_234n)).toBe(encoded(provider, 1_234n));
+    // Both words zero: keccak256 of 64 zero bytes.
+    expect(reRequestUserRandomNumber("0x0000000000000000000000000000000000000000", 0n)).toBe(keccak256(new Uint8Array(64)));
+    const max = (1n << 64n) - 1n;
+    expect(reRequestUserRandomNumber(`0x${"ff".repeat(20)}`, max)).toBe(encoded(`0x${"ff".repeat(20)}`, max));
+  });
+
+  it("reads a checksummed address as the same provider", () => {
+    expect(reRequestUserRandomNumber(getAddress(provider), 7n)).toBe(reRequestUserRandomNumber(provider, 7n));
+  });
+
+  it("changes with the provider and with the sequence, and is not a drawing's contribution", () => {
+    const base = reRequestUserRandomNumber(provider, 7n);
+    expect(reRequestUserRandomNumber("0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344", 7n)).not.toBe(base);
+    expect(reRequestUserRandomNumber(provider, 8n)).not.toBe(base);
+    expect(base).not.toBe(userRandomNumber({ campaignId, number: 7n, slot, listCommitment }));
+  });
+
+  it.each([
+    ["a short address", "0x1234" as Address, 7n],
+    ["a bytes32 as the address", keccak256("0x") as unknown as Address, 7n],
+    ["a negative sequence", provider, -1n],
+    ["a sequence above uint64", provider, 1n << 64n],
+    ["a sequence given as a number", provider, 7 as unknown as bigint],
+  ])("refuses %s", (_label, p, sequence) => {
+    expect(thrown(() => reRequestUserRandomNumber(p, sequence))).toBeInstanceOf(DrawInputError);
   });
 });

@@ -5,13 +5,18 @@ import {
   buildProofV2,
   buildProofV3,
   buildProofV4,
+  buildProofV5,
   combineRandomValues,
   computePrizes,
+  DrawInputError,
   drawingSlot,
   DEFAULT_PRIZE_TABLE,
   entrantsCommitment,
   fingerprint,
+  PROOF_VERSION,
+  PROOF_VERSION_V4,
   ProofMismatchError,
+  reRequestUserRandomNumber,
   selectWinners,
   toCampaignId,
   userRandomNumber,
@@ -20,6 +25,7 @@ import {
   type ProofInput,
   type ProofInputV3,
   type ProofInputV4,
+  type ProofInputV5,
 } from "../../api/src/draw/index.js";
 
 const entropy = keccak256(stringToBytes("proof-entropy"));
@@ -429,5 +435,171 @@ describe("buildProofV4", () => {
     const input = v4Input();
     expect(mismatchV4({ ...input, drawing: { ...input.drawing, slot: drawingSlot("drw_2") } }).kind).toBe("slot");
     expect(mismatchV4({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
+  });
+});
+
+/** The request the commit made, not revealed in time: Pyth's other provider, an earlier sequence. */
+const PREVIOUS_PROVIDER = "0x6CC14824Ea2918f5De5C2f75A9Da968ad4BD6344";
+const PREVIOUS_REQUEST_ID = "11";
+const RE_REQUEST_TX = keccak256(stringToBytes("reRequest"));
+
+/**
+ * A v5 input around the v4 one: the same batch (which derives the previous request's contribution), then a new
+ * request (PROVIDER, sequence 12) whose user contribution is the re-request's; a real provider's contribution
+ * combines with it into the value.
+ */
+/** A re-requested drawing's input (its reRequest set). */
+type ReRequestedInput = ProofInputV5 & { reRequest: NonNullable<ProofInputV5["reRequest"]> };
+
+function v5Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {}): ReRequestedInput {
+  const input = v4Input(opts);
+  const previousUser = input.entropy.userContribution!;
+  const user = reRequestUserRandomNumber(PREVIOUS_PROVIDER, BigInt(PREVIOUS_REQUEST_ID));
+  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
+  const results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
+    ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
+  );
+  return {
+    ...input,
+    results,
+    entropy: { ...input.entropy, requestId: "12", value, userContribution: user },
+    reRequest: {
+      previousProvider: PREVIOUS_PROVIDER,
+      previousRequestId: PREVIOUS_REQUEST_ID,
+      timeoutBlocks: 43_200,
+      requestTx: upper(RE_REQUEST_TX),
+      requestedAt: "2026-11-26T20:00:07.000Z",
+      previousUserContribution: previousUser,
+    },
+  };
+}
+
+function mismatchV5(input: ProofInputV5): ProofMismatchError {
+  try {
+    buildProofV5(input);
+  } catch (e) {
+    if (e instanceof ProofMismatchError) return e;
+    throw e;
+  }
+  throw new Error("expected a ProofMismatchError");
+}
+
+describe("buildProofV5", () => {
+  it("is the current version, for every drawing: a value revealed at the commit's request is version 4's proof with reRequest null", () => {
+    expect(PROOF_VERSION).toBe(5);
+    expect(PROOF_VERSION_V4).toBe(4);
+    const input = v4Input();
+    const plain = buildProofV5({ ...input, reRequest: null });
+    const v4 = buildProofV4(input);
+    expect(plain).toEqual({ ...v4, proofVersion: 5, entropy: { ...v4.entropy, reRequest: null } });
+    expect(Object.keys(plain.entropy).at(-1)).toBe("reRequest");
+  });
+
+  it("lays out proof format version 5: version 4 with entropy.reRequest last in entropy", () => {
+    const proof = buildProofV5(v5Input());
+    expect(Object.keys(proof)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+    expect(Object.keys(proof.entropy)).toEqual(["provider", "requestId", "batch", "userContribution", "providerContribution", "value", "revealedAt", "reRequest"]);
+    expect(Object.keys(proof.entropy.reRequest!)).toEqual(["previousProvider", "previousRequestId", "previousUserContribution", "timeoutBlocks", "requestTx", "requestedAt"]);
+    // No re-request transaction in `chain`: it is entropy.reRequest.requestTx.
+    expect(Object.keys(proof.chain)).toEqual(["chainId", "contract", "entropy", "commitTx", "revealTx"]);
+    expect(JSON.stringify(proof).startsWith('{"proofVersion":5,"campaign":{"id":"summer-daily"')).toBe(true);
+  });
+
+  it("the new request's user contribution is the re-request's; the batch derives the previous one", () => {
+    const input = v5Input();
+    const proof = buildProofV5(input);
+    const v4 = buildProofV4(v4Input());
+    expect(proof.entropy.provider).toBe(PROVIDER.toLowerCase());
+    expect(proof.entropy.requestId).toBe("12");
+    expect(proof.entropy.batch).toEqual(v4.entropy.batch);
+    expect(proof.entropy.userContribution).toBe(reRequestUserRandomNumber(PREVIOUS_PROVIDER, 11n));
+    expect(proof.entropy.value).toBe(combineRandomValues(proof.entropy.userContribution, proof.entropy.providerContribution!));
+    expect(proof.entropy.reRequest).toEqual({
+      previousProvider: PREVIOUS_PROVIDER.toLowerCase(),
+      previousRequestId: "11",
+      previousUserContribution: v4.entropy.userContribution,
+      timeoutBlocks: 43_200,
+      requestTx: RE_REQUEST_TX,
+      requestedAt: "2026-11-26T20:00:07.000Z",
+    });
+    expect(proof.entropy.reRequest!.previousUserContribution).toBe(batchUserRandomNumber(proof.entropy.batch.contributions));
+    // Apart from the version, the re-request and the request it names, the shape is version 4's.
+    const { reRequest: _reRequest, ...entropy } = proof.entropy;
+    expect({ ...proof, proofVersion: 4, entropy: { ...entropy, requestId: v4.entropy.requestId, userContribution: v4.entropy.userContribution, value: v4.entropy.value } }).toEqual({
+      ...v4,
+      results: proof.results,
+    });
+  });
+
+  it("a batch of one: the previous contribution is the drawing's own", () => {
+    const proof = buildProofV5(v5Input({ alone: true }));
+    expect(proof.entropy.batch.size).toBe(1);
+    expect(proof.entropy.reRequest!.previousUserContribution).toBe(proof.entropy.batch.contributions[0]);
+  });
+
+  it("mock provider: the previous provider stays an address, the value is not checked against the contributions", () => {
+    const proof = buildProofV5(v5Input({ mock: true }));
+    expect(proof.entropy.provider).toBe("mock");
+    expect(proof.entropy.providerContribution).toBeNull();
+    expect(proof.entropy.reRequest!.previousProvider).toBe(PREVIOUS_PROVIDER.toLowerCase());
+  });
+
+  it("the indexed user contributions are optional inputs", () => {
+    const input = v5Input();
+    const { userContribution: _user, ...entropy } = input.entropy;
+    const { previousUserContribution: _previous, ...reRequest } = input.reRequest;
+    expect(buildProofV5({ ...input, entropy, reRequest })).toEqual(buildProofV5(input));
+  });
+
+  it("refuses an indexed user contribution that is not the re-request's (the batch's, or another previous request's)", () => {
+    const input = v5Input();
+    const error = mismatchV5({ ...input, entropy: { ...input.entropy, userContribution: input.reRequest.previousUserContribution! } });
+    expect(error.code).toBe("commitment_mismatch");
+    expect(error.kind).toBe("user_contribution");
+    expect(error.message).toMatch(/derived from the previous request \(0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344, 11\)/);
+    expect(mismatchV5({ ...input, reRequest: { ...input.reRequest, previousRequestId: "10" } }).kind).toBe("user_contribution");
+    expect(mismatchV5({ ...input, reRequest: { ...input.reRequest, previousProvider: PROVIDER } }).kind).toBe("user_contribution");
+  });
+
+  it("refuses a commit's user contribution the batch does not derive", () => {
+    const input = v5Input();
+    const own = userRandomNumber({ campaignId, number: 7n, slot: input.drawing.slot!, listCommitment: input.commitment });
+    const error = mismatchV5({ ...input, reRequest: { ...input.reRequest, previousUserContribution: own } });
+    expect(error.kind).toBe("user_contribution");
+    expect(error.message).toMatch(/not the one the batch derives/);
+  });
+
+  it("refuses a random value that is not the combination of the re-request's and the provider's contributions", () => {
+    const input = v5Input();
+    // The value of the request the commit made (version 4's) is not the re-requested one.
+    const previousValue = combineRandomValues(input.reRequest.previousUserContribution!, input.entropy.providerContribution!);
+    expect(mismatchV5({ ...input, entropy: { ...input.entropy, value: previousValue } }).kind).toBe("entropy_value");
+  });
+
+  it("keeps the version 4 checks", () => {
+    const input = v5Input({ index: 1 });
+    expect(mismatchV5({ ...input, batch: { ...input.batch, index: 0 } }).kind).toBe("batch");
+    expect(mismatchV5({ ...input, drawing: { ...input.drawing, slot: drawingSlot("drw_2") } }).kind).toBe("slot");
+    expect(mismatchV5({ ...input, commitment: keccak256("0x") }).kind).toBe("winners_commitment");
+  });
+
+  it.each([
+    ["a previous provider that is not an address", { previousProvider: "mock" }],
+    ["a previous request id that is not a decimal uint64", { previousRequestId: "0x0b" }],
+    ["a previous request id above uint64", { previousRequestId: (1n << 64n).toString() }],
+    ["a previous request id with a leading zero", { previousRequestId: "011" }],
+    ["a timeout of 0 blocks", { timeoutBlocks: 0 }],
+    ["a fractional timeout", { timeoutBlocks: 1.5 }],
+    ["a request transaction that is not 32 bytes", { requestTx: "0x1234" }],
+  ])("refuses %s", (_label, change) => {
+    const input = v5Input();
+    let error: unknown;
+    try {
+      buildProofV5({ ...input, reRequest: { ...input.reRequest, ...(change as object) } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(DrawInputError);
   });
 });

@@ -2,7 +2,14 @@ import { readFileSync } from "node:fs";
 import { encodeAbiParameters, encodePacked, hexToBigInt, keccak256, stringToBytes, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { buildDrawVectors, type DrawVectors } from "../../api/scripts/draw-vectors.js";
-import { batchUserRandomNumber, combineRandomValues, drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import {
+  batchUserRandomNumber,
+  combineRandomValues,
+  drawingSlot,
+  reRequestUserRandomNumber,
+  toCampaignId,
+  userRandomNumber,
+} from "../../api/src/draw/index.js";
 
 const committed = JSON.parse(readFileSync(new URL("../vectors/draw-vectors.json", import.meta.url), "utf8")) as DrawVectors;
 
@@ -114,5 +121,21 @@ describe("draw vectors", () => {
       expect(b.userRandomNumber).toBe(expected);
       expect(batchUserRandomNumber(contributions)).toBe(expected);
     }
+  });
+
+  it("carry re-request contributions, recomputed through viem's encodeAbiParameters", () => {
+    expect(committed.reRequest.length).toBeGreaterThanOrEqual(4);
+    for (const v of committed.reRequest) {
+      const sequence = BigInt(v.previousSequence);
+      const expected = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint64" }], [v.previousProvider, sequence]));
+      expect(v.userRandomNumber).toBe(expected);
+      expect(reRequestUserRandomNumber(v.previousProvider, sequence)).toBe(expected);
+    }
+    // The edges: the zero words, the all-ones words and a sequence past 2^53.
+    const sequences = committed.reRequest.map((v) => BigInt(v.previousSequence));
+    expect(sequences).toContain(0n);
+    expect(sequences).toContain((1n << 64n) - 1n);
+    expect(sequences.some((n) => n > BigInt(Number.MAX_SAFE_INTEGER) && n < 1n << 63n)).toBe(true);
+    expect(committed.reRequest.map((v) => v.previousProvider)).toContain(`0x${"ff".repeat(20)}`);
   });
 });

@@ -12,6 +12,7 @@ import {
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
+  encodeAbiParameters,
   http,
   keccak256,
   parseEventLogs,
@@ -87,6 +88,14 @@ type DrawingJson = {
   commitBlock: string;
   commitTimestamp: string;
   commitTx: Hex;
+  previousProvider: Hex | null;
+  previousSequence: string | null;
+  previousUserRandomNumber: Hex | null;
+  reRequestFee: string | null;
+  reRequestBy: Hex | null;
+  reRequestBlock: string | null;
+  reRequestTimestamp: string | null;
+  reRequestTx: Hex | null;
   randomValue: Hex | null;
   revealBlock: string | null;
   revealTimestamp: string | null;
@@ -888,6 +897,50 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
       expect(d.batchMembers).toEqual(expectedMembers);
       await expectDrawingMatchesContract(d.drawing);
     }
+  });
+
+  it("indexes a re-request after the reveal timeout, with the request it replaced; the first request's late reveal changes nothing", async () => {
+    const number = 5n;
+    const { sequence: first, provider: firstProvider } = await commit(number, 0, 2);
+    const before = (await get<{ drawing: DrawingJson }>(drawingRoute(number))).body.drawing;
+    expect(before).toMatchObject({ previousSequence: null, previousProvider: null, reRequestTx: null });
+    const timeout = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "revealTimeoutBlocks" });
+    expect(await revertName(op("reRequest", [CAMPAIGN, number, MAX_FEE]))).toBe("RevealNotTimedOut");
+    // Past the timeout (blocks mined one at a time: Ponder needs every block), the operator re-requests once.
+    const head = await pub.getBlockNumber({ cacheTime: 0 });
+    for (let block = head; block <= BigInt(before.commitBlock) + timeout; block++) await jsonRpc(rpcUrl, "evm_mine");
+    const reRequested = await op("reRequest", [CAMPAIGN, number, MAX_FEE]);
+    const [event] = prizeDrawLogs(reRequested);
+    if (event?.eventName !== "EntropyReRequested") throw new Error("no EntropyReRequested");
+    const second = event.args.sequence;
+    expect(second).not.toBe(first);
+    const d = await visible<{ drawing: DrawingJson; batchMembers: BatchMemberJson[] }>("re-request", reRequested, drawingRoute(number), (b) => b.drawing.reRequestTx !== null);
+    const block = await pub.getBlock({ blockNumber: reRequested.blockNumber });
+    expect(d.drawing).toMatchObject({
+      status: "requested",
+      previousProvider: firstProvider.toLowerCase(),
+      previousSequence: first.toString(),
+      previousUserRandomNumber: before.userRandomNumber,
+      provider: event.args.provider.toLowerCase(),
+      sequence: second.toString(),
+      userRandomNumber: keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint64" }], [firstProvider, first])),
+      fee: before.fee, // the commit's fee; the re-request's is its own
+      reRequestFee: event.args.fee.toString(),
+      reRequestBy: opWallet.account!.address.toLowerCase(),
+      reRequestBlock: reRequested.blockNumber.toString(),
+      reRequestTimestamp: block.timestamp.toString(),
+      reRequestTx: reRequested.transactionHash,
+      commitTx: before.commitTx,
+    });
+    // The batch is found under the new request: this drawing alone.
+    expect(d.batchMembers.map((m) => m.number)).toEqual([String(number)]);
+    expect(await revertName(op("reRequest", [CAMPAIGN, number, MAX_FEE]))).toBe("AlreadyReRequested");
+
+    // The first request revealed late is ignored; the new one settles the drawing.
+    const late = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, first, keccak256(toHex("late"))], 3_000_000n);
+    expect(prizeDrawLogs(late).map((l) => l.eventName)).toEqual(["EntropyCallbackIgnored"]);
+    const settled = await revealAndSettle(number, second, keccak256(toHex("re-requested value")));
+    expect(settled.drawing).toMatchObject({ previousSequence: first.toString(), sequence: second.toString(), reRequestTx: reRequested.transactionHash, randomValue: keccak256(toHex("re-requested value")) });
   });
 
   it("reports the receipt-to-route latency", () => {

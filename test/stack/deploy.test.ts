@@ -87,7 +87,8 @@ describe("npm run deploy -- --network base-sepolia", () => {
       admin: ADMIN,
       operator: OPERATOR,
       guardian: GUARDIAN,
-      contractVersion: 4,
+      contractVersion: 5,
+      revealTimeoutBlocks: 43_200,
     });
     const genesis = await client().getBlock({ blockNumber: 0n });
     expect(record.genesisHash).toBe(genesis.hash);
@@ -102,6 +103,7 @@ describe("npm run deploy -- --network base-sepolia", () => {
     expect((await readVault<string>("token")).toLowerCase()).toBe(existing.token.toLowerCase());
     expect((await readVault<string>("engine")).toLowerCase()).toBe(record.prizeDraw.toLowerCase());
     expect(await read<number>("callbackGasLimit")).toBe(500_000);
+    expect(await read<bigint>("revealTimeoutBlocks")).toBe(43_200n); // REVEAL_TIMEOUT_BLOCKS' default: 24 hours of 2-second blocks
     expect((await read<string>("authority")).toLowerCase()).toBe(record.manager!.toLowerCase());
     // [member, execution delay]: the admin's calls (roles 0 and 3) wait ADMIN_DELAY_SECONDS; the deployer holds nothing.
     expect(await role(0n, ADMIN)).toEqual([true, 172_800]);
@@ -134,6 +136,7 @@ describe("npm run deploy -- --network base-sepolia", () => {
       { network: "base-sepolia", env: { ADMIN_ADDRESS: undefined }, line: "[deploy] ADMIN_ADDRESS is not set" },
       { network: "base-sepolia", env: { DAILY_LIMIT_CENTS: undefined }, line: "[deploy] DAILY_LIMIT_CENTS is not set" },
       { network: "base-sepolia", env: { DAILY_LIMIT_CENTS: "1" }, line: `[deploy] DAILY_LIMIT_CENTS=1 must be a whole number from 2 to ${Number.MAX_SAFE_INTEGER}` },
+      { network: "base-sepolia", env: { REVEAL_TIMEOUT_BLOCKS: "255" }, line: "[deploy] REVEAL_TIMEOUT_BLOCKS=255 must be a whole number from 256 to 1000000" },
       { network: "mainnet", env: {}, line: "[deploy] unknown network mainnet: use one of base-sepolia, base, local" },
       { network: "base-sepolia", env: { DEPLOYER_PRIVATE_KEY: undefined }, line: "[deploy] DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits" },
       { network: "base-sepolia", env: { DEPLOYER_PRIVATE_KEY: "0x1234" }, line: "[deploy] DEPLOYER_PRIVATE_KEY must be 0x followed by 64 hex digits" },

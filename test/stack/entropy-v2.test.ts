@@ -2,19 +2,20 @@
 // recorded and retried, hash-chain reveals) instead of MockEntropy. The test plays the provider: it registers a
 // hash chain and answers every request with revealWithCallback sent with the node's gas estimate, unpadded, as
 // Pyth's keeper does. Checks an honest draw end to end with the served verifier and --rpc, that tampered origin
-// fields are refused, and that a callback which fails for lack of gas is delivered again by the service's keeper
-// through Entropy's retry path with the same value, never requested twice.
+// fields are refused, that a callback which fails for lack of gas is delivered again by the service's keeper
+// through Entropy's retry path with the same value, never requested twice, and that a request the provider never
+// reveals is re-requested once, in public, after the contract's timeout (its late reveal ignored).
 
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, createWalletClient, http, keccak256, parseEventLogs, toHex, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, encodeAbiParameters, http, keccak256, parseEventLogs, toHex, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import { combineRandomValues } from "../support/entropyProvider.js";
-import { until } from "../support/processes.js";
+import { jsonRpc, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
 
@@ -192,7 +193,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(4);
+    expect(proof.proofVersion).toBe(5);
     expect(proof).toMatchObject({ drawing: { slot: drawingSlot(open.id) }, entropy: { userContribution: derivedUser }, chain: { entropy: stack.deployment.entropy.toLowerCase() } });
     expect(proof.entropy.providerContribution).toBe(registered.revelation(sequence)); // from Entropy's Revealed log
     expect(out).toContain(`revealed entropy.value for request ${sequence} of provider ${registered.address.toLowerCase()}`);
@@ -204,7 +205,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
   it("a proof with a tampered origin (user contribution, provider contribution, value) fails with --rpc", async () => {
     expect(honest).toBeDefined();
     const { proof } = honest;
-    expect(proof.proofVersion).toBe(4);
+    expect(proof.proofVersion).toBe(5);
     const untouched = await verifyFile("honest.json", proof);
     expect(untouched.code).toBe(0);
     expect(untouched.result.checks.find((c) => c.id === "rpc.entropy.origin")?.status).toBe("pass");
@@ -301,14 +302,83 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(4);
+    expect(proof.proofVersion).toBe(5);
     expect(out).toContain(`of provider ${registered.address.toLowerCase()} (after 1 failed callback with the same value)`);
     expect(out).toContain("✔ entropy.value = keccak256(userContribution, providerContribution, 0)");
   });
 
+  it("a request the provider never reveals is re-requested once, in public, after the contract's timeout; its late reveal is ignored and the proof (version 5) shows both", async () => {
+    const slug = "v2-rerequest";
+    const winners = ["q-1", "q-2"];
+    const campaignId = toCampaignId(slug);
+    const timeout = BigInt(stack.deployment.revealTimeoutBlocks!);
+    expect(await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "revealTimeoutBlocks" })).toBe(timeout);
+    // The provider loses this request: an outage while it is made, then the sequence is never revealed.
+    provider.setOnline(false);
+    const open = await newPushCampaign(slug, winners.length);
+    await postWinnersAndPassCutoff(slug, open, winners);
+    const requested = await until("entropy requested", async () => {
+      const d = await drawing(slug, open.id);
+      return d.verification.entropyRequestId !== null ? d : undefined;
+    }, 30_000, 250);
+    const first = BigInt(requested.verification.entropyRequestId!);
+    provider.withhold(first);
+    const [commitEvent] = await publicClient.getContractEvents({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, eventName: "EntropyRequested", args: { campaignId }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+    const commitBlock = commitEvent!.blockNumber;
+
+    // Before the timeout nobody may ask again: the keeper keeps waiting, and the operator's own re-request is refused.
+    const operatorReRequest = () =>
+      publicClient.simulateContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "reRequest", args: [campaignId, 1n, 10n ** 16n], value: 10n ** 16n, account: stack.deployment.operator });
+    await expect(operatorReRequest()).rejects.toThrow(/RevealNotTimedOut/);
+    expect((await drawing(slug, open.id)).verification.entropyRequestId).toBe(String(first));
+    // Past it (blocks mined one at a time, as Ponder needs), the keeper re-requests the batch once, in public.
+    const head = await publicClient.getBlockNumber({ cacheTime: 0 });
+    for (let block = head; block <= commitBlock + timeout; block++) await jsonRpc(stack.rpcUrl, "evm_mine");
+    const reRequested = await until("re-requested", async () => {
+      const d = await drawing(slug, open.id);
+      return d.verification.entropyRequestId !== String(first) ? d : undefined;
+    }, 60_000, 250);
+    const second = BigInt(reRequested.verification.entropyRequestId!);
+    const [event] = await publicClient.getContractEvents({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, eventName: "EntropyReRequested", args: { campaignId }, fromBlock: commitBlock, toBlock: "latest" });
+    const reRequestUser = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint64" }], [registered.address, first]));
+    expect(event!.args).toMatchObject({ number: 1n, previousSequence: first, sequence: second, userRandomNumber: reRequestUser });
+    expect(event!.args.previousProvider!.toLowerCase()).toBe(registered.address.toLowerCase());
+    expect(event!.args.by!.toLowerCase()).toBe(stack.deployment.operator.toLowerCase());
+    expect(event!.blockNumber).toBeGreaterThan(commitBlock + timeout);
+    // Once only: a second re-request is refused (the provider, still offline, has not revealed the new one yet).
+    await expect(operatorReRequest()).rejects.toThrow(/AlreadyReRequested/);
+    provider.setOnline(true);
+
+    const paid = await waitForStatus(slug, open.id, "paid");
+    const value = combineRandomValues(reRequestUser, registered.revelation(second));
+    expect(paid.verification.entropy).toBe(value);
+    expect(BigInt(paid.verification.entropyRequestId!)).toBe(second);
+
+    // The lost request, revealed late, is ignored: the drawing keeps the re-request's value.
+    provider.release(first);
+    const late = await provider.waitForReveal(first);
+    expect(late.receipt.status).toBe("success");
+    const ignored = parseEventLogs({ abi: PrizeDrawAbi, logs: late.receipt.logs, eventName: "EntropyCallbackIgnored" });
+    expect(ignored.map((l) => l.args.sequence)).toEqual([first]);
+    const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
+    expect(Number(onchain.status)).toBe(STATUS.Paid);
+    expect(onchain.randomValue).toBe(value);
+
+    // The proof names both requests, and the served verifier checks them against the chain.
+    const proof = (await fetchProof(slug, open.id)) as ProofV3 & { entropy: { reRequest?: { previousRequestId: string; previousProvider: string; timeoutBlocks: number; requestTx: string } } };
+    expect(proof.proofVersion).toBe(5);
+    expect(proof.entropy.requestId).toBe(String(second));
+    expect(proof.entropy.userContribution).toBe(reRequestUser);
+    expect(proof.entropy.reRequest).toMatchObject({ previousRequestId: String(first), previousProvider: registered.address.toLowerCase(), timeoutBlocks: Number(timeout), requestTx: event!.transactionHash });
+    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    expect(out).toMatch(/^PASS: \d+ checks passed/m);
+    expect(code).toBe(0);
+    expect(out).not.toContain("✘");
+  }, 240_000);
+
   it("the test provider met no errors it could not recover from", () => {
-    // Every request got exactly one reveal from the provider; a transient error would have been retried.
-    expect([...provider.reveals.keys()].length).toBe(2);
+    // Every request got exactly one reveal from the provider (the lost one late); a transient error would have been retried.
+    expect([...provider.reveals.keys()].length).toBe(4);
     expect(provider.errors.filter((e) => !/fetch failed|ECONNREFUSED/.test(e))).toEqual([]);
   });
 });

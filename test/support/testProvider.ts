@@ -85,6 +85,11 @@ export type TestProvider = {
   errors: string[];
   /** Resolves with the reveal of `sequence` once the loop has sent it and has its receipt. */
   waitForReveal: (sequence: bigint, timeoutMs?: number) => Promise<ProviderReveal>;
+  /** An outage: while offline the loop reveals nothing (it still reads requests). */
+  setOnline: (online: boolean) => void;
+  /** Never reveals `sequence` until `release(sequence)`: a request the provider lost. */
+  withhold: (sequence: bigint) => void;
+  release: (sequence: bigint) => void;
   stop: () => Promise<void>;
 };
 
@@ -104,6 +109,8 @@ export function startTestProvider(options: { rpcUrl: string; entropy: Address; p
   const pending = new Map<bigint, { requester: Address; userContribution: Hex }>();
   let scannedTo = options.fromBlock - 1n;
   let stopped = false;
+  let online = true;
+  const withheld = new Set<bigint>();
 
   const round = async () => {
     const head = await publicClient.getBlockNumber();
@@ -123,7 +130,8 @@ export function startTestProvider(options: { rpcUrl: string; entropy: Address; p
       scannedTo = head;
     }
     for (const [sequence, request] of [...pending]) {
-      if (stopped) return;
+      if (stopped || !online) return;
+      if (withheld.has(sequence)) continue;
       try {
         const chain = localChain(rpcUrl, await publicClient.getChainId());
         const wallet = createWalletClient({ account, chain, transport });
@@ -168,6 +176,15 @@ export function startTestProvider(options: { rpcUrl: string; entropy: Address; p
         if (Date.now() > deadline) throw new Error(`the test provider did not reveal sequence ${sequence} within ${timeoutMs} ms; errors: ${errors.join("; ") || "none"}`);
         await sleep(100);
       }
+    },
+    setOnline: (value) => {
+      online = value;
+    },
+    withhold: (sequence) => {
+      withheld.add(sequence);
+    },
+    release: (sequence) => {
+      withheld.delete(sequence);
     },
     stop: async () => {
       stopped = true;

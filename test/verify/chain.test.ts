@@ -97,7 +97,7 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
    */
   async function deployPrizeDraw(entropy: Deployed): Promise<Deployed> {
     const manager = await deploy(ARTIFACTS.manager, [ADMIN, OPERATOR.address, GUARDIAN, 86_400]);
-    const prizeDraw = await deploy(ARTIFACTS.prizeDraw, [entropy.address, token.address, manager.address, 5_000_000, 1_000_000_000n]);
+    const prizeDraw = await deploy(ARTIFACTS.prizeDraw, [entropy.address, token.address, manager.address, 5_000_000, 1_000_000_000n, 256n]);
     await send(manager.address, manager.abi, "wire", [prizeDraw.address]);
     const vault = (await pub.readContract({ address: prizeDraw.address, abi: prizeDraw.abi, functionName: "vault" })) as Address;
     await send(token.address, token.abi, "mint", [vault, 10n ** 18n]);
@@ -247,7 +247,7 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
     const source = readFileSync(VERIFIER, "utf8");
     const inVerifier = (name: string) => new RegExp(`"(${name}\\([^)]*\\))"`).exec(source)?.[1];
     const prizeDraw = signatures(ARTIFACTS.prizeDraw);
-    for (const name of ["DrawingCommitted", "EntropyRequested", "EntropyRevealed", "WinnersRecorded", "PrizeAwarded"]) {
+    for (const name of ["DrawingCommitted", "EntropyRequested", "EntropyReRequested", "EntropyRevealed", "WinnersRecorded", "PrizeAwarded"]) {
       expect(prizeDraw, name).toContain(inVerifier(name));
     }
     for (const file of [ARTIFACTS.mockEntropy, ARTIFACTS.testEntropy]) {
@@ -483,6 +483,44 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
       const v3Run = await runVerifier([tmp.write(v3), "--rpc", rpcUrl]);
       expect(v3Run.code, v3Run.output).toBe(1);
       expect(v3Run.stdout).toMatch(/^✘ keccak256\(userContribution, providerContribution, 0\) is 0x[0-9a-f]{64}, entropy\.value is 0x[0-9a-f]{64}$/m);
+    });
+
+
+    it("a re-requested batch: each member's version 5 proof verifies offline and with --rpc", async () => {
+      const lists = [["re-a1", "re-a2"], ["re-b1", "re-b2", "re-b3"]];
+      const specs: DrawSpec[] = [5, 6].map((number, i) => ({ number, kind: 0, listCommitment: fingerprint(lists[i]!), winnersExpected: lists[i]!.length, entrantCount: 0, totalWeight: 0 }));
+      const { receipt, requested } = await commitBatch(prizeDraw, specs);
+      const contributions = specs.map((d) => userRandomNumber(CAMPAIGN, d.number, drawingSlot(drawingId(d.number)), d.listCommitment));
+      const { sequence: previous, provider } = requested[0]!;
+      await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_mine", params: ["0x101"] }) });
+      const re = await send(prizeDraw.address, prizeDraw.abi, "reRequest", [idToBytes32(CAMPAIGN), 6n, 10n ** 18n], { value: 10n ** 15n });
+      const events = parseEventLogs({ abi: prizeDraw.abi, logs: re.logs, eventName: "EntropyReRequested" }) as unknown as { args: { sequence: bigint; userRandomNumber: Hex } }[];
+      expect(events).toHaveLength(2);
+      const { sequence, userRandomNumber: user } = events[0]!.args;
+      const providerContribution = revelations[Number(sequence)]!;
+      const reveal = await send(entropy.address, entropy.abi, "revealWithCallback", [provider, sequence, user, providerContribution]);
+      const value = combine(user, providerContribution);
+      const chain = { chainId: foundry.id, contract: prizeDraw.address.toLowerCase() as Hex, entropy: entropy.address.toLowerCase() as Hex, commitTx: receipt.transactionHash, revealTx: reveal.transactionHash };
+      for (const [index, d] of specs.entries()) {
+        const draw: Draw = { value, sequence, providerContribution, chain, prizes: await prizesOf(prizeDraw, d.number, reveal.blockNumber) };
+        expect(draw.prizes).toHaveLength(lists[index]!.length);
+        const proof = proofFrom(d.number, lists[index]!, draw, { provider: PROVIDER.toLowerCase(), batch: { index, contributions } });
+        proof.proofVersion = 5;
+        proof.entropy.userContribution = user;
+        proof.entropy.reRequest = {
+          previousProvider: provider.toLowerCase() as Hex,
+          previousRequestId: String(previous),
+          previousUserContribution: batchUserRandomNumber(contributions),
+          timeoutBlocks: 256,
+          requestTx: re.transactionHash,
+          requestedAt: "2026-11-26T19:31:00.000Z",
+        };
+        const file = tmp.write(proof);
+        const offline = await runVerifier([file]);
+        expect(offline.code, offline.output).toBe(0);
+        const online = await runVerifier([file, "--rpc", rpcUrl]);
+        expect(online.code, online.output).toBe(0);
+      }
     });
   });
 });

@@ -1,6 +1,7 @@
 // A fake JSON-RPC endpoint holding the contract events of one or more drawings: PrizeDraw's events (built with
 // viem from the declarations in contracts/PrizeDraw.sol) and the Entropy contract's Requested and Revealed events
-// (Pyth's EntropyEventsV2), with knobs to make the chain disagree with the proofs.
+// (Pyth's EntropyEventsV2), with knobs to make the chain disagree with the proofs. A version 5 proof's drawing is
+// committed, requested, left unrevealed, re-requested (PrizeDraw.reRequest) and revealed under the new request.
 
 import {
   decodeFunctionData,
@@ -19,9 +20,11 @@ import {
   batchMembers,
   batchUserRandomNumber,
   contributionOf,
+  DEFAULT_TIMEOUT_BLOCKS,
   drawingSlot,
   idToBytes32,
   keccakHex,
+  reRequestUserRandomNumber,
   userRandomNumber,
   type BatchMember,
   type Proof,
@@ -35,6 +38,8 @@ export const PRIZE_DRAW_ABI = parseAbi([
   "event PrizeAwarded(bytes32 indexed campaignId, uint64 indexed number, uint256 position, bytes32 randomValue, uint256 roll, uint256 tier, uint256 amountCents, bool held)",
   "function getPrizeTable(bytes32 tableId, uint32 version) view returns (uint256 denominator, uint256[] amountsCents, uint256[] weights, uint256[] thresholds)",
   "function entropy() view returns (address)",
+  "event EntropyReRequested(bytes32 indexed campaignId, uint64 indexed number, address previousProvider, uint64 previousSequence, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber, address by)",
+  "function revealTimeoutBlocks() view returns (uint256)",
 ]);
 
 /** EntropyRequested as PrizeDraw declares it since batches (the ABI above has it as contracts before batches did). */
@@ -127,6 +132,26 @@ export type ChainKnobs = {
   latestBlock?: number;
   /** The block eth_getBlockByNumber("finalized") answers (default 10 below the latest); null: the node refuses the tag. */
   finalizedBlock?: number | null;
+  /**
+   * Version 5 proofs: `sequence` and `provider` above are the commit's request (default the proof's previous one).
+   * The re-request's block (default commit block + timeoutBlocks + 1; the reveal then defaults to 2 blocks later),
+   * what its EntropyReRequested says (the previous and the new request, the user contribution), what Entropy's
+   * Requested of the new request carries, what revealTimeoutBlocks() answers (null: the call reverts), a re-request
+   * transaction that is missing, reverted or without the event, and a late reveal of the previous request (which
+   * the contract ignores) with this value.
+   */
+  reRequestBlock?: number;
+  reRequestPreviousProvider?: string;
+  reRequestPreviousSequence?: bigint;
+  reRequestProvider?: string;
+  reRequestSequence?: bigint;
+  reRequestUserRandomNumber?: Hex;
+  reRequestEntropyUserContribution?: Hex;
+  revealTimeoutBlocks?: number | null;
+  reRequestReceiptMissing?: boolean;
+  reRequestReverted?: boolean;
+  reRequestEventMissing?: boolean;
+  latePreviousReveal?: Hex;
 };
 
 /** A bare commit, for commits that no proof describes. */
@@ -149,6 +174,8 @@ export class FakeChain {
   private readonly entropy: Hex;
   /** Where the Entropy contract's events come from (the proof's chain.entropy). */
   private readonly entropyAddress: Hex;
+  /** What PrizeDraw.revealTimeoutBlocks() answers; null: it reverts. */
+  private revealTimeout: number | null = DEFAULT_TIMEOUT_BLOCKS;
   private latestBlock = 0;
 
   /**
@@ -218,16 +245,21 @@ export class FakeChain {
     const number = BigInt(p.drawing.number);
     const isEntries = p.entrants !== null;
     const mock = p.entropy.provider === "mock";
-    const provider = (k.provider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex;
-    const sequence = k.sequence ?? BigInt(p.entropy.requestId);
+    // Version 5: the commit's request is the previous one; the new one (the re-request's) is revealed.
+    const re = p.proofVersion === 5 ? p.entropy.reRequest : undefined;
+    const provider = (k.provider ?? re?.previousProvider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex;
+    const sequence = k.sequence ?? BigInt(re?.previousRequestId ?? p.entropy.requestId);
+    const servedProvider = re ? ((k.reRequestProvider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex) : provider;
+    const servedSequence = re ? (k.reRequestSequence ?? BigInt(p.entropy.requestId)) : sequence;
     const commitBlock = k.commitBlock ?? defaultCommitBlock;
-    const revealBlock = k.revealBlock ?? commitBlock + 2;
+    const reRequestBlock = k.reRequestBlock ?? commitBlock + (re?.timeoutBlocks ?? 0) + 1;
+    const revealBlock = k.revealBlock ?? (re ? reRequestBlock : commitBlock) + 2;
     const listCommitment = k.listCommitment ?? (isEntries ? p.entrants!.commitment : p.winnerList.commitment);
     const slot = k.slot ?? p.drawing.slot ?? drawingSlot(p.drawing.id);
     const ownUser = userRandomNumber(p.campaign.id, p.drawing.number, slot, isEntries ? p.entrants!.commitment : p.winnerList.commitment);
     const abi = k.legacyEvents ? LEGACY_PRIZE_DRAW_ABI : PRIZE_DRAW_ABI;
-    // Version 4: the current contract's batch. The other members are committed (and requested) in the same transaction.
-    const batched = p.proofVersion === 4;
+    // Versions 4 and 5: the current contract's batch. The other members are committed (and requested) in the same transaction.
+    const batched = p.proofVersion >= 4;
     const self: BatchMember = { campaignId: p.campaign.id, number: p.drawing.number, slot, listCommitment: isEntries ? p.entrants!.commitment : p.winnerList.commitment };
     const batchIndex = k.batchIndex ?? p.entropy.batch?.index ?? 0;
     const members = batched ? batchMembers(self, batchIndex, k.batchOthers ?? DEFAULT_BATCH_OTHERS) : [self];
@@ -330,6 +362,7 @@ export class FakeChain {
     const commitLogs = [foreign, committed, ...(k.noEntropyEvents ? [] : [entropyRequested]), requested, ...otherLogs];
     this.logs.push(...commitLogs);
     if (!k.commitReceiptMissing) this.receipt(p.chain.commitTx, commitBlock, commitLogs, k.commitReverted ? "0x0" : "0x1");
+    if (re) this.addReRequest(p, k, { contract, members, provider, sequence, servedProvider, servedSequence, block: reRequestBlock, revealBlock });
     if (k.unrevealed) return;
 
     const value = k.randomValue ?? p.entropy.value;
@@ -337,9 +370,9 @@ export class FakeChain {
     if (!k.noEntropyEvents) {
       const realUser = p.entropy.userContribution ?? derivedUser;
       const revealedArgs = (randomNumber: Hex, failed: boolean) => ({
-        provider,
+        provider: servedProvider,
         caller: contract,
-        sequenceNumber: sequence,
+        sequenceNumber: servedSequence,
         randomNumber,
         userContribution: k.revealedUser ?? (mock ? ZERO32 : realUser),
         providerContribution: k.revealedProvider ?? (mock ? ZERO32 : (p.entropy.providerContribution ?? ZERO32)),
@@ -356,7 +389,7 @@ export class FakeChain {
       }
       revealLogs.push(this.make(ENTROPY_ABI, this.entropyAddress, "Revealed", revealedArgs(k.revealedRandomNumber ?? value, false), revealBlock, p.chain.revealTx, 99));
     }
-    const revealed = this.make(PRIZE_DRAW_ABI, contract, "EntropyRevealed", { campaignId, number, provider, sequence, randomValue: value }, revealBlock, p.chain.revealTx, 0);
+    const revealed = this.make(PRIZE_DRAW_ABI, contract, "EntropyRevealed", { campaignId, number, provider: servedProvider, sequence: servedSequence, randomValue: value }, revealBlock, p.chain.revealTx, 0);
     const prizes = p.results.slice(0, p.results.length - (k.missingPrizes ?? 0)).map((r, i) =>
       this.make(
         PRIZE_DRAW_ABI,
@@ -406,6 +439,83 @@ export class FakeChain {
     this.receipt(p.chain.revealTx, revealBlock, revealLogs);
   }
 
+  /**
+   * PrizeDraw.reRequest of a version 5 proof's drawing, in its own transaction `block`s after the commit: the batch's
+   * EntropyReRequested (one per member) and Entropy's Requested of the new request; and, when asked, Entropy's late
+   * reveal of the previous request (PrizeDraw ignores it: no EntropyRevealed).
+   */
+  private addReRequest(
+    p: Proof,
+    k: ChainKnobs,
+    r: { contract: Hex; members: BatchMember[]; provider: Hex; sequence: bigint; servedProvider: Hex; servedSequence: bigint; block: number; revealBlock: number },
+  ): void {
+    const re = p.entropy.reRequest!;
+    if (k.revealTimeoutBlocks !== undefined) this.revealTimeout = k.revealTimeoutBlocks;
+    else this.revealTimeout = re.timeoutBlocks;
+    const tx = re.requestTx;
+    const user = k.reRequestUserRandomNumber ?? reRequestUserRandomNumber(r.provider, r.sequence);
+    const events = k.reRequestEventMissing
+      ? []
+      : r.members.map((m, i) =>
+          this.make(
+            PRIZE_DRAW_ABI,
+            r.contract,
+            "EntropyReRequested",
+            {
+              campaignId: idToBytes32(m.campaignId),
+              number: BigInt(m.number),
+              previousProvider: (k.reRequestPreviousProvider ?? r.provider) as Hex,
+              previousSequence: k.reRequestPreviousSequence ?? r.sequence,
+              provider: r.servedProvider,
+              sequence: r.servedSequence,
+              fee: 1000n,
+              userRandomNumber: user,
+              by: "0x90f79bf6eb2c4f870365e785982e1f101e93b906",
+            },
+            r.block,
+            tx,
+            1 + i,
+          ),
+        );
+    const entropyRequested = this.make(
+      ENTROPY_ABI,
+      this.entropyAddress,
+      "Requested",
+      { provider: r.servedProvider, caller: r.contract, sequenceNumber: r.servedSequence, userContribution: k.reRequestEntropyUserContribution ?? user, gasLimit: 500_000, extraArgs: "0x" },
+      r.block,
+      tx,
+      0,
+    );
+    const logs = [...(k.noEntropyEvents ? [] : [entropyRequested]), ...events];
+    this.logs.push(...logs);
+    if (!k.reRequestReceiptMissing) this.receipt(tx, r.block, logs, k.reRequestReverted ? "0x0" : "0x1");
+    if (k.latePreviousReveal !== undefined) {
+      const lateTx = keccakHex(`late reveal of ${re.previousRequestId}`);
+      const late = this.make(
+        ENTROPY_ABI,
+        this.entropyAddress,
+        "Revealed",
+        {
+          provider: r.provider,
+          caller: r.contract,
+          sequenceNumber: r.sequence,
+          randomNumber: k.latePreviousReveal,
+          userContribution: ZERO32,
+          providerContribution: ZERO32,
+          callbackFailed: false,
+          callbackReturnValue: "0x",
+          callbackGasUsed: 30_000,
+          extraArgs: "0x",
+        },
+        r.revealBlock - 1,
+        lateTx,
+        0,
+      );
+      this.logs.push(late);
+      this.receipt(lateTx, r.revealBlock - 1, [late]);
+    }
+  }
+
   private answer(method: string, params: unknown[]): { result?: unknown; error?: { code: number; message: string } } {
     const k = this.chainKnobs;
     switch (method) {
@@ -442,6 +552,10 @@ export class FakeChain {
         if (call.to.toLowerCase() !== this.contract.toLowerCase()) return { result: "0x" };
         if (call.data.slice(0, 10) === toFunctionSelector("entropy()")) {
           return { result: encodeFunctionResult({ abi: PRIZE_DRAW_ABI, functionName: "entropy", result: this.entropy }) };
+        }
+        if (call.data.slice(0, 10) === toFunctionSelector("revealTimeoutBlocks()")) {
+          if (this.revealTimeout === null) return { error: { code: 3, message: "execution reverted" } };
+          return { result: encodeFunctionResult({ abi: PRIZE_DRAW_ABI, functionName: "revealTimeoutBlocks", result: BigInt(this.revealTimeout) }) };
         }
         const { args } = decodeFunctionData({ abi: PRIZE_DRAW_ABI, data: call.data });
         const [tableId, version] = args as readonly [Hex, number];

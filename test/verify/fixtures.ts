@@ -1,4 +1,4 @@
-// An independent generator of draw proofs (format versions 2, 3 and 4) for the verifier's tests.
+// An independent generator of draw proofs (format versions 2, 3, 4 and 5) for the verifier's tests.
 //
 // It follows the spec's "Draw computation" and DESIGN.md sections 5-7 with @noble/hashes and viem, and shares no
 // code with the verifier (api/public/verify/verify-draw.mjs) nor with the service's draw library: the entrant
@@ -47,7 +47,16 @@ export type ProofResult = {
   roll: number;
   amountCents: number;
 };
-/** A proof of any version; the version 3 and 4 fields are optional here (absent in version 2). */
+/** The re-request of a version 5 proof. */
+export type ProofReRequest = {
+  previousProvider: Hex;
+  previousRequestId: string;
+  previousUserContribution: Hex;
+  timeoutBlocks: number;
+  requestTx: Hex;
+  requestedAt: string;
+};
+/** A proof of any version; the version 3 to 5 fields are optional here (absent in version 2). */
 export type Proof = {
   proofVersion: number;
   campaign: { id: string; slug: string; name: string };
@@ -61,6 +70,7 @@ export type Proof = {
     providerContribution?: Hex | null;
     value: Hex;
     revealedAt: string;
+    reRequest?: ProofReRequest;
   };
   prizeTable: { id: string; version: number; denominator: number; tiers: ProofTier[] };
   results: ProofResult[];
@@ -127,6 +137,17 @@ export function batchUserRandomNumber(contributions: Hex[]): Hex {
   if (contributions.length === 1) return contributions[0]!;
   return keccakHex(hexToBytes(encodePacked(contributions.map(() => "bytes32" as const), contributions)));
 }
+
+/** A re-request's user contribution: keccak256(abi.encode(address previousProvider, uint64 previousSequence)). */
+export function reRequestUserRandomNumber(previousProvider: string, previousSequence: string | bigint): Hex {
+  return keccakHex(hexToBytes(encodeAbiParameters([{ type: "address" }, { type: "uint64" }], [previousProvider as Hex, BigInt(previousSequence)])));
+}
+
+/** The address PrizeDraw's events name for the test environment's mock provider (the SDK's MockEntropy's provider). */
+export const MOCK_PROVIDER_ADDRESS = "0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344" as Hex;
+/** A version 5 fixture's previous request unless told otherwise: request 11 of its provider, 256 blocks (the local chain's timeout). */
+export const DEFAULT_PREVIOUS_REQUEST_ID = "11";
+export const DEFAULT_TIMEOUT_BLOCKS = 256;
 
 /** Another drawing of a version 4 proof's batch: what its contribution is computed from (its commit). */
 export type BatchMember = { campaignId: string; number: number; slot: Hex; listCommitment: Hex };
@@ -255,21 +276,42 @@ type Common = {
   number?: number;
   table?: TableSpec;
   provider?: string;
-  /** Proof format version: 2 (default), 3 or 4. */
-  version?: 2 | 3 | 4;
-  /** Version 4: this drawing's index in its request's batch (default 1) and the other members (default DEFAULT_BATCH_OTHERS). */
+  /** Proof format version: 2 (default), 3, 4 or 5. */
+  version?: 2 | 3 | 4 | 5;
+  /** Versions 4 and 5: this drawing's index in its request's batch (default 1) and the other members (default DEFAULT_BATCH_OTHERS). */
   batchIndex?: number;
   batchOthers?: BatchMember[];
+  /**
+   * Version 5: the request the commit made (default request 11 of the proof's provider, or of the mock's address) and
+   * the deployment's timeout (default 256 blocks).
+   */
+  previousProvider?: string;
+  previousRequestId?: string;
+  timeoutBlocks?: number;
   drawingId?: string;
   drawAt?: string;
 };
 
-type Origin = { value: Hex; userContribution?: Hex; providerContribution?: Hex | null; batch?: { index: number; size: number; contributions: Hex[] } };
+type Origin = {
+  value: Hex;
+  userContribution?: Hex;
+  providerContribution?: Hex | null;
+  batch?: { index: number; size: number; contributions: Hex[] };
+  /** Version 5: the batch's contribution, which the commit requested with. */
+  previousUserContribution?: Hex;
+};
+
+/** Version 5: the previous request's provider (always an address) and id. */
+function previousOf(opts: Common): { provider: Hex; requestId: string } {
+  const provider = opts.previousProvider ?? ((opts.provider ?? "mock") === "mock" ? MOCK_PROVIDER_ADDRESS : opts.provider!);
+  return { provider: provider.toLowerCase() as Hex, requestId: opts.previousRequestId ?? DEFAULT_PREVIOUS_REQUEST_ID };
+}
 
 /**
  * The random value: version 2, any value; version 3, the user contribution derived from the commit; version 4,
- * the batch's (this drawing's contribution among the others'); and for a real provider, a provider contribution
- * with value = combine(user, provider). Takes one value from `rng`.
+ * the batch's (this drawing's contribution among the others'); version 5, the re-request's (the batch's is the
+ * previous request's); and for a real provider, a provider contribution with value = combine(user, provider).
+ * Takes one value from `rng`.
  */
 function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
   const first = rng.bytes32();
@@ -280,15 +322,21 @@ function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
   const own = userRandomNumber(campaignId, number, drawingSlot(opts.drawingId ?? `drw_test_${number}`), listCommitment);
   let user = own;
   let batch: Origin["batch"];
-  if (version === 4) {
+  let previousUserContribution: Hex | undefined;
+  if (version >= 4) {
     const others = opts.batchOthers ?? DEFAULT_BATCH_OTHERS;
     const index = opts.batchIndex ?? Math.min(1, others.length);
     const contributions = [...others.slice(0, index).map(contributionOf), own, ...others.slice(index).map(contributionOf)];
     batch = { index, size: contributions.length, contributions };
     user = batchUserRandomNumber(contributions);
   }
-  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null, batch };
-  return { value: combine(user, first), userContribution: user, providerContribution: first, batch };
+  if (version === 5) {
+    previousUserContribution = user;
+    const previous = previousOf(opts);
+    user = reRequestUserRandomNumber(previous.provider, previous.requestId);
+  }
+  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null, batch, previousUserContribution };
+  return { value: combine(user, first), userContribution: user, providerContribution: first, batch, previousUserContribution };
 }
 
 function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
@@ -304,6 +352,18 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
   const commitTx = rng.bytes32();
   const revealTx = rng.bytes32();
   const contract = "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Hex;
+  let reRequest: ProofReRequest | undefined;
+  if (version === 5) {
+    const previous = previousOf(opts);
+    reRequest = {
+      previousProvider: previous.provider,
+      previousRequestId: previous.requestId,
+      previousUserContribution: origin.previousUserContribution!,
+      timeoutBlocks: opts.timeoutBlocks ?? DEFAULT_TIMEOUT_BLOCKS,
+      requestTx: rng.bytes32(),
+      requestedAt: "2026-11-25T19:30:30.000Z",
+    };
+  }
   return {
     proofVersion: version,
     campaign: { id: campaignId, slug: campaignId, name: "Summer Daily" },
@@ -314,11 +374,12 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
         ? {
             provider,
             requestId: "12",
-            ...(version === 4 ? { batch: origin.batch } : {}),
+            ...(version >= 4 ? { batch: origin.batch } : {}),
             userContribution: origin.userContribution,
             providerContribution: origin.providerContribution ?? null,
             value: entropy,
             revealedAt: "2026-11-25T19:31:00.000Z",
+            ...(reRequest ? { reRequest } : {}),
           }
         : { provider, requestId: "12", value: entropy, revealedAt: "2026-11-25T19:31:00.000Z" },
     prizeTable: tableForProof(table),

@@ -1,12 +1,13 @@
-// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2, 3 and 4 proofs:
+// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2 to 5 proofs:
 // the verifier must pass each one, and fail it once a value is changed; its slot, user contribution, batch
-// contribution and Entropy combination must reproduce the vectors' `slot`, `userRandomNumber`, `batches` and `combine`. This keeps the verifier equal
-// to the other two implementations of the draw math (contract and service) without importing either.
+// contribution, re-request contribution and Entropy combination must reproduce the vectors' `slot`,
+// `userRandomNumber`, `batches`, `reRequest` and `combine`. This keeps the verifier equal to the other two
+// implementations of the draw math (contract and service) without importing either.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, fingerprint, keccakHex, userRandomNumber } from "./fixtures.js";
+import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, fingerprint, keccakHex, reRequestUserRandomNumber, userRandomNumber } from "./fixtures.js";
 import { TempDir, runVerifier } from "./run.js";
 
 const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
@@ -44,9 +45,10 @@ type BatchVector = {
   members: { slug: string; campaignId: string; number: string; drawingId: string; slot: string; listCommitment: string; userRandomNumber: string }[];
   userRandomNumber: string;
 };
+type ReRequestVector = { name: string; previousProvider: string; previousSequence: string; userRandomNumber: string };
 const vectors = existsSync(VECTORS)
-  ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[]; batches: BatchVector[] })
-  : { cases: [], combine: [], batches: [] };
+  ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[]; batches: BatchVector[]; reRequest: ReRequestVector[] })
+  : { cases: [], combine: [], batches: [], reRequest: [] };
 const cases = vectors.cases;
 
 type Derivations = {
@@ -54,6 +56,7 @@ type Derivations = {
   userRandomNumber: (x: { campaignId: string; number: bigint; slot: string; listCommitment: string }) => string;
   combineRandomValues: (user: string, provider: string) => string;
   batchUserRandomNumber: (contributions: string[]) => string;
+  reRequestUserRandomNumber: (previousProvider: string, previousSequence: bigint) => string;
 };
 let verifier: Derivations;
 beforeAll(async () => {
@@ -127,6 +130,32 @@ function proofV4Of(c: VectorCase) {
   };
 }
 
+/**
+ * The same case re-requested (mock provider): version 4's batch derives the previous request's contribution, and
+ * the last re-request vector is the previous request, so the new request's contribution is that vector's.
+ */
+function proofV5Of(c: VectorCase) {
+  const p = proofV4Of(c);
+  const previous = vectors.reRequest.at(-1)!;
+  return {
+    ...p,
+    proofVersion: 5,
+    entropy: {
+      ...p.entropy,
+      requestId: "2",
+      userContribution: previous.userRandomNumber,
+      reRequest: {
+        previousProvider: previous.previousProvider,
+        previousRequestId: previous.previousSequence,
+        previousUserContribution: p.entropy.userContribution,
+        timeoutBlocks: 256,
+        requestTx: keccakHex(`re-request of ${c.name}`),
+        requestedAt: "2026-01-01T00:00:00.000Z",
+      },
+    },
+  };
+}
+
 describe.skipIf(cases.length === 0)("shared draw vectors", () => {
   it("the vectors agree with this suite's own generator on hashes and fingerprints", () => {
     for (const c of cases) {
@@ -189,6 +218,29 @@ describe.skipIf(cases.length === 0)("shared draw vectors", () => {
     expect(run.code, run.output).toBe(0);
     expect(run.stdout).toMatch(/^✔ this drawing's contribution .* is member 0 of the request's batch of 2$/m);
     expect(run.stdout).toMatch(/^✔ entropy\.userContribution is derived from the batch/m);
+  });
+
+  it("the vectors' re-request contributions agree with this suite's generator and with the verifier", () => {
+    expect(vectors.reRequest.length).toBeGreaterThanOrEqual(4);
+    for (const v of vectors.reRequest) {
+      expect(reRequestUserRandomNumber(v.previousProvider, v.previousSequence)).toBe(v.userRandomNumber);
+      expect(verifier.reRequestUserRandomNumber(v.previousProvider, BigInt(v.previousSequence))).toBe(v.userRandomNumber);
+    }
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 5 proof (re-requested after the last re-request vector's request)", async (_name, c) => {
+    const run = await runVerifier([tmp.write(proofV5Of(c))]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ entropy\.reRequest\.previousUserContribution is derived from the batch/m);
+    expect(run.stdout).toMatch(/^✔ entropy\.userContribution is the re-request's/m);
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier fails the version 5 proof with another previous sequence", async (_name, c) => {
+    const proof = proofV5Of(c);
+    proof.entropy.reRequest.previousRequestId = "1";
+    const run = await runVerifier([tmp.write(proof)]);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/^✘ keccak256\(abi\.encode\(0x[0-9a-f]{40}, 1\)\) is 0x[0-9a-f]{64}, entropy\.userContribution is /m);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 3 proof", async (_name, c) => {

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// verify-draw.mjs: checks a prize draw proof (format version 2, 3 or 4) by recomputing it.
+// verify-draw.mjs: checks a prize draw proof (format version 2, 3, 4 or 5) by recomputing it.
 //
 //   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL] [--entrant ID]
 //   node verify-draw.mjs --campaign <draws.json URL> --rpc URL [--json]
 //
 // One file, no packages, Node.js 18 or later. It self-tests its own keccak256, loads the proof, then checks the
 // prize table, the winner list fingerprint, (entries campaigns) the entrant list commitment and the selection of
-// the winners from it, (versions 3 and 4) the drawing's slot and the origin of the random value (version 4: through
-// the batch of drawings its randomness request served), and every random value,
+// the winners from it, (versions 3 to 5) the drawing's slot and the origin of the random value (versions 4 and 5:
+// through the batch of drawings its randomness request served; version 5: through the public re-request of a value
+// not revealed in time), and every random value,
 // roll and prize, top-prize-once rule included. With --rpc it also reads the contract's events over plain
-// JSON-RPC: the list commitment, the randomness request and the revealed random value, and (versions 3 and 4) the
-// Entropy contract's own request and reveal, so the origin of the random value is checked too.
+// JSON-RPC: the list commitment, the randomness request (version 5: and its re-request) and the revealed random
+// value, and (versions 3 to 5) the Entropy contract's own requests and reveal, so the origin of the random value is
+// checked too.
 // --entrant ID says whether ID was in the committed list, the chance it had and whether it won.
 // --campaign reads every commit of a campaign from the chain and accounts for each with the campaign's draws.json:
 // each drawn draw's proof is verified with --rpc, and a commit that draws.json does not show is a failure.
@@ -32,7 +34,7 @@
 //                  v = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
 //                  discarded while v < 2^256 mod T; u = v mod T; the winner is the first undrawn entrant (position
 //                  order) whose running sum of undrawn weights exceeds u; it is then removed.
-// Origin of the random value (versions 3 and 4; Pyth Entropy v2):
+// Origin of the random value (versions 3 to 5; Pyth Entropy v2):
 //   slot             = keccak256(utf8 drawing id)
 //   contribution     = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
 //                      listCommitment = entrantsCommitment (entries campaigns) or the winner fingerprint
@@ -41,6 +43,10 @@
 //                      batch.contributions[batch.index] = contribution, and
 //                      userContribution = contributions[0] for a batch of one,
 //                                         keccak256(contributions[0] ‖ … ‖ contributions[size-1]) otherwise
+//                      version 5: the request the commit made (previous, with the batch's contribution above, kept in
+//                      reRequest.previousUserContribution) was not revealed within reRequest.timeoutBlocks blocks and
+//                      was requested again, once, in public; the new request's
+//                      userContribution = keccak256(abi.encode(address previousProvider, uint64 previousRequestId))
 //   entropy          = keccak256(userContribution ‖ providerContribution ‖ bytes32(0))   (abi.encodePacked)
 
 // The same file also loads as an ES module in a browser (the campaign page's "check this draw here" button):
@@ -50,8 +56,12 @@
 /** True under Node.js (the command line, tests), false in a browser. */
 const IS_NODE = typeof process !== "undefined" && Boolean(process.versions && process.versions.node);
 
-/** The proof format versions this verifier checks; the last is the current one. */
-export const PROOF_VERSIONS = [2, 3, 4];
+/** The proof format versions this verifier checks. */
+export const PROOF_VERSIONS = [2, 3, 4, 5];
+/**
+ * The version the service publishes for a drawing revealed at its first request; 5 is published only for a drawing
+ * whose random value was re-requested.
+ */
 export const PROOF_VERSION = 4;
 export const SELECTION_METHOD = "sequential-weighted-v1";
 
@@ -430,7 +440,7 @@ function optionalString(value, path) {
 
 // ---------------------------------------------------------------------------------------------- proof parsing
 
-/** "2, 3 and 4" */
+/** "2, 3, 4 and 5" */
 function versionList() {
   return `${PROOF_VERSIONS.slice(0, -1).join(", ")} and ${PROOF_VERSIONS.at(-1)}`;
 }
@@ -446,7 +456,7 @@ export function parseProof(raw) {
   if (!PROOF_VERSIONS.includes(version)) {
     throw new InputError(`proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format versions ${versionList()}`);
   }
-  // Version 4 has every field of version 3.
+  // Version 4 has every field of version 3, version 5 every field of version 4.
   const v3 = version >= 3;
 
   const campaign = object(raw.campaign, "campaign");
@@ -481,10 +491,26 @@ export function parseProof(raw) {
   let userContribution = null;
   let providerContribution = null;
   let batch = null;
-  if (version === 4) {
+  if (version >= 4) {
     const b = object(entropy.batch, "entropy.batch");
     const contributions = array(b.contributions, "entropy.batch.contributions").map((c, i) => hex32(c, `entropy.batch.contributions[${i}]`));
     batch = { index: uint(b.index, "entropy.batch.index"), size: uint(b.size, "entropy.batch.size"), contributions };
+  }
+  let reRequest = null;
+  // Version 5: null for a value revealed at the commit's request; a missing field is a malformed proof.
+  if (version === 5 && entropy.reRequest !== null) {
+    const r = object(entropy.reRequest, "entropy.reRequest");
+    reRequest = {
+      previousProvider: address(r.previousProvider, "entropy.reRequest.previousProvider"),
+      previousRequestId: String(uint64(r.previousRequestId, "entropy.reRequest.previousRequestId")),
+      previousUserContribution: hex32(r.previousUserContribution, "entropy.reRequest.previousUserContribution"),
+      timeoutBlocks: uint(r.timeoutBlocks, "entropy.reRequest.timeoutBlocks"),
+      requestTx: hex32(r.requestTx, "entropy.reRequest.requestTx"),
+      requestedAt: string(r.requestedAt, "entropy.reRequest.requestedAt"),
+    };
+  } else if (entropy.reRequest !== undefined && entropy.reRequest !== null) {
+    // Checking it as version 4 would check the request the commit made and ignore the re-request the proof claims.
+    throw new InputError(`proof field entropy.reRequest is in a version ${version} proof: only a version 5 proof describes a re-requested random value`);
   }
   if (v3) {
     userContribution = hex32(entropy.userContribution, "entropy.userContribution");
@@ -561,7 +587,7 @@ export function parseProof(raw) {
     drawing: { id: drawingId, number, drawAt, slot },
     winners,
     winnersCommitment,
-    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution, batch },
+    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution, batch, reRequest },
     table: { id: tableId, version: tableVersion, denominator, tiers },
     results,
     entrants,
@@ -576,7 +602,7 @@ function chainIdOf(value, path) {
   return uint(chainId, path);
 }
 
-/** The proof's chain object, checked for --rpc. Versions 3 and 4 also name the Entropy contract. */
+/** The proof's chain object, checked for --rpc. Versions 3 to 5 also name the Entropy contract. */
 function parseChain(chain, version) {
   if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
   return {
@@ -639,6 +665,22 @@ export function batchUserRandomNumber(contributions) {
     if (!hex32Into(c, packed, 32 * i)) throw new InputError(`contribution ${i} of the batch is not a 32-byte hex string`);
   });
   return contributions.length === 1 ? toHex(packed) : toHex(keccak256(packed));
+}
+
+/**
+ * The user contribution of a re-request (hex): keccak256(abi.encode(address previousProvider, uint64
+ * previousSequence)) of the request it replaces (DrawMath.reRequestUserRandomNumber). `previousProvider` is a 0x
+ * address, `previousSequence` a BigInt or safe integer below 2^64.
+ */
+export function reRequestUserRandomNumber(previousProvider, previousSequence) {
+  if (typeof previousProvider !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(previousProvider)) throw new InputError("the previous provider is not a 20-byte hex address");
+  const sequence = typeof previousSequence === "bigint" ? previousSequence : BigInt(previousSequence);
+  if (sequence < 0n || sequence >= 1n << 64n) throw new InputError("the previous sequence is not a uint64");
+  const encoded = new Uint8Array(64);
+  // abi.encode left-pads the address to a 32-byte word.
+  writeUint(encoded, 0, BigInt(previousProvider));
+  writeUint(encoded, 32, sequence);
+  return toHex(keccak256(encoded));
 }
 
 /** Pyth Entropy v2's random number (hex): keccak256(abi.encodePacked(bytes32 user, bytes32 provider, bytes32(0))). */
@@ -975,22 +1017,42 @@ function derivedUserContribution(proof) {
 }
 
 /**
- * The user contribution of the proof's randomness request as the proof's own fields derive it: version 3 the
- * drawing's (its request served it alone), version 4 the batch rule over entropy.batch.contributions.
+ * The user contribution of the randomness request the commit made, as the proof's own fields derive it: version 3
+ * the drawing's (its request served it alone), versions 4 and 5 the batch rule over entropy.batch.contributions.
  */
 function requestUserContribution(proof) {
-  if (proof.version !== 4) return derivedUserContribution(proof);
+  if (proof.version < 4) return derivedUserContribution(proof);
   return proof.entropy.batch.contributions.length === 0 ? "none (the batch has no contributions)" : batchUserRandomNumber(proof.entropy.batch.contributions);
 }
 
 /** What requestUserContribution is called in messages. */
 function requestSource(proof) {
-  return proof.version === 4 ? "the batch derives" : "the commit derives";
+  return proof.version >= 4 ? "the batch derives" : "the commit derives";
+}
+
+/** Version 5: the re-request's user contribution, derived from the previous request the proof names. */
+function reRequestContribution(proof) {
+  const { previousProvider, previousRequestId } = proof.entropy.reRequest;
+  return reRequestUserRandomNumber(previousProvider, BigInt(previousRequestId));
+}
+
+/** Whether the proof's random value came from a re-request (version 5 with entropy.reRequest set). */
+function reRequested(proof) {
+  return proof.version === 5 && proof.entropy.reRequest !== null;
+}
+
+/** The proof field that holds the commit's request's user contribution: a re-request keeps it in entropy.reRequest. */
+function commitContributionField(proof) {
+  return reRequested(proof)
+    ? { name: "entropy.reRequest.previousUserContribution", value: proof.entropy.reRequest.previousUserContribution }
+    : { name: "entropy.userContribution", value: proof.entropy.userContribution };
 }
 
 /**
- * Version 4: the request's batch holds this drawing's own contribution at batch.index, batch.size members, and its
- * contributions give entropy.userContribution by the batch rule.
+ * Versions 4 and 5: the request's batch holds this drawing's own contribution at batch.index, batch.size members,
+ * and its contributions give the commit's request's user contribution by the batch rule: entropy.userContribution
+ * (version 4) or entropy.reRequest.previousUserContribution (version 5, whose entropy.userContribution is the
+ * re-request's).
  */
 function checkBatch(report, proof, own, listName) {
   const { index, size, contributions } = proof.entropy.batch;
@@ -1011,22 +1073,48 @@ function checkBatch(report, proof, own, listName) {
     problems,
     `this drawing's contribution keccak256(campaign id, number, slot, ${listName}) = ${short(own)} is member ${index} of the request's batch of ${size}`,
   );
+  const field = commitContributionField(proof);
   if (contributions.length === 0) {
-    report.fail("entropy.userContribution", "entropy.batch.contributions is empty: the request's user contribution cannot be derived");
+    report.fail(field.name, "entropy.batch.contributions is empty: the request's user contribution cannot be derived");
     return;
   }
   const user = batchUserRandomNumber(contributions);
   const rule = contributions.length === 1 ? "a batch of one uses its drawing's contribution as is" : `keccak256 of the batch's ${contributions.length} contributions in batch order`;
-  if (user === proof.entropy.userContribution) {
-    report.pass("entropy.userContribution", `entropy.userContribution is derived from the batch (${rule}) = ${short(user)}`);
+  if (user === field.value) {
+    report.pass(field.name, `${field.name} is derived from the batch (${rule}) = ${short(user)}`);
   } else {
-    report.fail("entropy.userContribution", `the batch's contributions give ${user} (${rule}), entropy.userContribution is ${proof.entropy.userContribution}`);
+    report.fail(field.name, `the batch's contributions give ${user} (${rule}), ${field.name} is ${field.value}`);
   }
 }
 
 /**
- * Versions 3 and 4: the drawing's slot, the request's user contribution (version 4: through the batch) and (real
- * providers) the random value's origin.
+ * Version 5: the value was re-requested (said as information: offline it is the proof's word), and the new
+ * request's user contribution is the re-request's, keccak256(abi.encode(previousProvider, previousRequestId)): the
+ * previous request is public since the commit, so whoever re-requested added nothing of their own.
+ */
+function checkReRequest(report, proof) {
+  const { provider, requestId, userContribution } = proof.entropy;
+  const { previousProvider, previousRequestId, timeoutBlocks, requestTx, requestedAt } = proof.entropy.reRequest;
+  if (provider === previousProvider && requestId === previousRequestId) {
+    report.fail("entropy.reRequest", `entropy.requestId ${requestId} of provider ${provider} is the previous request itself: a re-request is another request`);
+  } else {
+    report.info(
+      "entropy.reRequest",
+      `the random value was re-requested, once, in transaction ${short(requestTx)} (${requestedAt}): request ${previousRequestId} of provider ${previousProvider} was not revealed within ${formatInt(timeoutBlocks)} blocks; request ${requestId ?? "(none)"} replaced it`,
+    );
+  }
+  const user = reRequestContribution(proof);
+  if (user === userContribution) {
+    report.pass("entropy.userContribution", `entropy.userContribution is the re-request's: keccak256(abi.encode(previous provider, previous request id)) = ${short(user)}`);
+  } else {
+    report.fail("entropy.userContribution", `keccak256(abi.encode(${previousProvider}, ${previousRequestId})) is ${user}, entropy.userContribution is ${userContribution}`);
+  }
+}
+
+/**
+ * Versions 3 to 5: the drawing's slot, the request's user contribution (version 4: through the batch; version 5:
+ * the batch's for the request the commit made, the re-request's for the one that was revealed) and (real providers)
+ * the random value's origin.
  */
 function checkOrigin(report, proof) {
   const slot = drawingSlot(proof.drawing.id);
@@ -1035,19 +1123,21 @@ function checkOrigin(report, proof) {
 
   const user = derivedUserContribution(proof);
   const listName = proof.entrants ? "entrants.commitment" : "winnerList.commitment";
-  if (proof.version === 4) {
-    checkBatch(report, proof, user, listName);
-  } else if (user === proof.entropy.userContribution) {
-    report.pass("entropy.userContribution", `entropy.userContribution is derived from the commit: keccak256(campaign id, number, slot, ${listName}) = ${short(user)}`);
-  } else {
-    report.fail("entropy.userContribution", `keccak256(campaign id, number, slot, ${listName}) is ${user}, entropy.userContribution is ${proof.entropy.userContribution}`);
+  if (proof.version >= 4) checkBatch(report, proof, user, listName);
+  if (reRequested(proof)) checkReRequest(report, proof);
+  if (proof.version === 3) {
+    if (user === proof.entropy.userContribution) {
+      report.pass("entropy.userContribution", `entropy.userContribution is derived from the commit: keccak256(campaign id, number, slot, ${listName}) = ${short(user)}`);
+    } else {
+      report.fail("entropy.userContribution", `keccak256(campaign id, number, slot, ${listName}) is ${user}, entropy.userContribution is ${proof.entropy.userContribution}`);
+    }
   }
 
   const { provider, providerContribution, value } = proof.entropy;
   if (provider === "mock" || providerContribution === null) return;
   const combined = combineRandomValues(proof.entropy.userContribution, providerContribution);
   if (combined === value) {
-    report.pass("entropy.value", `entropy.value = keccak256(userContribution, providerContribution, 0): the random value combines the commit's contribution with the provider's`);
+    report.pass("entropy.value", `entropy.value = keccak256(userContribution, providerContribution, 0): the random value combines the ${reRequested(proof) ? "re-request's" : "commit's"} contribution with the provider's`);
   } else {
     report.fail("entropy.value", `keccak256(userContribution, providerContribution, 0) is ${combined}, entropy.value is ${value}`);
   }
@@ -1084,6 +1174,7 @@ const EVENT_SIGNATURES = {
   revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
   winnersRecorded: "WinnersRecorded(bytes32,uint64,bytes32,uint256)",
   prizeAwarded: "PrizeAwarded(bytes32,uint64,uint256,bytes32,uint256,uint256,uint256,bool)",
+  reRequested: "EntropyReRequested(bytes32,uint64,address,uint64,address,uint64,uint256,bytes32,address)",
 };
 /** EntropyRequested of PrizeDraw contracts deployed before batches (one drawing per request; version 2 and 3 proofs only). */
 const SINGLE_REQUEST_EVENT_SIGNATURES = {
@@ -1101,6 +1192,7 @@ const ENTROPY_EVENT_SIGNATURES = {
 };
 const GET_PRIZE_TABLE = "getPrizeTable(bytes32,uint32)";
 const ENTROPY_GETTER = "entropy()";
+const REVEAL_TIMEOUT_GETTER = "revealTimeoutBlocks()";
 
 export function eventTopic(signature) {
   return toHex(keccak256(signature));
@@ -1202,6 +1294,11 @@ function blockOf(receipt) {
   return { block: BigInt(receipt.blockNumber), index: BigInt(receipt.transactionIndex ?? 0) };
 }
 
+/** Whether transaction position `a` ({ block, index }) is after `b`. */
+function isAfter(a, b) {
+  return a.block > b.block || (a.block === b.block && a.index > b.index);
+}
+
 function quantity(n) {
   return "0x" + n.toString(16);
 }
@@ -1258,13 +1355,17 @@ async function scanForward(rpc, filter, from, onLog, enough) {
 /**
  * The --rpc checks of one proof. Version 2 proofs may come from a contract before drawing slots (events without
  * slots), version 2 and 3 proofs from a contract before batches (EntropyRequested without the batch fields);
- * versions 3 and 4 also check the slot, the draw time, the user contribution and the Entropy contract's own
- * request and reveal; version 4 also the request's batch against the commit transaction's events.
+ * versions 3 to 5 also check the slot, the draw time, the user contribution and the Entropy contract's own
+ * request and reveal; versions 4 and 5 also the request's batch against the commit transaction's events. Version 5:
+ * the commit's checks apply to the request the commit made (entropy.reRequest's previous request), then the
+ * re-request transaction must replace it with entropy.requestId, after the contract's timeout, and the reveal checks
+ * apply to the new request.
  */
 async function checkChain(report, proof, rpc) {
   const chain = parseChain(proof.chain, proof.version);
   const v3 = proof.version >= 3;
-  const v4 = proof.version === 4;
+  const v4 = proof.version >= 4;
+  const v5 = reRequested(proof);
   const campaignTopic = toHex(proof.campaign.idBytes);
   const numberTopic = wordHex(proof.drawing.number);
   const topic = topicsOf(EVENT_SIGNATURES);
@@ -1350,30 +1451,46 @@ async function checkChain(report, proof, rpc) {
   let requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
   if (!requested && !v4) requested = commitLogs.find((l) => logMatches(l, chain.contract, single.requested, campaignTopic, numberTopic));
   if (!requested && !v3) requested = commitLogs.find((l) => logMatches(l, chain.contract, legacy.requested, campaignTopic, numberTopic));
+  // The request whose reveal the checks below look for (version 5: the re-request's), and the commit's own.
   let provider = null;
   let sequence = null;
+  let commitRequest = null;
   if (!requested) {
     report.fail("rpc.request", `no EntropyRequested event of this drawing in the commit transaction ${chain.commitTx}`);
   } else {
     const [providerWord, sequenceWord, , userWord] = dataWords(requested.data);
     provider = wordAddress(providerWord);
     sequence = sequenceWord;
+    commitRequest = { provider, sequence };
     const problems = [];
     if (BigInt(requested.logIndex) <= BigInt(committed.logIndex)) problems.push("the random value was requested before the list was committed");
-    if (proof.entropy.requestId === null) problems.push(`the proof has no entropy.requestId; onchain it is ${sequence}`);
-    else if (sequence !== BigInt(proof.entropy.requestId)) problems.push(`onchain request id ${sequence}, entropy.requestId ${proof.entropy.requestId}`);
-    if (proof.entropy.provider !== "mock" && provider !== proof.entropy.provider) problems.push(`onchain provider ${provider}, entropy.provider ${proof.entropy.provider}`);
+    // Version 5: the commit's request is the previous one; its provider is an address even with the mock.
+    const expected = v5
+      ? { id: proof.entropy.reRequest.previousRequestId, idName: "entropy.reRequest.previousRequestId", provider: proof.entropy.reRequest.previousProvider, providerName: "entropy.reRequest.previousProvider" }
+      : { id: proof.entropy.requestId, idName: "entropy.requestId", provider: proof.entropy.provider, providerName: "entropy.provider" };
+    if (expected.id === null) problems.push(`the proof has no entropy.requestId; onchain it is ${sequence}`);
+    else if (sequence !== BigInt(expected.id)) problems.push(`onchain request id ${sequence}, ${expected.idName} ${expected.id}`);
+    if (expected.provider !== "mock" && provider !== expected.provider) problems.push(`onchain provider ${provider}, ${expected.providerName} ${expected.provider}`);
     report.check("rpc.request", problems, `random value requested after the list was committed, in the same transaction (request ${sequence} to provider ${provider})`);
     if (v3) {
       const derived = requestUserContribution(proof);
       const from = v4 ? "the batch" : "the commit";
+      const field = commitContributionField(proof);
       const user = userWord === undefined ? "missing" : wordHex(userWord);
       const userProblems = [];
       if (user !== derived) userProblems.push(`onchain user contribution ${user}, derived from ${from} ${derived}`);
-      if (user !== proof.entropy.userContribution) userProblems.push(`onchain user contribution ${user}, entropy.userContribution ${proof.entropy.userContribution}`);
-      report.check("rpc.request.user", userProblems, `the request's user contribution is the one derived from ${from} and entropy.userContribution (${short(derived)})`);
+      if (user !== field.value) userProblems.push(`onchain user contribution ${user}, ${field.name} ${field.value}`);
+      report.check("rpc.request.user", userProblems, `the request's user contribution is the one derived from ${from} and ${field.name} (${short(derived)})`);
     }
     if (v4) checkBatchOnchain(report, proof, chain, commitLogs, requested, topic);
+  }
+
+  // Version 5: the request that was revealed is the re-request's.
+  let reRequest = null;
+  if (v5) {
+    reRequest = await checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt, previous: commitRequest });
+    provider = reRequest ? reRequest.provider : null;
+    sequence = reRequest ? reRequest.sequence : null;
   }
 
   // The reveal.
@@ -1390,18 +1507,19 @@ async function checkChain(report, proof, rpc) {
       const [providerWord, sequenceWord, valueWord] = dataWords(revealed.data);
       const problems = [];
       if (wordHex(valueWord) !== proof.entropy.value) problems.push(`onchain random value ${wordHex(valueWord)}, entropy.value ${proof.entropy.value}`);
-      if (sequence !== null && sequenceWord !== sequence) problems.push(`revealed for request ${sequenceWord}, the drawing requested ${sequence}`);
-      if (provider !== null && wordAddress(providerWord) !== provider) problems.push(`revealed by provider ${wordAddress(providerWord)}, requested from ${provider}`);
+      if (sequence !== null && sequenceWord !== sequence) problems.push(`revealed for request ${sequenceWord}, the drawing ${v5 ? "re-requested" : "requested"} ${sequence}`);
+      if (provider !== null && wordAddress(providerWord) !== provider) problems.push(`revealed by provider ${wordAddress(providerWord)}, ${v5 ? "re-requested" : "requested"} from ${provider}`);
       const c = blockOf(commitReceipt);
       const r = blockOf(revealReceipt);
       if (r.block < c.block || (r.block === c.block && r.index <= c.index)) problems.push("the reveal transaction is not after the commit transaction");
+      if (reRequest && !isAfter(r, blockOf(reRequest.receipt))) problems.push("the reveal transaction is not after the re-request transaction");
       report.check("rpc.reveal", problems, `entropy.value was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
     }
   }
 
   if (revealReceipt) await reportFinality(report, rpc, revealBlock);
 
-  if (v3) await checkEntropyContract(report, proof, rpc, chain, { provider, sequence, commitReceipt, revealReceipt, commitBlock, revealBlock });
+  if (v3) await checkEntropyContract(report, proof, rpc, chain, { commitRequest, reRequest, commitReceipt, revealReceipt, commitBlock, revealBlock });
 
   if (isEntries) {
     let recorded = null;
@@ -1535,10 +1653,87 @@ function checkBatchOnchain(report, proof, chain, commitLogs, requested, topic) {
 }
 
 /**
- * Versions 3 and 4 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
+ * Version 5 with --rpc: the re-request transaction holds this drawing's EntropyReRequested, from the contract, naming
+ * the request the commit made (the proof's previous provider and request id) and the new one (entropy.provider and
+ * entropy.requestId) with the user contribution derived from the previous request; and it came after the commit's
+ * block plus the contract's revealTimeoutBlocks() (which must be entropy.reRequest.timeoutBlocks): the contract
+ * re-requests only a request Entropy did not reveal within that many blocks of the request, which Entropy recorded
+ * in the commit's block. Returns the new request ({ provider, sequence, receipt, block }), or null when the
+ * re-request cannot be read.
+ */
+async function checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt, previous }) {
+  const r = proof.entropy.reRequest;
+  const topic = topicsOf(EVENT_SIGNATURES);
+  const receipt = await rpc.get("eth_getTransactionReceipt", [r.requestTx]);
+  if (!receipt) {
+    report.fail("rpc.reRequest", `re-request transaction ${r.requestTx} not found on chain ${chain.chainId}`);
+    return null;
+  }
+  if (receipt.status !== undefined && BigInt(receipt.status) !== 1n) {
+    report.fail("rpc.reRequest", `re-request transaction ${r.requestTx} reverted`);
+    return null;
+  }
+  const log = (receipt.logs || []).find((l) => logMatches(l, chain.contract, topic.reRequested, toHex(proof.campaign.idBytes), wordHex(proof.drawing.number)));
+  if (!log) {
+    report.fail("rpc.reRequest", `no EntropyReRequested event of ${proof.campaign.id} #${proof.drawing.number} from contract ${chain.contract} in the re-request transaction ${r.requestTx}`);
+    return null;
+  }
+  const [previousProviderWord, previousSequence, providerWord, sequence, , userWord, byWord] = dataWords(log.data);
+  if (byWord === undefined) {
+    report.fail("rpc.reRequest", `the EntropyReRequested event in transaction ${r.requestTx} is too short to be PrizeDraw's`);
+    return null;
+  }
+  const previousProvider = wordAddress(previousProviderWord);
+  const provider = wordAddress(providerWord);
+  const user = wordHex(userWord);
+  const derived = reRequestContribution(proof);
+  const block = BigInt(receipt.blockNumber);
+  const problems = [];
+  if (previousProvider !== r.previousProvider) problems.push(`onchain the re-request replaced a request of provider ${previousProvider}, entropy.reRequest.previousProvider is ${r.previousProvider}`);
+  if (previousSequence !== BigInt(r.previousRequestId)) problems.push(`onchain the re-request replaced request ${previousSequence}, entropy.reRequest.previousRequestId is ${r.previousRequestId}`);
+  if (previous && (previous.provider !== previousProvider || previous.sequence !== previousSequence)) {
+    problems.push(`the re-request replaced request ${previousSequence} of provider ${previousProvider}, the commit requested ${previous.sequence} of provider ${previous.provider}`);
+  }
+  if (proof.entropy.requestId === null) problems.push(`the proof has no entropy.requestId; onchain the new request is ${sequence}`);
+  else if (sequence !== BigInt(proof.entropy.requestId)) problems.push(`onchain the new request is ${sequence}, entropy.requestId is ${proof.entropy.requestId}`);
+  if (proof.entropy.provider !== "mock" && provider !== proof.entropy.provider) problems.push(`onchain the new request's provider is ${provider}, entropy.provider is ${proof.entropy.provider}`);
+  if (user !== derived) problems.push(`onchain re-request user contribution ${user}, keccak256(abi.encode(previous provider, previous request id)) is ${derived}`);
+  if (user !== proof.entropy.userContribution) problems.push(`onchain re-request user contribution ${user}, entropy.userContribution ${proof.entropy.userContribution}`);
+  if (!isAfter(blockOf(receipt), blockOf(commitReceipt))) problems.push("the re-request transaction is not after the commit transaction");
+  report.check(
+    "rpc.reRequest",
+    problems,
+    `the value was re-requested in transaction ${short(r.requestTx)} (block ${block}) by ${wordAddress(byWord)}: request ${previousSequence} of provider ${previousProvider} replaced by request ${sequence} of provider ${provider}, with the user contribution derived from the previous request`,
+  );
+
+  // The contract's rule: a request not revealed within revealTimeoutBlocks (an immutable of the deployment).
+  const commitBlock = BigInt(commitReceipt.blockNumber);
+  const selector = toHex(keccak256(REVEAL_TIMEOUT_GETTER), 0, 4);
+  const { result, error } = await rpc.call("eth_call", [{ to: chain.contract, data: selector }, "latest"]);
+  if (error || typeof result !== "string" || result.length < 66) {
+    report.fail("rpc.reRequest.timeout", `revealTimeoutBlocks() failed on contract ${chain.contract}${error ? `: ${error.message ?? ""}` : ""}`);
+  } else {
+    const timeout = dataWords(result)[0];
+    const due = commitBlock + timeout;
+    const timeoutProblems = [];
+    if (timeout !== BigInt(r.timeoutBlocks)) timeoutProblems.push(`the contract's revealTimeoutBlocks() is ${timeout}, entropy.reRequest.timeoutBlocks is ${r.timeoutBlocks}`);
+    if (block <= due) timeoutProblems.push(`the re-request is in block ${block}, not after the commit's block ${commitBlock} + ${timeout} = ${due}: the contract re-requests only a request not revealed within its revealTimeoutBlocks`);
+    report.check(
+      "rpc.reRequest.timeout",
+      timeoutProblems,
+      `the contract's revealTimeoutBlocks() is ${formatInt(timeout)}, entropy.reRequest.timeoutBlocks, and the re-request (block ${block}) came after the commit's block ${commitBlock} + ${timeout} = ${due}`,
+    );
+  }
+  return { provider, sequence, receipt, block };
+}
+
+/**
+ * Versions 3 to 5 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
  * request with the user contribution derived from the commit, and revealed the proof's value; for a real provider
  * the value is keccak256(userContribution, providerContribution, 0) of its Revealed event. A Revealed event with
  * callbackFailed (a callback retried later) may precede the successful one: every one must carry the same value.
+ * Version 5: Entropy recorded both requests (the commit's with the batch's contribution, the re-request's with the
+ * one derived from the previous request), and the reveal is the new request's, after the re-request.
  */
 async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   const t = topicsOf(ENTROPY_EVENT_SIGNATURES);
@@ -1551,39 +1746,62 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   const entropy = wordAddress(dataWords(result)[0]);
   if (entropy === chain.entropy) report.pass("rpc.entropy.contract", `the contract requests its random values from the Entropy contract ${entropy}, chain.entropy`);
   else report.fail("rpc.entropy.contract", `the contract's entropy() is ${entropy}, chain.entropy is ${chain.entropy}; the checks below use ${entropy}`);
-  if (ctx.provider === null || ctx.sequence === null) {
+  if (ctx.commitRequest === null) {
     report.fail("rpc.entropy.request", "no EntropyRequested event of this drawing: the Entropy request cannot be looked up");
     return;
   }
-  const filterTopics = [addressTopic(ctx.provider), addressTopic(chain.contract), wordHex(ctx.sequence)];
-  const matches = (log, topic0) => {
-    const topics = (log && log.topics) || [];
-    return (
-      typeof log.address === "string" &&
-      log.address.toLowerCase() === entropy &&
-      topics.length >= 4 &&
-      String(topics[0]).toLowerCase() === topic0 &&
-      filterTopics.every((x, i) => String(topics[i + 1]).toLowerCase() === x)
+  const v5 = reRequested(proof);
+  /** Entropy's events of one request: indexed by provider, caller (the PrizeDraw contract) and sequence. */
+  const eventsOf = ({ provider, sequence }) => {
+    const topics = [addressTopic(provider), addressTopic(chain.contract), wordHex(sequence)];
+    const matches = (log, topic0) => {
+      const logTopics = (log && log.topics) || [];
+      return (
+        typeof log.address === "string" &&
+        log.address.toLowerCase() === entropy &&
+        logTopics.length >= 4 &&
+        String(logTopics[0]).toLowerCase() === topic0 &&
+        topics.every((x, i) => String(logTopics[i + 1]).toLowerCase() === x)
+      );
+    };
+    return { topics, matches, label: `request ${sequence} of provider ${provider}` };
+  };
+  /** The request's Requested event in transaction `tx` carries `derived`. */
+  const checkRequested = (id, request, receipt, tx, where, derived, source, from) => {
+    const { matches, label } = eventsOf(request);
+    const requested = (receipt.logs || []).find((l) => matches(l, t.requested));
+    if (!requested) {
+      report.fail(id, `no Requested event of Entropy ${entropy} for ${label} in the ${where} transaction ${tx}`);
+      return;
+    }
+    const user = wordHex(dataWords(requested.data)[0] ?? 0n);
+    report.check(
+      id,
+      user === derived ? [] : [`Entropy recorded the user contribution ${user} for ${label}; ${source} ${derived}`],
+      `Entropy ${short(entropy)} recorded ${label} with the user contribution derived from ${from}`,
     );
   };
-  const derived = requestUserContribution(proof);
-  const source = requestSource(proof);
-  const label = `request ${ctx.sequence} of provider ${ctx.provider}`;
 
-  // The request, in the commit transaction.
-  const request = (ctx.commitReceipt.logs || []).find((l) => matches(l, t.requested));
-  if (!request) {
-    report.fail("rpc.entropy.request", `no Requested event of Entropy ${entropy} for ${label} in the commit transaction ${chain.commitTx}`);
-  } else {
-    const user = wordHex(dataWords(request.data)[0] ?? 0n);
-    report.check(
-      "rpc.entropy.request",
-      user === derived ? [] : [`Entropy recorded the user contribution ${user} for ${label}; ${source} ${derived}`],
-      `Entropy ${short(entropy)} recorded ${label} with the user contribution derived from the ${proof.version === 4 ? "batch" : "commit"}`,
-    );
+  // The request the commit made, in the commit transaction.
+  const commitFrom = `the ${proof.version >= 4 ? "batch" : "commit"}`;
+  checkRequested("rpc.entropy.request", ctx.commitRequest, ctx.commitReceipt, chain.commitTx, "commit", requestUserContribution(proof), requestSource(proof), commitFrom);
+
+  // Version 5: the re-request, in its own transaction; the reveal is the new request's.
+  let served = { request: ctx.commitRequest, derived: requestUserContribution(proof), source: requestSource(proof), from: ctx.commitBlock, what: proof.version >= 4 ? "batch's" : "commit's" };
+  if (v5) {
+    if (ctx.reRequest === null) {
+      report.fail("rpc.entropy.reRequest", "no EntropyReRequested event of this drawing: the new Entropy request cannot be looked up");
+      return;
+    }
+    const derived = reRequestContribution(proof);
+    const source = "the previous request derives";
+    checkRequested("rpc.entropy.reRequest", ctx.reRequest, ctx.reRequest.receipt, proof.entropy.reRequest.requestTx, "re-request", derived, source, "the previous request");
+    served = { request: ctx.reRequest, derived, source, from: ctx.reRequest.block, what: "re-request's" };
   }
+  const { topics: filterTopics, matches, label } = eventsOf(served.request);
+  const { derived, source } = served;
 
-  // Every reveal of the request from the commit to the reveal transaction (a failed callback is retried later).
+  // Every reveal of the request from its request to the reveal transaction (a failed callback is retried later).
   const seen = new Set();
   const reveals = [];
   const add = (log) => {
@@ -1601,7 +1819,7 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
     });
   };
   for (const log of (ctx.revealReceipt && ctx.revealReceipt.logs) || []) add(log);
-  for (const log of await logsInRange(rpc, { address: entropy, topics: [t.revealed, ...filterTopics] }, ctx.commitBlock, ctx.revealBlock)) add(log);
+  for (const log of await logsInRange(rpc, { address: entropy, topics: [t.revealed, ...filterTopics] }, served.from, ctx.revealBlock)) add(log);
   const succeeded = reveals.filter((r) => !r.failed);
   const failed = reveals.length - succeeded.length;
   const problems = [];
@@ -1631,7 +1849,7 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   report.check(
     "rpc.entropy.origin",
     originProblems,
-    `the random value is keccak256 of the ${proof.version === 4 ? "batch's" : "commit's"} contribution and provider ${ctx.provider}'s revelation ${short(reveal.provider)}, as Entropy revealed them`,
+    `the random value is keccak256 of the ${served.what} contribution and provider ${served.request.provider}'s revelation ${short(reveal.provider)}, as Entropy revealed them`,
   );
 }
 

@@ -22,6 +22,11 @@ const LOCAL_POOL_UNITS = 1_000_000_000n * 100n * 10_000n;
  */
 const LOCAL_DAILY_LIMIT_CENTS = 2n * 1_000_000_000n * 100n;
 /**
+ * The local chain's reveal timeout: the contract's floor, 256 blocks (about 4 minutes of anvil's 1-second blocks),
+ * so a test can reach it.
+ */
+export const LOCAL_REVEAL_TIMEOUT_BLOCKS = 256;
+/**
  * Seconds every admin call waits between its scheduling and its execution on the local chain: the contract's
  * floor (PrizeDrawManager.MIN_ADMIN_DELAY, one day). Local rehearsals of admin actions move anvil's clock.
  */
@@ -58,6 +63,8 @@ export type DeployRemoteOptions = {
   /** The overall 24-hour payment limit in cents. */
   dailyLimitCents: bigint;
   callbackGasLimit: number;
+  /** Blocks without a reveal after which anyone may re-request a drawing's value, once (256 to 1,000,000). */
+  revealTimeoutBlocks: number;
   /** The network's chain id: a different chain behind rpcUrl is refused before anything is sent. */
   expectedChainId: number;
 };
@@ -103,6 +110,9 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
   if (o.adminDelay < 86_400 || o.adminDelay > 30 * 86_400) {
     throw new DeployRefusedError(`ADMIN_DELAY_SECONDS must be 86400 to 2592000 (1 to 30 days), got ${o.adminDelay}`);
   }
+  if (!Number.isInteger(o.revealTimeoutBlocks) || o.revealTimeoutBlocks < 256 || o.revealTimeoutBlocks > 1_000_000) {
+    throw new DeployRefusedError(`REVEAL_TIMEOUT_BLOCKS must be 256 to 1000000, got ${o.revealTimeoutBlocks}`);
+  }
   const contracts = await deployContracts(publicClient, wallet, {
     entropy: o.entropy,
     token: o.token,
@@ -112,6 +122,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     adminDelay: o.adminDelay,
     callbackGasLimit: o.callbackGasLimit,
     dailyLimitCents: o.dailyLimitCents,
+    revealTimeoutBlocks: o.revealTimeoutBlocks,
   });
   const prizeDraw = contracts.prizeDraw;
   const record: DeploymentRecord = {
@@ -121,6 +132,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
     prizeDraw: prizeDraw.address,
     vault: contracts.vault,
     manager: contracts.manager.address,
+    revealTimeoutBlocks: o.revealTimeoutBlocks,
     entropy: o.entropy,
     entropyProvider: provider,
     mockEntropy: false,
@@ -137,7 +149,7 @@ export async function deployRemote(o: DeployRemoteOptions): Promise<DeploymentRe
   return record;
 }
 
-type ContractInputs = Pick<DeployRemoteOptions, "entropy" | "token" | "admin" | "operator" | "guardian" | "adminDelay" | "callbackGasLimit" | "dailyLimitCents">;
+type ContractInputs = Pick<DeployRemoteOptions, "entropy" | "token" | "admin" | "operator" | "guardian" | "adminDelay" | "callbackGasLimit" | "dailyLimitCents" | "revealTimeoutBlocks">;
 
 /**
  * The three contracts, in order: the manager (the roles, with the admin's delay), the engine (which creates its
@@ -151,7 +163,7 @@ async function deployContracts(publicClient: PublicClient, wallet: DeployWallet,
   );
   const prizeDraw = await deployed(
     publicClient,
-    await wallet.deployContract({ abi: PrizeDrawAbi, bytecode: bytecodeOf("PrizeDraw"), args: [o.entropy, o.token, manager.address, o.callbackGasLimit, o.dailyLimitCents] }),
+    await wallet.deployContract({ abi: PrizeDrawAbi, bytecode: bytecodeOf("PrizeDraw"), args: [o.entropy, o.token, manager.address, o.callbackGasLimit, o.dailyLimitCents, BigInt(o.revealTimeoutBlocks)] }),
   );
   const wired = await publicClient.waitForTransactionReceipt({
     hash: await wallet.writeContract({ address: manager.address, abi: PrizeDrawManagerAbi, functionName: "wire", args: [prizeDraw.address] }),
@@ -200,6 +212,7 @@ export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token:
     adminDelay: LOCAL_ADMIN_DELAY,
     callbackGasLimit: DEFAULT_CALLBACK_GAS_LIMIT,
     dailyLimitCents: LOCAL_DAILY_LIMIT_CENTS,
+    revealTimeoutBlocks: LOCAL_REVEAL_TIMEOUT_BLOCKS,
   });
   const prizeDraw = contracts.prizeDraw;
   await publicClient.waitForTransactionReceipt({
@@ -213,6 +226,7 @@ export async function deployLocal({ rpcUrl, dataDir, randomness = "mock", token:
     prizeDraw: prizeDraw.address,
     vault: contracts.vault,
     manager: contracts.manager.address,
+    revealTimeoutBlocks: LOCAL_REVEAL_TIMEOUT_BLOCKS,
     entropy: entropy.address,
     entropyProvider: provider.address,
     mockEntropy: randomness === "mock",

@@ -8,7 +8,7 @@ import type { Address, Hex } from "viem";
  * roles in a PrizeDrawManager with delays (3: commits carry slot, draw time and fee cap, payouts are
  * permissionless and limited, held prizes and guarantees are recorded onchain). Records without it are 2.
  */
-export const CONTRACT_VERSION = 4;
+export const CONTRACT_VERSION = 5;
 
 /** What was deployed where: written by the deploy step, read by the start script, the indexer and the service. */
 export type DeploymentRecord = {
@@ -22,6 +22,8 @@ export type DeploymentRecord = {
   vault?: Address;
   /** The PrizeDrawManager: roles and the admin's scheduled operations. Absent in records before version 4. */
   manager?: Address;
+  /** PrizeDraw.revealTimeoutBlocks: blocks without a reveal before a drawing's one public re-request. Absent before version 5. */
+  revealTimeoutBlocks?: number;
   entropy: Address;
   /** The randomness provider the contract requests from; MockEntropy's default provider in test. */
   entropyProvider: Address;
@@ -49,6 +51,7 @@ const recordSchema = z.object({
   prizeDraw: address,
   vault: address.optional(),
   manager: address.optional(),
+  revealTimeoutBlocks: z.number().int().positive().optional(),
   entropy: address,
   entropyProvider: address,
   mockEntropy: z.boolean(),

@@ -38,6 +38,12 @@ const drawingSchema = z.object({
   commitBlock: uint,
   commitTimestamp: uint,
   commitTx: hex,
+  /** The commit's request when it was replaced by a re-request (EntropyReRequested); null otherwise. */
+  previousProvider: hex.nullable(),
+  previousSequence: uint.nullable(),
+  previousUserRandomNumber: hex.nullable(),
+  reRequestTimestamp: uint.nullable(),
+  reRequestTx: hex.nullable(),
   randomValue: hex.nullable(),
   revealBlock: uint.nullable(),
   revealTimestamp: uint.nullable(),

@@ -288,6 +288,21 @@ export class ChainPort {
     return this.send("commitAndRequest", [commits, this.maxEntropyFeeWei], { value: this.maxEntropyFeeWei });
   }
 
+  /**
+   * Re-requests, once, the random value of a drawing whose request the provider has not revealed within the
+   * contract's `revealTimeoutBlocks` (PrizeDraw.reRequest, which re-requests the drawing's whole batch). Refused
+   * onchain before the timeout (RevealNotTimedOut), after a re-request (AlreadyReRequested) and for a failed
+   * callback (CallbackFailedRetryIt: retried with its value instead). The fee cap is sent; the rest is refunded.
+   */
+  reRequest(campaignId: Hex, number: bigint) {
+    return this.send("reRequest", [campaignId, number, this.maxEntropyFeeWei], { value: this.maxEntropyFeeWei });
+  }
+
+  /** The request now serving a drawing: [provider, sequence, reRequested]. */
+  requestOf(campaignId: Hex, number: bigint) {
+    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "requestOf", args: [campaignId, number] });
+  }
+
   /** Gas of committing `commits` in one transaction (for sizing batches to the block). */
   estimateCommit(commits: readonly CommitInput[]) {
     return this.estimate("commitAndRequest", [commits, this.maxEntropyFeeWei], this.maxEntropyFeeWei);

@@ -1,7 +1,7 @@
 import { toHex, type Address, type Hex } from "viem";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ProofMismatchError, buildProofV4, toCampaignId, validatePrizeTable, winnerHash, type ProofV4 } from "../draw/index.js";
+import { DrawInputError, ProofMismatchError, buildProofV5, toCampaignId, validatePrizeTable, winnerHash, type ProofInputV4, type ProofV5 } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { NotFoundError, ServiceError } from "./errors.js";
@@ -18,12 +18,14 @@ export class ProofNotReadyError extends ServiceError {
 }
 
 /**
- * Proof format version 4 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
+ * Proof format version 5 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
  * data (the commit's slot, the request's user contribution and batch, Entropy's Revealed log for the provider's
  * contribution); ids and names come from the store, and they must hash to the onchain commitment, or the proof is
  * refused and the drawing flagged. The batch's contributions are recomputed from the indexed members' commits.
+ * `entropy.reRequest` names the commit's request and the re-request when the provider did not reveal the first in
+ * time (null otherwise); the request, its reveal and contributions are then the re-request's.
  */
-export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV4> {
+export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV5> {
   const drawing = await store.drawings.byId(campaign.id, drawingId);
   if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
   const campaignId = toCampaignId(campaign.slug);
@@ -44,8 +46,9 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
     tiers: onchainTable.amountsCents.map((amountCents, i) => ({ amountCents, weight: onchainTable.weights[i]! })),
   });
   const winners = await store.drawings.winners(drawing.id);
+  const reRequest = reRequestOf(indexed.drawing, deployment);
   try {
-    return buildProofV4({
+    const input: ProofInputV4 = {
       campaign: { slug: campaign.slug, name: campaign.name },
       drawing: { id: drawing.id, number: drawing.number, drawAt: drawing.drawAt, slot: indexed.drawing.slot },
       winners: winners.map((w) => ({ winner: w.winnerId, displayName: w.displayName })),
@@ -82,13 +85,33 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
           ...(m.batchIndex === null ? {} : { batchIndex: m.batchIndex }),
         })),
       },
-    });
+    };
+    return buildProofV5({ ...input, reRequest });
   } catch (error) {
-    if (!(error instanceof ProofMismatchError)) throw error;
+    // Malformed indexed data is a disagreement too: never a 500 on the public route.
+    if (!(error instanceof ProofMismatchError) && !(error instanceof DrawInputError)) throw error;
     await store.tx(async () => {
       const current = await store.drawings.byId(campaign.id, drawing.id);
       if (current && current.needsAttention !== PROOF_MISMATCH) await store.drawings.update({ ...current, needsAttention: PROOF_MISMATCH });
     });
     throw new ServiceError(409, "proof_mismatch", PROOF_MISMATCH);
   }
+}
+
+type IndexedDrawing = NonNullable<Awaited<ReturnType<IndexerClient["drawing"]>>>["drawing"];
+
+/** The re-request a version 5 proof names, from the indexed EntropyReRequested; null when the first request was revealed. */
+function reRequestOf(drawing: IndexedDrawing, deployment: DeploymentRecord) {
+  if (drawing.previousSequence === null) return null;
+  if (drawing.previousProvider === null || drawing.reRequestTx === null || drawing.reRequestTimestamp === null) throw new ProofNotReadyError();
+  // Only contracts of deployment record version 5 and later can re-request, and their records name the timeout.
+  if (deployment.revealTimeoutBlocks === undefined) throw new Error("the deployment record names no revealTimeoutBlocks, yet a drawing was re-requested");
+  return {
+    previousProvider: drawing.previousProvider as Address,
+    previousRequestId: drawing.previousSequence.toString(),
+    timeoutBlocks: deployment.revealTimeoutBlocks,
+    requestTx: drawing.reRequestTx,
+    requestedAt: new Date(Number(drawing.reRequestTimestamp) * 1_000).toISOString(),
+    ...(drawing.previousUserRandomNumber === null ? {} : { previousUserContribution: drawing.previousUserRandomNumber }),
+  };
 }

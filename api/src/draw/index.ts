@@ -11,7 +11,13 @@ export {
   type ProofMismatchKind,
 } from "./errors.js";
 export { drawingSlot, fingerprint, toCampaignId, winnerHash } from "./hash.js";
-export { batchUserRandomNumber, combineRandomValues, userRandomNumber, type UserRandomNumberInput } from "./origin.js";
+export {
+  batchUserRandomNumber,
+  combineRandomValues,
+  reRequestUserRandomNumber,
+  userRandomNumber,
+  type UserRandomNumberInput,
+} from "./origin.js";
 export { randomValue, rejectionFloor, rollFor, UINT64_MAX, type Roll } from "./rolls.js";
 export {
   DEFAULT_PRIZE_TABLE,
@@ -41,9 +47,11 @@ export {
   buildProofV2,
   buildProofV3,
   buildProofV4,
+  buildProofV5,
   PROOF_VERSION,
   PROOF_VERSION_V2,
   PROOF_VERSION_V3,
+  PROOF_VERSION_V4,
   type EntropyProvider,
   type IndexedResult,
   type ProofEntrant,
@@ -53,9 +61,12 @@ export {
   type ProofBatchMember,
   type ProofInputV3,
   type ProofInputV4,
+  type ProofInputV5,
+  type ProofReRequest,
   type ProofResult,
   type ProofTier,
   type ProofV2,
   type ProofV3,
   type ProofV4,
+  type ProofV5,
 } from "./proof.js";

@@ -12,8 +12,13 @@
  * One request may serve a batch of drawings (commitAndRequest takes several commits): its user contribution is
  * then batchUserRandomNumber of every drawing's userRandomNumber in batch order (DrawMath.batchUserRandomNumber).
  * A batch of one keeps its drawing's contribution as is, so a single drawing's request is as before batches.
+ *
+ * A request not revealed within the deployment's revealTimeoutBlocks may be re-requested, once, in public
+ * (PrizeDraw.reRequest): the new request's user contribution is reRequestUserRandomNumber of the request it
+ * replaces (DrawMath.reRequestUserRandomNumber), public since the commit, so whoever re-requests adds nothing of
+ * their own. The random value is then combineRandomValues of that contribution and the new provider's.
  */
-import { keccak256, type Hex } from "viem";
+import { hexToBytes, keccak256, type Address, type Hex } from "viem";
 import { assertBytes32, writeBytes32, writeUint256 } from "./abi.js";
 import { DrawInputError } from "./errors.js";
 import { assertUint64 } from "./rolls.js";
@@ -52,6 +57,25 @@ export function batchUserRandomNumber(contributions: readonly Hex[]): Hex {
   if (contributions.length === 1) return assertBytes32(contributions[0] as Hex, "contributions[0]");
   const buf = new Uint8Array(32 * contributions.length);
   contributions.forEach((c, i) => writeBytes32(buf, 32 * i, assertBytes32(c, `contributions[${i}]`)));
+  return keccak256(buf);
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * The user contribution of a re-request (DrawMath.reRequestUserRandomNumber):
+ * keccak256(abi.encode(address previousProvider, uint64 previousSequence)), where (previousProvider,
+ * previousSequence) is the Entropy request the re-request replaces. Nobody chooses it: both are in the commit's
+ * EntropyRequested event.
+ */
+export function reRequestUserRandomNumber(previousProvider: Address, previousSequence: bigint): Hex {
+  if (typeof previousProvider !== "string" || !ADDRESS.test(previousProvider)) {
+    throw new DrawInputError("bad_hex", `previousProvider must be a 20-byte hex address, got ${String(previousProvider)}`);
+  }
+  const buf = new Uint8Array(64);
+  // abi.encode left-pads an address to a 32-byte word.
+  buf.set(hexToBytes(previousProvider), 12);
+  writeUint256(buf, 32, assertUint64(previousSequence, "previousSequence"));
   return keccak256(buf);
 }
 

@@ -4,25 +4,31 @@
  * commitments, or (version 3) whose slot, user contribution or random value do not follow from the commit: such
  * a proof would fail every verifier.
  *
- * - Version 4 (`buildProofV4`, current): version 3 plus `entropy.batch`, the randomness request's batch of drawings
+ * - Version 5 (`buildProofV5`, current): version 4 plus `entropy.reRequest`: null for a drawing revealed at the
+ *   commit's request; for one whose request was not revealed within the deployment's timeout and was re-requested,
+ *   once, in public (PrizeDraw.reRequest), the replaced request. `entropy.provider`, `requestId` and
+ *   `userContribution` are then the new request's; the batch derives the previous request's contribution, kept in
+ *   `reRequest.previousUserContribution`.
+ * - Version 4 (`buildProofV4`): version 3 plus `entropy.batch`, the randomness request's batch of drawings
  *   (this drawing's index, the batch size and every member's contribution in batch order), so a proof shows which
  *   request served which drawings and the request's user contribution is recomputed from the batch.
  * - Version 3 (`buildProofV3`): version 2 plus the drawing's slot, the request's user contribution, the
  *   provider's contribution and the Entropy contract's address, so the origin of the random value is checked too.
  *   Right for a drawing requested alone (before batches, or a batch of one); kept for callers that still build it.
- * - Version 2 (`buildProofV2`): kept for the callers that still serve it; verify-draw.mjs checks all three.
+ * - Version 2 (`buildProofV2`): kept for the callers that still serve it; verify-draw.mjs checks all four versions.
  */
 import type { Address, Hex } from "viem";
 import { assertBytes32 } from "./abi.js";
 import { entrantsCommitment, ENTRANTS_SELECTION } from "./entrants.js";
 import { DrawInputError, ProofMismatchError } from "./errors.js";
 import { drawingSlot, fingerprint, toCampaignId } from "./hash.js";
-import { batchUserRandomNumber, combineRandomValues, userRandomNumber } from "./origin.js";
+import { batchUserRandomNumber, combineRandomValues, reRequestUserRandomNumber, userRandomNumber } from "./origin.js";
 import type { PrizeTable } from "./prizeTable.js";
 
-/** The proof format version the service publishes now. */
-export const PROOF_VERSION = 4;
-/** Earlier versions, still built by buildProofV3 and buildProofV2 and still checked by the verifier. */
+/** The proof format version the service publishes now (buildProofV5), for every drawing. */
+export const PROOF_VERSION = 5;
+/** Earlier versions, still built by buildProofV4, V3 and V2 and still checked by the verifier. */
+export const PROOF_VERSION_V4 = 4;
 export const PROOF_VERSION_V3 = 3;
 export const PROOF_VERSION_V2 = 2;
 
@@ -110,6 +116,34 @@ export type ProofV4 = Omit<ProofV3, "proofVersion" | "entropy"> & {
   };
 };
 
+/**
+ * The re-request of a version 5 proof: the request the commit made (`previousProvider`, `previousRequestId`, with
+ * the batch's contribution `previousUserContribution`) was not revealed within `timeoutBlocks` blocks, so the
+ * drawing's value was requested again, once, in public: by `requestTx`, at `requestedAt`.
+ */
+export type ProofReRequest = {
+  /** Always the provider's address, also when `entropy.provider` is "mock". */
+  previousProvider: Address;
+  /** The previous request's sequence number (decimal string). */
+  previousRequestId: string;
+  /** batchUserRandomNumber(entropy.batch.contributions): what the commit requested with. */
+  previousUserContribution: Hex;
+  /** The deployment's revealTimeoutBlocks. */
+  timeoutBlocks: number;
+  requestTx: Hex;
+  requestedAt: string;
+};
+
+/**
+ * A version 5 proof: version 4 plus `entropy.reRequest`. `entropy.provider`, `requestId` and `userContribution` are
+ * the new request's (`userContribution` = reRequestUserRandomNumber(previousProvider, previousRequestId)), and
+ * `chain.revealTx` its reveal. Key order is part of the format.
+ */
+export type ProofV5 = Omit<ProofV4, "proofVersion" | "entropy"> & {
+  proofVersion: 5;
+  entropy: ProofV4["entropy"] & { reRequest: ProofReRequest | null };
+};
+
 /** A position's prize as indexed from the PrizeAwarded events. */
 export type IndexedResult = { position: number; randomValue: Hex; roll: number; amountCents: number };
 
@@ -168,7 +202,28 @@ export type ProofInputV4 = ProofInputV3 & {
   batch: { index: number; size: number; members: readonly ProofBatchMember[] };
 };
 
+/** What buildProofV5 needs besides a version 4 input. */
+export type ProofInputV5 = ProofInputV4 & {
+  /**
+   * The drawing's EntropyReRequested event: `previousProvider` and `previousRequestId` (its previousProvider and
+   * previousSequence), the deployment's revealTimeoutBlocks, and the re-request's transaction and block time. With
+   * it, `entropy.provider` and `entropy.requestId` are the new request's, `entropy.userContribution` (when known)
+   * the event's userRandomNumber and `chain.revealTx` the new request's reveal.
+   */
+  reRequest: {
+    previousProvider: Address;
+    previousRequestId: string;
+    timeoutBlocks: number;
+    requestTx: Hex;
+    requestedAt: string;
+    /** The commit's EntropyRequested.userRandomNumber, when known: it must be the batch's. */
+    previousUserContribution?: Hex;
+  } | null;
+};
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+const UINT64_LIMIT = 1n << 64n;
 
 function assertAddress(value: string, what: string): Address {
   if (typeof value !== "string" || !ADDRESS.test(value)) {
@@ -300,6 +355,76 @@ export function buildProofV3(input: ProofInputV3): ProofV3 {
 export function buildProofV4(input: ProofInputV4): ProofV4 {
   const p = assemble(input);
   const own = ownContribution(input, p);
+  const batch = checkedBatch(input, own.userContribution);
+  const origin = checkedOrigin(input, p, batch.requestContribution);
+  return v4Shape(input, p, own.slot, batch, batch.requestContribution, origin);
+}
+
+/**
+ * Assembles a version 5 proof, for a drawing whose request was re-requested; throws ProofMismatchError when the
+ * store and the chain disagree: besides the version 4 checks of the batch (which now derives the previous
+ * request's contribution, and must give the commit's when `reRequest.previousUserContribution` is given), the
+ * indexed user contribution (when given) must be reRequestUserRandomNumber(previousProvider, previousRequestId),
+ * which also enters the random value's combination.
+ */
+export function buildProofV5(input: ProofInputV5): ProofV5 {
+  const r = input.reRequest;
+  if (r === null) {
+    const v4 = buildProofV4(input);
+    return { ...v4, proofVersion: 5, entropy: { ...v4.entropy, reRequest: null } };
+  }
+  const p = assemble(input);
+  const own = ownContribution(input, p);
+  const batch = checkedBatch(input, own.userContribution);
+  const previousProvider = assertAddress(r.previousProvider, "reRequest.previousProvider");
+  const previousRequestId = assertRequestId(r.previousRequestId, "reRequest.previousRequestId");
+  const previousUserContribution = batch.requestContribution;
+  if (r.previousUserContribution !== undefined && assertBytes32(r.previousUserContribution, "reRequest.previousUserContribution") !== previousUserContribution) {
+    throw new ProofMismatchError(
+      "user_contribution",
+      `The commit's user contribution ${r.previousUserContribution} (request ${previousRequestId}) is not the one the batch derives (${previousUserContribution})`,
+    );
+  }
+  if (!Number.isSafeInteger(r.timeoutBlocks) || r.timeoutBlocks < 1) {
+    throw new DrawInputError("bad_number", `reRequest.timeoutBlocks must be a positive whole number of blocks, got ${String(r.timeoutBlocks)}`);
+  }
+  const requestTx = assertBytes32(r.requestTx, "reRequest.requestTx");
+  const userContribution = reRequestUserRandomNumber(previousProvider, BigInt(previousRequestId));
+  const origin = checkedOrigin(input, p, userContribution, `the previous request (${previousProvider}, ${previousRequestId})`);
+  const v4 = v4Shape(input, p, own.slot, batch, userContribution, origin);
+  return {
+    ...v4,
+    proofVersion: 5,
+    entropy: {
+      ...v4.entropy,
+      reRequest: {
+        previousProvider,
+        previousRequestId,
+        previousUserContribution,
+        timeoutBlocks: r.timeoutBlocks,
+        requestTx,
+        requestedAt: r.requestedAt,
+      },
+    },
+  };
+}
+
+/** A request id (an Entropy sequence number): a uint64 in decimal, without leading zeros. */
+function assertRequestId(value: string, what: string): string {
+  if (typeof value !== "string" || !DECIMAL.test(value) || BigInt(value) >= UINT64_LIMIT) {
+    throw new DrawInputError("bad_number", `${what} must be a uint64 in decimal, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** The request's batch as the proof shows it, and the user contribution the batch rule gives the commit's request. */
+type CheckedBatch = { index: number; size: number; contributions: Hex[]; requestContribution: Hex };
+
+/**
+ * The indexed batch, checked: `size` members with this drawing (its number and contribution `own`) at `index`,
+ * each member listed at its batchIndex. Each member's contribution is recomputed from its commit.
+ */
+function checkedBatch(input: ProofInputV4, own: Hex): CheckedBatch {
   const { index, size, members } = input.batch;
   if (!Number.isSafeInteger(size) || size < 1 || !Number.isSafeInteger(index) || index < 0 || index >= size) {
     throw new ProofMismatchError("batch", `The indexed batch position ${String(index)} of ${String(size)} is not a member of the batch`);
@@ -321,23 +446,26 @@ export function buildProofV4(input: ProofInputV4): ProofV4 {
     }),
   );
   const self = members[index] as ProofBatchMember;
-  if (contributions[index] !== own.userContribution || BigInt(self.number) !== BigInt(input.drawing.number)) {
+  if (contributions[index] !== own || BigInt(self.number) !== BigInt(input.drawing.number)) {
     throw new ProofMismatchError(
       "batch",
-      `Member ${index} of the request's batch is ${self.campaignId} #${String(self.number)} with contribution ${String(contributions[index])}, not this drawing (${own.userContribution})`,
+      `Member ${index} of the request's batch is ${self.campaignId} #${String(self.number)} with contribution ${String(contributions[index])}, not this drawing (${own})`,
     );
   }
-  const requestContribution = batchUserRandomNumber(contributions);
-  const origin = checkedOrigin(input, p, requestContribution);
-  const v3 = v3Shape(input, p, own.slot, requestContribution, origin);
+  return { index, size, contributions, requestContribution: batchUserRandomNumber(contributions) };
+}
+
+/** The version 4 layout: version 3's with `entropy.batch` before the request's `userContribution`. */
+function v4Shape(input: ProofInputV4, p: Assembled, slot: Hex, batch: CheckedBatch, userContribution: Hex, origin: { providerContribution: Hex | null }): ProofV4 {
+  const v3 = v3Shape(input, p, slot, userContribution, origin);
   return {
     ...v3,
     proofVersion: 4,
     entropy: {
       provider: v3.entropy.provider,
       requestId: v3.entropy.requestId,
-      batch: { index, size, contributions },
-      userContribution: requestContribution,
+      batch: { index: batch.index, size: batch.size, contributions: batch.contributions },
+      userContribution: v3.entropy.userContribution,
       providerContribution: v3.entropy.providerContribution,
       value: v3.entropy.value,
       revealedAt: v3.entropy.revealedAt,
@@ -364,16 +492,17 @@ function ownContribution(input: ProofInputV3, p: Assembled): { slot: Hex; userCo
 }
 
 /**
- * Checks the request's user contribution (derived: the drawing's own for v3, the batch's for v4) against the
+ * Checks the request's user contribution (derived: the drawing's own for v3, the batch's for v4, the re-request's
+ * for v5) against the
  * onchain one when given, and for a real provider with a known contribution the random value's combination.
  * Returns the provider contribution the proof carries.
  */
-function checkedOrigin(input: ProofInputV3, p: Assembled, userContribution: Hex): { providerContribution: Hex | null } {
+function checkedOrigin(input: ProofInputV3, p: Assembled, userContribution: Hex, source = "the commit"): { providerContribution: Hex | null } {
   const onchainUser = input.entropy.userContribution;
   if (onchainUser !== undefined && assertBytes32(onchainUser, "entropy.userContribution") !== userContribution) {
     throw new ProofMismatchError(
       "user_contribution",
-      `The onchain user contribution ${onchainUser} is not the one derived from the commit (${userContribution})`,
+      `The onchain user contribution ${onchainUser} is not the one derived from ${source} (${userContribution})`,
     );
   }
   let providerContribution: Hex | null = null;

@@ -133,7 +133,7 @@ export const EXAMPLES: Examples = {
     nextBefore: null,
   },
   Proof: {
-    proofVersion: 4,
+    proofVersion: 5,
     campaign: { id: "summer-daily", slug: "summer-daily", name: "Summer Daily" },
     drawing: { id: drawing.id, number: 7, drawAt: drawing.drawAt, slot: h32("6") },
     winnerList: { winners: ["u-7f3a9c21", "u-02be41d8"], commitment: h32("3"), lockedAt: "2026-11-25T18:30:01.000Z" },
@@ -145,6 +145,7 @@ export const EXAMPLES: Examples = {
       providerContribution: null,
       value: h32("4"),
       revealedAt: "2026-11-25T19:00:03.000Z",
+      reRequest: null,
     },
     prizeTable: { id: "default", version: 1, denominator: 100_000, tiers: [{ amountCents: 10_000_000, weight: 1, threshold: 1 }, { amountCents: 500, weight: 99_999, threshold: 100_000 }] },
     results: [

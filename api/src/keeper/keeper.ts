@@ -25,8 +25,10 @@ const SETTLE_BATCH = 1_000n;
 export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
 /** Flags set by chain faults; cleared by the keeper once the drawing moves on again. */
 export const CHAIN_FAULT_PREFIX = "chain: ";
-export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback)`;
+export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback; a value not revealed within the contract's reveal timeout is re-requested once, in public)`;
 const SECONDS_PER_DAY = 86_400n;
+/** PrizeDraw.reRequest's refusals that mean "not now" (or "never again"), not a fault. */
+const NOT_DUE_FOR_REREQUEST = new Set(["RevealNotTimedOut", "AlreadyReRequested", "CallbackFailedRetryIt", "NotAwaitingReveal"]);
 /**
  * The chain's last number is ahead of every number this service gave out: someone committed with the operator key
  * outside the service (or the store was restored from an older copy). Kept on the drawing (not a chain fault, so
@@ -524,8 +526,29 @@ export class Keeper {
   }
 
   /**
-   * Randomness requests still open onchain, each once (a batch's drawings share one): the test environment's
-   * MockEntropy is revealed by the keeper; a real provider's failed callback is delivered again.
+   * A request the provider has not revealed within the contract's `revealTimeoutBlocks` is re-requested, once, in
+   * public (PrizeDraw.reRequest, for the whole batch). The contract decides when: before the timeout, after a
+   * re-request (by this keeper or anyone) and for a failed callback it refuses, and that refusal only means "not
+   * now". Returns whether this call re-requested it.
+   */
+  private async reRequestIfDue(campaign: Campaign, drawing: Drawing): Promise<boolean> {
+    try {
+      const receipt = await this.deps.chain.reRequest(toCampaignId(campaign.slug), BigInt(drawing.number!));
+      this.deps.logger.warn(
+        { alert: "entropy_rerequested", campaign: campaign.slug, drawingId: drawing.id, previousSequence: drawing.entropyRequestId, tx: receipt.transactionHash },
+        "randomness re-requested in public: the provider did not reveal within the contract's timeout",
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ChainRevertError && NOT_DUE_FOR_REREQUEST.has(error.errorName)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Randomness requests still open onchain, each once (a batch's drawings share one): one past the contract's
+   * reveal timeout is re-requested; the test environment's MockEntropy is revealed by the keeper; a real
+   * provider's failed callback is delivered again.
    */
   private async revealRequests(campaignIds: readonly string[]): Promise<void> {
     const { store, chain, config } = this.deps;
@@ -539,14 +562,18 @@ export class Keeper {
         if (!requests.has(key)) requests.set(key, { campaign, drawing });
       }
     }
-    if (chain.deployment.mockEntropy && config.holdMockReveal) return;
     await Promise.all(
       [...requests.values()].map(({ campaign, drawing }) =>
         this.attempt(campaign, drawing, async () => {
           const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
           if (onchain.status !== ONCHAIN.Requested) return;
-          if (chain.deployment.mockEntropy) await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
-          else await this.retryFailedCallback(drawing);
+          // The test environment's mock is revealed at once, even long after its request (a stopped service).
+          if (chain.deployment.mockEntropy && !config.holdMockReveal) {
+            await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
+            return;
+          }
+          if (await this.reRequestIfDue(campaign, drawing)) return;
+          if (!chain.deployment.mockEntropy) await this.retryFailedCallback(drawing);
         }),
       ),
     );
@@ -580,9 +607,20 @@ export class Keeper {
       await this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return;
     }
+    if (onchain.status === ONCHAIN.Requested && String(onchain.sequence) !== drawing.entropyRequestId) {
+      // Re-requested (by this keeper or anyone): the drawing now waits for the new request.
+      const [provider] = await chain.requestOf(campaignId, number);
+      drawing = {
+        ...drawing,
+        entropyRequestId: String(onchain.sequence),
+        entropyProvider: chain.deployment.mockEntropy ? drawing.entropyProvider : provider.toLowerCase(),
+      };
+      await store.drawings.update(drawing);
+    }
     if (onchain.status === ONCHAIN.Requested) {
-      // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested:
-      // asking for another random value would let whoever asks choose among outcomes. The commit came after the
+      // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested
+      // until the contract's reveal timeout allows its one public re-request (revealRequests): asking for another
+      // value at will would let whoever asks choose among outcomes. The commit came after the
       // lock, so the indexer (which knows the commit's time) is asked only once the lock is that old.
       const sinceLock = (campaignNow(campaign).getTime() - Date.parse(drawing.lockedAt ?? drawing.cutoffAt)) / 1000;
       if (sinceLock <= this.deps.config.entropyTimeoutSeconds) return;

@@ -631,7 +631,7 @@ export interface components {
             /** @description Pass as `before` for the next page; null on the last page. */
             nextBefore: string | null;
         };
-        /** @description A draw's proof (format version 4; docs/proof-format.md). */
+        /** @description A draw's proof (format version 5; docs/proof-format.md). */
         Proof: {
             proofVersion: number;
             campaign: {
@@ -2290,7 +2290,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "proofVersion": 4,
+                     *       "proofVersion": 5,
                      *       "campaign": {
                      *         "id": "summer-daily",
                      *         "slug": "summer-daily",
@@ -2323,7 +2323,8 @@ export interface operations {
                      *         "userContribution": "0x0000000000000000000000000000000000000000000000000000000000000008",
                      *         "providerContribution": null,
                      *         "value": "0x0000000000000000000000000000000000000000000000000000000000000004",
-                     *         "revealedAt": "2026-11-25T19:00:03.000Z"
+                     *         "revealedAt": "2026-11-25T19:00:03.000Z",
+                     *         "reRequest": null
                      *       },
                      *       "prizeTable": {
                      *         "id": "default",
