@@ -639,9 +639,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint256 word;
         for (uint256 i; i < size; ++i) {
             if (i % 4 == 0) word = members[i / 4];
-            uint256 member = uint64(word >> ((i % 4) * 64));
-            bytes32 campaignId = _campaignIdAt[uint32(member >> 32)];
-            uint64 number = uint32(member);
+            (bytes32 campaignId, uint64 number) = _memberOf(word, i);
             Drawing storage d = _drawings[campaignId][number];
             d.status = Status.Revealed;
             d.revealedAt = uint40(block.timestamp);
@@ -908,6 +906,13 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         }
     }
 
+    /// @dev Member `i` of a request's batch, from the word of `_members` that holds it (four 8-byte entries to a
+    /// word, each `campaign index << 32 | number`).
+    function _memberOf(uint256 word, uint256 i) private view returns (bytes32 campaignId, uint64 number) {
+        uint256 member = uint64(word >> ((i % 4) * 64));
+        return (_campaignIdAt[uint32(member >> 32)], uint32(member));
+    }
+
     /// @dev A request's drawings in batch order, and the callback gas the commit asked for them: CALLBACK_BASE_GAS,
     /// DRAWING_CALLBACK_GAS per further drawing and POSITION_GAS per position its callback settles.
     function _membersOf(uint64 index, uint256 size) private view returns (DrawingRef[] memory members, uint32 gasLimit) {
@@ -917,9 +922,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint256 word;
         for (uint256 i; i < size; ++i) {
             if (i % 4 == 0) word = words[i / 4];
-            uint256 member = uint64(word >> ((i % 4) * 64));
-            bytes32 campaignId = _campaignIdAt[uint32(member >> 32)];
-            uint64 number = uint32(member);
+            (bytes32 campaignId, uint64 number) = _memberOf(word, i);
             members[i] = DrawingRef(campaignId, number);
             gas += uint256(_drawings[campaignId][number].callbackPositions) * POSITION_GAS;
         }

@@ -10,6 +10,7 @@ import {
   REVEAL_TIMEOUT_BLOCKS,
   STATUS,
   asAdmin,
+  awarded,
   batchShareOf,
   callbackPositionsOf,
   campaignIdOf,
@@ -68,20 +69,6 @@ async function entropyRequests(entropy: EntropyLike, receipt: { logs: readonly L
     });
   }
   return out;
-}
-
-/** PrizeAwarded events of one drawing in a receipt (a batch's callback awards several drawings' prizes). */
-function awardedTo(f: Pick<Fixture, "draw">, receipt: { logs: readonly Log[] }, campaignId: string, num: bigint): ExpectedPrize[] {
-  return findEvents(f, receipt, "PrizeAwarded")
-    .filter((e) => e.args.campaignId === campaignId && e.args.number === num)
-    .map((e) => ({
-      position: e.args.position as bigint,
-      randomValue: e.args.randomValue as string,
-      roll: e.args.roll as bigint,
-      tier: e.args.tier as bigint,
-      amountCents: e.args.amountCents as bigint,
-      held: e.args.held as boolean,
-    }));
 }
 
 function prizesOf(random: string, campaignId: string, num: bigint, count: number): ExpectedPrize[] {
@@ -313,7 +300,7 @@ describe("PrizeDraw.reRequest", () => {
         f.members.map((m) => [m.campaignId, m.num, f.provider.address, f.newSequence, fresh]),
       );
       for (const m of f.members) {
-        expect(awardedTo(f, receipt, m.campaignId, m.num)).to.deep.equal(prizesOf(fresh, m.campaignId, m.num, m.winners));
+        expect(awarded(f, receipt, { campaignId: m.campaignId, num: m.num })).to.deep.equal(prizesOf(fresh, m.campaignId, m.num, m.winners));
         const d = await f.draw.getDrawing(m.campaignId, m.num);
         expect([d.status, d.settledCount, d.randomValue]).to.deep.equal([STATUS.Settled, BigInt(m.winners), fresh]);
         // Settled: nothing left to re-request.
@@ -418,7 +405,7 @@ describe("PrizeDraw.reRequest", () => {
 
       const retry = await f.entropy.connect(f.stranger).revealWithCallback(f.providerAddress, sequence, user, revelation);
       await expect(retry).to.emit(f.draw, "EntropyRevealed").withArgs(f.campaignId, 1, f.providerAddress, sequence, random);
-      expect(awardedTo(f, (await retry.wait())!, f.campaignId, 1n)).to.deep.equal(prizesOf(random, f.campaignId, 1n, 20));
+      expect(awarded(f, (await retry.wait())!, { campaignId: f.campaignId, num: 1n })).to.deep.equal(prizesOf(random, f.campaignId, 1n, 20));
       const d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue, d.settledCount]).to.deep.equal([STATUS.Settled, random, 20n]);
       expect(await f.draw.requestOf(f.campaignId, 1)).to.deep.equal([f.providerAddress, sequence, false]);
@@ -444,7 +431,7 @@ describe("PrizeDraw.reRequest", () => {
         .withArgs(f.campaignId, 1, f.provider.address, sequence, f.provider.address, sequence + 1n, 0, reRequestUserRandomNumberOf(f.provider.address, sequence), f.operator.address);
       const value = randomBytes32();
       const receipt = (await (await f.mock.mockReveal(f.provider.address, sequence + 1n, value)).wait())!;
-      expect(awardedTo(f, receipt, f.campaignId, 1n)).to.deep.equal(prizesOf(value, f.campaignId, 1n, 3));
+      expect(awarded(f, receipt, { campaignId: f.campaignId, num: 1n })).to.deep.equal(prizesOf(value, f.campaignId, 1n, 3));
       const d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue]).to.deep.equal([STATUS.Settled, value]);
       // Still paused for money: the payout waits for the admin's resume.
@@ -489,7 +476,7 @@ describe("PrizeDraw.reRequest", () => {
           user: event.args.userRandomNumber as string,
           requests: await entropyRequests(f.entropy, receipt),
           randomValue: (await f.draw.getDrawing(f.campaignId, 1)).randomValue,
-          prizes: awardedTo(f, reveal, f.campaignId, 1n),
+          prizes: awarded(f, reveal, { campaignId: f.campaignId, num: 1n }),
         };
       }
       const snapshot = await takeSnapshot();

@@ -418,9 +418,10 @@ export function findEvents(f: { draw: PrizeDraw }, receipt: { logs: readonly Log
   return out;
 }
 
-/** PrizeAwarded events of a receipt, as plain values. */
-export function awarded(f: { draw: PrizeDraw }, receipt: { logs: readonly Log[] }): ExpectedPrize[] {
-  return findEvents(f, receipt, "PrizeAwarded").map((e) => ({
+/** PrizeAwarded events of a receipt (of one drawing when `of` names it: a batch's callback awards several), as plain values. */
+export function awarded(f: { draw: PrizeDraw }, receipt: { logs: readonly Log[] }, of?: { campaignId: string; num: bigint }): ExpectedPrize[] {
+  const events = findEvents(f, receipt, "PrizeAwarded").filter((e) => !of || (e.args.campaignId === of.campaignId && e.args.number === of.num));
+  return events.map((e) => ({
     position: e.args.position as bigint,
     randomValue: e.args.randomValue as string,
     roll: e.args.roll as bigint,
