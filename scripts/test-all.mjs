@@ -96,10 +96,11 @@ async function vitestSuite(name, projects, background = false) {
   return { name, passed, failed, output: background ? output : "" };
 }
 
-// The money invariants' property test again, with many more random call sequences (the contract suite ran it with
-// PROPERTY_RUNS, default 25), beside the TypeScript suites on the time they leave idle: it shares nothing with them.
-// Started after the contract suite, whose compile step it would otherwise race.
-const longRuns = process.env.PROPERTY_RUNS_LONG ?? "300";
+// The money invariants' property test again, with 10,000 random call sequences (the contract suite ran it with
+// PROPERTY_RUNS, default 25; some 12 minutes of one core), beside the TypeScript suites on the time they leave idle:
+// it shares nothing with them. Started after the contract suite, whose compile step it would otherwise race.
+// A failure prints fast-check's seed and path (PROPERTY_SEED and PROPERTY_PATH replay it).
+const longRuns = process.env.PROPERTY_RUNS_LONG ?? "10000";
 const properties = longRuns === "0"
   ? null
   : contractSuite(`contract properties, ${longRuns} sequences (hardhat)`, ["test/contracts/PrizeDraw.properties.test.ts"], true, { PROPERTY_RUNS: longRuns });

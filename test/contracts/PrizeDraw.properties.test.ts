@@ -3,13 +3,13 @@
  * fc.asyncModelRun) on Hardhat's in-process chain, over the engine (PrizeDraw), its vault (PrizeVault) and their
  * manager (PrizeDrawManager). Every call is made by every role (admin, operator, guardian, stranger); the admin's
  * calls are scheduled through the manager, executed (through the manager or on the target itself) or cancelled
- * by the guardian, and time moves in hours or past the admin's delay. Each command predicts its outcome from the
+ * by the guardian, and time moves in hours, past the admin's delay or past a guarantee period. Each command predicts its outcome from the
  * model (success, or the exact custom error, with its arguments where they carry the rule; a limit or a delay
  * that the next block's few seconds could just reach may go either way), and the model then learns what happened
  * from the events of the engine, the vault, the manager and the token.
  *
  * Invariants, checked after EVERY command. 1, 2, 3 and 6 are the @dev list of contracts/PrizeVault.sol (its 4 is
- * 6 here); 4 and 5 are the engine's bookkeeping. How each is checked:
+ * 6 here); 4, 5 and 7 are the engine's bookkeeping. How each is checked:
  * 1. Owed money is backed: balances().owedCents <= token balance / unitsPerCent, and owedCents equals both the
  *    model's running total (every OwedChanged event and every payment) and its ghost total: the worst case
  *    (DrawMath.worstCase) of every unpaid drawing less its held prizes already paid or refused, the open held
@@ -40,14 +40,25 @@
  *    ADMIN_DELAY before (OperationExecuted's block time against its OperationScheduled's), within its week. Only
  *    the admin's scheduling succeeds; an unscheduled call, or one before its delay, reverts
  *    AccessManagerNotScheduled or AccessManagerNotReady, and one the guardian cancelled AccessManagerNotScheduled.
+ * 7. Guarantees follow real time: every GuaranteePicked happened in a block whose time is at least
+ *    guaranteeStart + (period + 1) x guaranteePeriod (guaranteeStart: the block time of the campaign's
+ *    CampaignRegistered, which getCampaignTerms must show), so a stolen key creates at most one guarantee per
+ *    period of real time. A pick before then is predicted to revert GuaranteePeriodNotEnded (exact end).
+ *
+ * Speed (`npm test` runs 10,000 sequences): calls are sent raw (eth_sendTransaction with a fixed gas limit and
+ * fee; a reverted call is mined, as before, and its revert data decoded) and asked of Hardhat's chain directly,
+ * without the Solidity stack trace Hardhat builds for every revert (`rpc`, propertiesSupport.ts); events are read
+ * with raw eth_getLogs and decoded with selectors computed once; each check reads what it compares in one eth_call
+ * of contracts/test/PropertyLens.sol; chai is asked only to report a comparison that failed (`verify`). The
+ * fixture's state is the same for every sequence (evm_revert), so what the model learns from it, and its first
+ * check, are done once and copied for each sequence.
  */
-import { expect } from "chai";
 import fc from "fast-check";
 import { ethers, network } from "hardhat";
-import { loadFixture } from "@nomicfoundation/hardhat-network-helpers";
-import { AbiCoder, encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type Interface, type Log } from "ethers";
+import { loadFixture, reset } from "@nomicfoundation/hardhat-network-helpers";
+import { AbiCoder, encodeBytes32String, getAddress, keccak256, toBeHex, toQuantity, toUtf8Bytes, ZeroAddress, ZeroHash } from "ethers";
 import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signers";
-import type { MockEntropy, PrizeDraw, TestStablecoin } from "../../typechain-types";
+import type { MockEntropy, PrizeDraw, PropertyLens, TestStablecoin } from "../../typechain-types";
 import {
   ADMIN_DELAY,
   DEFAULT_TABLE,
@@ -61,11 +72,28 @@ import {
   winnersFingerprint,
   worstCaseOf,
 } from "./helpers";
+import { Abi, rpc, verify } from "./propertiesSupport";
 
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 25);
 const MAX_COMMANDS = 40;
-/** A run takes about a second: the runs and a shrink of a few minutes fit, however many runs are asked for. */
-const TIME_LIMIT_MS = Math.max(200_000, NUM_RUNS * 3_000);
+/**
+ * A run takes under 0.1 s of one core: 0.3 s each leaves room for a busy machine (`npm test` runs 10,000 at nice 19
+ * beside other suites), and a shrink gets 5 minutes more, however many runs are asked for.
+ */
+const TIME_LIMIT_MS = Math.max(200_000, NUM_RUNS * 300 + 300_000);
+/**
+ * Sequences between two resets of the chain: Hardhat's chain keeps memory for every block it mined, even after
+ * evm_revert (some 200 KB a sequence: 1.8 GB after 10,000), which a reset gives back; a reset and the fixture
+ * cost about 2 seconds.
+ */
+const RESET_EVERY = 1_000;
+/** Every call's gas limit: more than any call here needs, so nothing is estimated (an estimate runs the call again). */
+const GAS = toQuantity(10_000_000);
+/**
+ * Every call's fee cap, above any base fee here (1 gwei at most: no block is half full, so it only falls), and no
+ * tip: with both given, Hardhat does not ask the chain for a fee history before each transaction.
+ */
+const MAX_FEE_PER_GAS = toQuantity(100_000_000_000n);
 const DAY = 86_400;
 /** AccessManager.expiration(): an operation not executed within a week of its timepoint can no longer be. */
 const WEEK = 7 * DAY;
@@ -87,6 +115,8 @@ const TABLES = [
 ];
 const PUBLISHED_AT_START = [0, 1, 3];
 const BACKLOG = 24;
+/** Beta's drawings in the fixture: its guarantee periods 0 to 2 are drawn from the start. */
+const BETA_DRAWN = 3;
 const THRESHOLDS = [1_000n, 50_000n, 10n ** 12n];
 const GUARANTEES = [0n, 2_500n, 100_000n];
 const DAILY_LIMITS = [100_000n, 300_000n, 2_000_000n];
@@ -124,20 +154,28 @@ async function propertyFixture() {
     pool: POOL_CENTS * UNITS,
     defaultTable: false,
   });
+  const lens = (await (await ethers.getContractFactory("PropertyLens")).deploy(draw, vault, manager)) as unknown as PropertyLens;
+  // The model learns from here on: the tables and the two campaigns (their registration's block time) first.
+  const startBlock = await ethers.provider.getBlockNumber();
   for (const i of PUBLISHED_AT_START) await draw.connect(operator).publishPrizeTable(TABLES[i].id, 1, TABLES[i].amounts, TABLES[i].weights);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[0], wallets[0].address, 50_000, 0, 0);
   await draw.connect(operator).registerCampaign(CAMPAIGNS[1], wallets[1].address, 5_000, 2_500, DAY);
-  const startBlock = await ethers.provider.getBlockNumber();
   // A backlog of settled, unpaid drawings of 10,000 cents each (what the model learns first): payouts can then
-  // use up the limits whenever they allow, which is what bounded loss is about.
-  for (let n = 1; n <= BACKLOG; n++) {
+  // use up the limits whenever they allow, which is what bounded loss is about. Then beta's first drawings, of the
+  // same table: at or above beta's 5,000-cent threshold, each holds its prize for the operator (paid or refused
+  // later), and beta's first guarantee periods are drawn, so picks succeed once a period of time has passed.
+  const backlog = [
+    ...Array.from({ length: BACKLOG }, (_, i) => ({ campaignId: CAMPAIGNS[0], number: i + 1 })),
+    ...Array.from({ length: BETA_DRAWN }, (_, i) => ({ campaignId: CAMPAIGNS[1], number: i + 1 })),
+  ];
+  for (const [i, { campaignId, number }] of backlog.entries()) {
     const args: PrizeDraw.CommitStruct = {
-      campaignId: CAMPAIGNS[0],
-      number: n,
-      slot: slotOf(`backlog_${n}`),
-      drawAt: DRAW_EPOCH + n,
+      campaignId,
+      number,
+      slot: slotOf(`backlog_${campaignId}_${number}`),
+      drawAt: DRAW_EPOCH + number,
       kind: KIND_WINNERS,
-      listCommitment: winnersFingerprint([`backlog-${n}`]),
+      listCommitment: winnersFingerprint([`backlog-${i}`]),
       winnersExpected: 1,
       entrantCount: 0,
       totalWeight: 0n,
@@ -145,15 +183,32 @@ async function propertyFixture() {
       tableVersion: 1,
     };
     await draw.connect(operator).commitAndRequest([args], 0n);
-    await mock.mockReveal(provider.address, n, keccak256(toUtf8Bytes(`backlog-${n}`)));
+    await mock.mockReveal(provider.address, i + 1, keccak256(toUtf8Bytes(`backlog-${i}`))); // sequence numbers 1, 2, 3...
   }
   const addresses = {
     draw: await draw.getAddress(),
     vault: await vault.getAddress(),
     manager: await manager.getAddress(),
     token: await token.getAddress(),
+    mock: await mock.getAddress(),
+    lens: await lens.getAddress(),
   };
-  return { admin, operator, guardian, stranger, wallets, sink, provider, outsider, token, mock, draw, vault, manager, addresses, startBlock };
+  const ifaces: Record<TargetName | "token" | "mock" | "lens", Abi> = {
+    draw: new Abi(draw.interface),
+    vault: new Abi(vault.interface),
+    manager: new Abi(manager.interface),
+    token: new Abi(token.interface),
+    mock: new Abi(mock.interface),
+    lens: new Abi(lens.interface),
+  };
+  // Raw logs name their contract in lower case.
+  const sources = new Map<string, TargetName | "token">([
+    [addresses.draw.toLowerCase(), "draw"],
+    [addresses.vault.toLowerCase(), "vault"],
+    [addresses.manager.toLowerCase(), "manager"],
+    [addresses.token.toLowerCase(), "token"],
+  ]);
+  return { admin, operator, guardian, stranger, wallets, sink, provider, outsider, token, mock, draw, vault, manager, lens, addresses, ifaces, sources, startBlock };
 }
 type Real = Awaited<ReturnType<typeof propertyFixture>>;
 
@@ -183,13 +238,17 @@ type CampaignModel = {
   wallet: string;
   thresholdCents: bigint;
   guaranteeCents: bigint;
+  /** Seconds (0 without a guarantee), and the block time of the registration that its periods count from. */
+  guaranteePeriod: number;
+  guaranteeStart: number;
   lastNumber: number;
   lastDrawAt: bigint;
   slots: Map<string, number>;
   limitHistory: { ts: number; cents: bigint }[];
 };
 
-type GuaranteeModel = { status: "Picked" | "Paid"; wallet: string; cents: bigint };
+/** `pickedAt`: the block time of its GuaranteePicked. */
+type GuaranteeModel = { status: "Picked" | "Paid"; wallet: string; cents: bigint; pickedAt: number };
 
 type TargetName = "draw" | "vault" | "manager";
 
@@ -206,12 +265,14 @@ type OpModel = AdminCall & {
 };
 
 class Model {
-  tables = new Set<string>(PUBLISHED_AT_START.map(tableKey));
+  tables = new Set<string>();
   campaigns: CampaignModel[] = CAMPAIGNS.map(() => ({
     registered: false,
     wallet: ZeroAddress,
     thresholdCents: 0n,
     guaranteeCents: 0n,
+    guaranteePeriod: 0,
+    guaranteeStart: 0,
     lastNumber: 0,
     lastDrawAt: 0n,
     slots: new Map(),
@@ -237,11 +298,15 @@ class Model {
   now = 0;
   commandCount = 0;
   dirty = new Set<string>();
+  /** Campaigns registered or committed to since the last check: their getCampaignTerms is compared. */
+  dirtyCampaigns = new Set<number>();
+  dirtyGuarantees = new Set<string>();
   dirtyOps = new Set<string>();
+  /** `chainMoves` when the model last read the chain's events: none can have happened since if it is unchanged. */
+  learntAt = -1;
+  /** The fixture's campaigns and tables are learnt from their events, like everything after them. */
   constructor(r: Real) {
     this.lastBlock = r.startBlock;
-    Object.assign(this.campaigns[0], { registered: true, wallet: r.wallets[0].address, thresholdCents: 50_000n });
-    Object.assign(this.campaigns[1], { registered: true, wallet: r.wallets[1].address, thresholdCents: 5_000n, guaranteeCents: 2_500n });
     for (const [role, account] of [
       [ROLE.Admin, r.admin],
       [ROLE.Governor, r.admin],
@@ -369,16 +434,15 @@ function revertData(e: unknown): string | undefined {
   return undefined;
 }
 
-function interfaces(r: Real): Record<TargetName | "token", Interface> {
-  return { draw: r.draw.interface, vault: r.vault.interface, manager: r.manager.interface, token: r.token.interface };
-}
+/** The interfaces a revert's error may come from. */
+const ERROR_SOURCES = ["draw", "vault", "manager", "token"] as const;
 
 function decodeError(r: Real, e: unknown): { name: string; args: unknown[] } {
   const data = revertData(e);
   if (data !== undefined) {
-    for (const iface of Object.values(interfaces(r))) {
+    for (const abi of ERROR_SOURCES.map((k) => r.ifaces[k])) {
       try {
-        const parsed = iface.parseError(data);
+        const parsed = abi.parseError(data);
         if (parsed) return { name: parsed.name, args: [...parsed.args] };
       } catch {
         // not this interface
@@ -389,18 +453,53 @@ function decodeError(r: Real, e: unknown): { name: string; args: unknown[] } {
   return { name: `unknown(${(e as Error).message})`, args: [] };
 }
 
+/** A transaction: its target, calldata and value. */
+type Call = { to: string; data: string; value?: bigint };
+
+/** `fn(...args)` of one of the fixture's contracts, as a transaction. */
+function callOf(r: Real, target: TargetName | "mock", fn: string, args: readonly unknown[], value?: bigint): Call {
+  return { to: r.addresses[target], data: r.ifaces[target].encode(fn, args), value };
+}
+
+/** Transactions sent and clock moves so far (every one goes through `send` or TimeTravel). */
+let chainMoves = 0;
+
+/**
+ * Sends `call` from `from` (Hardhat's accounts are unlocked) and resolves once it is mined (automine); a revert
+ * rejects with an error whose `data` holds the revert data (`rpc`). Hardhat mines a reverted transaction too (a
+ * block without events), as it did when the calls went through ethers.
+ */
+async function send(from: string, call: Call): Promise<void> {
+  chainMoves++;
+  const tx: Record<string, string> = { from, to: call.to, data: call.data, gas: GAS, maxFeePerGas: MAX_FEE_PER_GAS, maxPriorityFeePerGas: "0x0" };
+  if (call.value) tx.value = toQuantity(call.value);
+  await rpc("eth_sendTransaction", [tx]);
+}
+
+/** A 32-byte word in hex without 0x: a bytes32 as it is, a number padded. */
+function word(x: string | number | bigint): string {
+  return typeof x === "string" ? x.slice(2).padStart(64, "0") : x.toString(16).padStart(64, "0");
+}
+
+/**
+ * eth_call of the lens's `fn` (read or limits) at the latest block: its one argument is encoded by hand (a bytes32
+ * for limits; read's bytes32[] as offset, length and items), and its answer returned as 32-byte words, since
+ * ethers' ABI coder costs more than the call for the thousands of checks of a sequence run.
+ */
+async function lensWords(r: Real, fn: "read" | "limits", args: readonly (string | number | bigint)[]): Promise<bigint[]> {
+  const words = fn === "read" ? [word(32), word(args.length), ...args.map(word)] : args.map(word);
+  const data = r.ifaces.lens.selector(fn) + words.join("");
+  const hex = (await rpc("eth_call", [{ to: r.addresses.lens, data }, "latest"])) as string;
+  const out: bigint[] = [];
+  for (let i = 2; i < hex.length; i += 64) out.push(BigInt(`0x${hex.slice(i, i + 64)}`));
+  return fn === "read" ? out.slice(2) : out; // read's answer is a uint256[]: after its offset and length
+}
+
 /** Sends a call as `role` and checks it did what `expected` says; returns whether it succeeded. */
-async function attempt(
-  r: Real,
-  label: string,
-  role: Role,
-  expected: Expect,
-  send: (signer: HardhatEthersSigner) => Promise<{ wait(): Promise<unknown> }>,
-): Promise<boolean> {
+async function attempt(r: Real, label: string, role: Role, expected: Expect, call: Call): Promise<boolean> {
   let outcome: { ok: true } | { ok: false; name: string; args: unknown[] };
   try {
-    const tx = await send(signerOf(r, role));
-    await tx.wait();
+    await send(signerOf(r, role).address, call);
     outcome = { ok: true };
   } catch (e) {
     outcome = { ok: false, ...decodeError(r, e) };
@@ -408,19 +507,19 @@ async function attempt(
   const stat = `${label.split("(")[0]} ${outcome.ok ? "ok" : outcome.name}`;
   STATS.set(stat, (STATS.get(stat) ?? 0) + 1);
   if (outcome.ok) {
-    expect(expected.ok, `${label} by ${role} succeeded, expected ${expected.errors.join("|")}`).to.equal(true);
+    verify(expected.ok, `${label} by ${role} succeeded, expected ${expected.errors.join("|")}`).to.equal(true);
     return true;
   }
-  expect(expected.errors, `${label} by ${role} reverted with ${outcome.name}`).to.include(outcome.name);
+  verify(expected.errors, `${label} by ${role} reverted with ${outcome.name}`).to.include(outcome.name);
   const args = expected.args[outcome.name];
-  if (args) expect(outcome.args, `${label} by ${role}: the arguments of ${outcome.name}`).to.deep.equal(args);
+  if (args) verify(outcome.args, `${label} by ${role}: the arguments of ${outcome.name}`).to.deep.equal(args);
   return false;
 }
 
 /** Whether a payment of `cents` fits the overall and campaign allowances now, surely not, or maybe (refill). */
 async function limitExpect(r: Real, campaignId: string, cents: bigint): Promise<Expect> {
-  const [limit, available] = await r.vault.paymentState();
-  const [campaignLimit, campaignAvailable] = await r.vault.campaignAllowance(campaignId);
+  // vault.paymentState() and vault.campaignAllowance(campaignId), in one call.
+  const [limit, available, campaignLimit, campaignAvailable] = await lensWords(r, "limits", [campaignId]);
   // The next block may be a few seconds later than the latest: up to two minutes of refill.
   const margin = (l: bigint) => ((l / 2n) * BigInt(CLOCK_MARGIN)) / BigInt(DAY) + 1n;
   const fitsNow = cents <= available && (campaignLimit === 0n || cents <= campaignAvailable);
@@ -442,14 +541,18 @@ const blockTimes = new Map<number, number>();
 async function timestampOf(block: number): Promise<number> {
   let t = blockTimes.get(block);
   if (t === undefined) {
-    t = (await ethers.provider.getBlock(block))!.timestamp;
+    const b = (await rpc("eth_getBlockByNumber", [toQuantity(block), false])) as { timestamp: string };
+    t = Number(b.timestamp);
     blockTimes.set(block, t);
   }
   return t;
 }
 
-function ordered(logs: Log[]): Log[] {
-  return [...logs].sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
+/** A log as eth_getLogs returns it (quantities in hex, addresses in lower case). */
+type RawLog = { address: string; topics: string[]; data: string; blockNumber: string; logIndex: string; transactionHash: string };
+
+function ordered(logs: RawLog[]): RawLog[] {
+  return [...logs].sort((a, b) => Number(a.blockNumber) - Number(b.blockNumber) || Number(a.logIndex) - Number(b.logIndex));
 }
 
 /** What one transaction's events announced, to be matched by the events that follow them in it. */
@@ -466,9 +569,9 @@ type TxLedger = {
 
 function closeLedger(t: TxLedger | undefined): void {
   if (!t) return;
-  expect([t.reserveCents, t.releaseCents], `invariant 1: obligations announced in ${t.hash} but not reserved or released`).to.deep.equal([0n, 0n]);
-  expect(t.toWalletsUnits, `transfers to wallets without payments in ${t.hash}`).to.equal(t.paidUnits);
-  expect(t.toSinkUnits, `transfers to the withdrawal address without a withdrawal in ${t.hash}`).to.equal(t.withdrawnUnits);
+  verify([t.reserveCents, t.releaseCents], `invariant 1: obligations announced in ${t.hash} but not reserved or released`).to.deep.equal([0n, 0n]);
+  verify(t.toWalletsUnits, `transfers to wallets without payments in ${t.hash}`).to.equal(t.paidUnits);
+  verify(t.toSinkUnits, `transfers to the withdrawal address without a withdrawal in ${t.hash}`).to.equal(t.withdrawnUnits);
 }
 
 /**
@@ -476,13 +579,18 @@ function closeLedger(t: TxLedger | undefined): void {
  * each event must satisfy (invariants 1, 3, 4, 6).
  */
 async function learn(m: Model, r: Real): Promise<void> {
-  const latest = await ethers.provider.getBlockNumber();
+  if (m.learntAt === chainMoves) return; // nothing sent and no clock moved since the last time
+  m.learntAt = chainMoves;
+  const head = (await rpc("eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string };
+  const latest = Number(head.number);
   if (latest <= m.lastBlock) return;
+  blockTimes.set(latest, Number(head.timestamp));
   const addr = r.addresses;
-  const logs = ordered(await ethers.provider.getLogs({ fromBlock: m.lastBlock + 1, toBlock: latest, address: [addr.draw, addr.vault, addr.manager, addr.token] }));
+  const filter = { fromBlock: toQuantity(m.lastBlock + 1), toBlock: toQuantity(latest), address: [addr.draw, addr.vault, addr.manager, addr.token] };
+  const logs = ordered((await rpc("eth_getLogs", [filter])) as RawLog[]);
   m.lastBlock = latest;
   m.now = await timestampOf(latest);
-  const ifaces = interfaces(r);
+  const ifaces = r.ifaces;
   const walletSet = new Set(r.wallets.map((w) => w.address));
   let t: TxLedger | undefined;
   for (const log of logs) {
@@ -491,21 +599,22 @@ async function learn(m: Model, r: Real): Promise<void> {
       t = { hash: log.transactionHash, reserveCents: 0n, releaseCents: 0n, paidUnits: 0n, toWalletsUnits: 0n, withdrawnUnits: 0n, toSinkUnits: 0n };
     }
     const tx: TxLedger = t;
-    const ts = await timestampOf(log.blockNumber);
-    const source = log.address === addr.draw ? "draw" : log.address === addr.vault ? "vault" : log.address === addr.manager ? "manager" : "token";
+    const ts = await timestampOf(Number(log.blockNumber));
+    const source = r.sources.get(log.address.toLowerCase());
+    if (!source) throw new Error(`a log of ${log.address}, which eth_getLogs was not asked for`);
     const parsed = ifaces[source].parseLog(log);
     if (!parsed) continue;
     const a = parsed.args;
     /** Invariant 6: an admin action takes effect only inside the execution of a scheduled operation. */
     const adminEffect = (functions: readonly string[] | null) => {
-      expect(tx.executed, `invariant 6: ${parsed.name} outside a scheduled operation's execution`).to.not.equal(undefined);
-      const fn = ifaces[tx.executed!.targetName].parseTransaction({ data: tx.executed!.data })!;
-      if (functions) expect(functions, `invariant 6: ${parsed.name} from an execution of ${fn.name}`).to.include(fn.name);
+      verify(tx.executed, `invariant 6: ${parsed.name} outside a scheduled operation's execution`).to.not.equal(undefined);
+      const fn = ifaces[tx.executed!.targetName].parseCall(tx.executed!.data);
+      if (functions) verify(functions, `invariant 6: ${parsed.name} from an execution of ${fn.name}`).to.include(fn.name);
       return fn.args;
     };
     const payment = (campaign: number, cents: bigint, units: bigint) => {
-      expect(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
-      expect(units).to.equal(cents * UNITS);
+      verify(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
+      verify(units).to.equal(cents * UNITS);
       m.owedCents -= cents;
       m.campaignPayments.push({ ts, campaign, cents });
       tx.paidUnits += units;
@@ -515,12 +624,12 @@ async function learn(m: Model, r: Real): Promise<void> {
       if (parsed.name !== "Transfer") continue;
       if (a.to === addr.vault) m.balanceUnits += a.value;
       if (a.from !== addr.vault) continue;
-      expect(m.paused, "invariant 3: a transfer out of the vault while paused").to.equal(false);
+      verify(m.paused, "invariant 3: a transfer out of the vault while paused").to.equal(false);
       m.balanceUnits -= a.value;
       m.transfers.push({ ts, units: a.value });
       if (a.to === r.sink.address) tx.toSinkUnits += a.value;
       else {
-        expect(walletSet.has(a.to), `transfer to a non-winner address ${a.to}`).to.equal(true);
+        verify(walletSet.has(a.to), `transfer to a non-winner address ${a.to}`).to.equal(true);
         tx.toWalletsUnits += a.value;
       }
       continue;
@@ -529,25 +638,25 @@ async function learn(m: Model, r: Real): Promise<void> {
     if (source === "manager") {
       switch (parsed.name) {
         case "OperationScheduled": {
-          expect(a.caller, "invariant 6: only the admin schedules").to.equal(r.admin.address);
-          expect(Number(a.schedule), "invariant 6: executable ADMIN_DELAY after it is scheduled").to.equal(ts + ADMIN_DELAY);
+          verify(a.caller, "invariant 6: only the admin schedules").to.equal(r.admin.address);
+          verify(Number(a.schedule), "invariant 6: executable ADMIN_DELAY after it is scheduled").to.equal(ts + ADMIN_DELAY);
           const targetName = a.target === addr.draw ? "draw" : a.target === addr.vault ? "vault" : "manager";
-          expect(a.target, "an operation on the engine, the vault or the manager").to.be.oneOf([addr.draw, addr.vault, addr.manager]);
+          verify(a.target, "an operation on the engine, the vault or the manager").to.be.oneOf([addr.draw, addr.vault, addr.manager]);
           const id = a.operationId as string;
           if (!m.ops.has(id)) m.opOrder.push(id);
           const previous = m.ops.get(id);
-          expect(previous?.state === "pending" && ts < previous.timepoint + WEEK, "scheduled while still scheduled").to.equal(false);
+          verify(previous?.state === "pending" && ts < previous.timepoint + WEEK, "scheduled while still scheduled").to.equal(false);
           m.ops.set(id, { id, target: a.target, targetName, data: a.data, nonce: a.nonce, timepoint: Number(a.schedule), scheduledAt: ts, state: "pending" });
           m.dirtyOps.add(id);
           break;
         }
         case "OperationExecuted": {
           const op = m.ops.get(a.operationId);
-          expect(op?.state, "invariant 6: executed without being scheduled").to.equal("pending");
-          expect(a.nonce).to.equal(op!.nonce);
-          expect(ts - op!.scheduledAt, "invariant 6: executed at least ADMIN_DELAY after it was scheduled").to.be.at.least(ADMIN_DELAY);
-          expect(ts, "invariant 6: executed within its week").to.be.below(op!.timepoint + WEEK);
-          expect(tx.executed, "one execution per transaction").to.equal(undefined);
+          verify(op?.state, "invariant 6: executed without being scheduled").to.equal("pending");
+          verify(a.nonce).to.equal(op!.nonce);
+          verify(ts - op!.scheduledAt, "invariant 6: executed at least ADMIN_DELAY after it was scheduled").to.be.at.least(ADMIN_DELAY);
+          verify(ts, "invariant 6: executed within its week").to.be.below(op!.timepoint + WEEK);
+          verify(tx.executed, "one execution per transaction").to.equal(undefined);
           op!.state = "executed";
           tx.executed = op;
           m.dirtyOps.add(op!.id);
@@ -555,7 +664,7 @@ async function learn(m: Model, r: Real): Promise<void> {
         }
         case "OperationCanceled": {
           const op = m.ops.get(a.operationId);
-          expect(op?.state, "cancelled without being scheduled").to.equal("pending");
+          verify(op?.state, "cancelled without being scheduled").to.equal("pending");
           op!.state = "canceled";
           m.dirtyOps.add(op!.id);
           break;
@@ -563,7 +672,7 @@ async function learn(m: Model, r: Real): Promise<void> {
         case "RoleGranted": {
           adminEffect(["grantRole"]);
           if (a.newMember) {
-            expect(Number(a.since), "a new member waits out the grant delay").to.equal(ts + ADMIN_DELAY);
+            verify(Number(a.since), "a new member waits out the grant delay").to.equal(ts + ADMIN_DELAY);
             m.members.set(`${a.roleId}:${a.account}`, Number(a.since));
           }
           break;
@@ -579,15 +688,15 @@ async function learn(m: Model, r: Real): Promise<void> {
     if (source === "vault") {
       switch (parsed.name) {
         case "OwedChanged": {
-          expect([a.reservedCents, a.releasedCents], "invariant 1: owed changes by exactly what the engine's events announce").to.deep.equal([
+          verify([a.reservedCents, a.releasedCents], "invariant 1: owed changes by exactly what the engine's events announce").to.deep.equal([
             tx.reserveCents,
             tx.releaseCents,
           ]);
           tx.reserveCents = 0n;
           tx.releaseCents = 0n;
           m.owedCents += BigInt(a.reservedCents) - BigInt(a.releasedCents);
-          expect(a.owedCents).to.equal(m.owedCents);
-          if (a.reservedCents > 0n) expect(m.owedCents <= m.balanceUnits / UNITS, "invariant 1: a new obligation is backed").to.equal(true);
+          verify(a.owedCents).to.equal(m.owedCents);
+          if (a.reservedCents > 0n) verify(m.owedCents <= m.balanceUnits / UNITS, "invariant 1: a new obligation is backed").to.equal(true);
           break;
         }
         case "LimitChanged":
@@ -596,7 +705,7 @@ async function learn(m: Model, r: Real): Promise<void> {
           else m.campaigns[campaignIndex(a.campaignId)].limitHistory.push({ ts, cents: a.newCents });
           break;
         case "PaymentsPaused":
-          expect(holds(m, ROLE.Guardian, a.by), "invariant 3: only the guardian pauses").to.not.equal("not yet");
+          verify(holds(m, ROLE.Guardian, a.by), "invariant 3: only the guardian pauses").to.not.equal("not yet");
           m.paused = true;
           break;
         case "PaymentsResumed":
@@ -605,9 +714,9 @@ async function learn(m: Model, r: Real): Promise<void> {
           break;
         case "TokensWithdrawn":
           adminEffect(["withdrawTokens"]);
-          expect(m.paused, "invariant 3: a withdrawal while paused").to.equal(false);
-          expect(a.cents, "a withdrawal draws its cents, rounded up, from the allowance").to.equal((a.amount + UNITS - 1n) / UNITS);
-          expect(a.amount <= m.freeUnits(), "invariant 1: a withdrawal takes only what nothing owes").to.equal(true);
+          verify(m.paused, "invariant 3: a withdrawal while paused").to.equal(false);
+          verify(a.cents, "a withdrawal draws its cents, rounded up, from the allowance").to.equal((a.amount + UNITS - 1n) / UNITS);
+          verify(a.amount <= m.freeUnits(), "invariant 1: a withdrawal takes only what nothing owes").to.equal(true);
           tx.withdrawnUnits += a.amount;
           break;
         default:
@@ -619,7 +728,7 @@ async function learn(m: Model, r: Real): Promise<void> {
 
     // Invariant 3: while paused, the operator creates, releases or redirects nothing owed.
     if (["CampaignRegistered", "LargePrizeThresholdChanged", "DrawingCommitted", "HeldPrizeRefused", "GuaranteePicked"].includes(parsed.name)) {
-      expect(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
+      verify(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
     }
     switch (parsed.name) {
       case "PrizeTablePublished":
@@ -627,11 +736,14 @@ async function learn(m: Model, r: Real): Promise<void> {
         break;
       case "CampaignRegistered": {
         const c = m.campaigns[campaignIndex(a.campaignId)];
-        expect(c.registered, "registered twice").to.equal(false);
+        verify(c.registered, "registered twice").to.equal(false);
         c.registered = true;
         c.wallet = a.payoutWallet;
         c.thresholdCents = a.largePrizeThresholdCents;
         c.guaranteeCents = a.guaranteeCents;
+        c.guaranteePeriod = Number(a.guaranteePeriod);
+        c.guaranteeStart = ts; // invariant 7: periods count from the registration's block time
+        m.dirtyCampaigns.add(campaignIndex(a.campaignId));
         break;
       }
       case "PayoutWalletChanged":
@@ -644,18 +756,19 @@ async function learn(m: Model, r: Real): Promise<void> {
         const ci = campaignIndex(a.campaignId);
         const c = m.campaigns[ci];
         const n = Number(a.number);
-        expect(n, "invariant 5: numbers are 1, 2, 3...").to.equal(c.lastNumber + 1);
-        expect(c.slots.has(a.slot), "slot used twice").to.equal(false);
-        expect(a.drawAt > c.lastDrawAt, "draw times increase").to.equal(true);
-        expect(a.largePrizeThresholdCents).to.equal(c.thresholdCents);
-        expect(a.payoutWallet).to.equal(c.wallet);
+        verify(n, "invariant 5: numbers are 1, 2, 3...").to.equal(c.lastNumber + 1);
+        verify(c.slots.has(a.slot), "slot used twice").to.equal(false);
+        verify(a.drawAt > c.lastDrawAt, "draw times increase").to.equal(true);
+        verify(a.largePrizeThresholdCents).to.equal(c.thresholdCents);
+        verify(a.payoutWallet).to.equal(c.wallet);
         c.lastNumber = n;
         c.lastDrawAt = a.drawAt;
+        m.dirtyCampaigns.add(ci);
         c.slots.set(a.slot, n);
         const kind = Number(a.kind);
         const prizeCount = kind === KIND_ENTRANTS ? Math.min(Number(a.winnersExpected), Number(a.entrantCount)) : Number(a.winnersExpected);
         const worst = worstCaseOf(tableOf(a.tableId).amounts, a.largePrizeThresholdCents, prizeCount);
-        expect(worst.automaticCents <= m.maxPaymentCents(ci), "a drawing's automatic payout fits a payment's limit").to.equal(true);
+        verify(worst.automaticCents <= m.maxPaymentCents(ci), "a drawing's automatic payout fits a payment's limit").to.equal(true);
         tx.reserveCents += worst.totalCents;
         const key = drawingKey(ci, n);
         m.drawings.set(key, {
@@ -686,7 +799,7 @@ async function learn(m: Model, r: Real): Promise<void> {
         const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
         const d = m.drawings.get(key)!;
         m.dirty.add(key);
-        expect(d.status, "revealed twice").to.equal("Requested");
+        verify(d.status, "revealed twice").to.equal("Requested");
         d.status = "Revealed";
         break;
       }
@@ -694,8 +807,8 @@ async function learn(m: Model, r: Real): Promise<void> {
         const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
         const d = m.drawings.get(key)!;
         const position = Number(a.position);
-        expect(d.settled.has(position), `invariant 4: position ${key}:${position} settled twice`).to.equal(false);
-        expect(position, "positions settle in order").to.equal(d.settled.size);
+        verify(d.settled.has(position), `invariant 4: position ${key}:${position} settled twice`).to.equal(false);
+        verify(position, "positions settle in order").to.equal(d.settled.size);
         d.settled.add(position);
         if (a.held) d.held.set(position, a.amountCents);
         else {
@@ -707,19 +820,19 @@ async function learn(m: Model, r: Real): Promise<void> {
       }
       case "DrawingSettled": {
         const d = m.drawings.get(drawingKey(campaignIndex(a.campaignId), Number(a.number)))!;
-        expect(d.status, "invariant 4: settled once").to.equal("Revealed");
-        expect(d.settled.size).to.equal(d.prizeCount);
-        expect(a.payoutCents).to.equal(d.payoutCents);
+        verify(d.status, "invariant 4: settled once").to.equal("Revealed");
+        verify(d.settled.size).to.equal(d.prizeCount);
+        verify(a.payoutCents).to.equal(d.payoutCents);
         const heldCents = [...d.held.values()].reduce((s, x) => s + x, 0n);
-        expect(a.heldCents).to.equal(heldCents);
-        expect(d.payoutCents <= d.automaticCents, "the automatic payout is within its reserved worst case").to.equal(true);
-        expect(d.payoutCents + heldCents <= d.worstCents, "the prizes are within the reserved worst case").to.equal(true);
+        verify(a.heldCents).to.equal(heldCents);
+        verify(d.payoutCents <= d.automaticCents, "the automatic payout is within its reserved worst case").to.equal(true);
+        verify(d.payoutCents + heldCents <= d.worstCents, "the prizes are within the reserved worst case").to.equal(true);
         d.status = "Settled";
         break;
       }
       case "WinnersRecorded": {
         const d = m.drawings.get(drawingKey(campaignIndex(a.campaignId), Number(a.number)))!;
-        expect(d.winnersRecorded).to.equal(false);
+        verify(d.winnersRecorded).to.equal(false);
         d.winnersRecorded = true;
         break;
       }
@@ -727,9 +840,9 @@ async function learn(m: Model, r: Real): Promise<void> {
         const ci = campaignIndex(a.campaignId);
         const key = drawingKey(ci, Number(a.number));
         const d = m.drawings.get(key)!;
-        expect(d.status, `invariant 4: drawing ${key} paid twice`).to.equal("Settled");
-        expect(a.wallet).to.equal(d.wallet);
-        expect(a.amountCents).to.equal(d.payoutCents);
+        verify(d.status, `invariant 4: drawing ${key} paid twice`).to.equal("Settled");
+        verify(a.wallet).to.equal(d.wallet);
+        verify(a.amountCents).to.equal(d.payoutCents);
         d.status = "Paid";
         payment(ci, a.amountCents, a.tokenAmount);
         // What the commit reserved and the draw did not award is no longer owed.
@@ -743,11 +856,11 @@ async function learn(m: Model, r: Real): Promise<void> {
         const key = drawingKey(ci, Number(a.number));
         const d = m.drawings.get(key)!;
         const position = Number(a.position);
-        expect(d.closed.has(position), `invariant 4: held prize ${key}:${position} closed twice`).to.equal(false);
-        expect(d.held.get(position)).to.equal(a.amountCents);
+        verify(d.closed.has(position), `invariant 4: held prize ${key}:${position} closed twice`).to.equal(false);
+        verify(d.held.get(position)).to.equal(a.amountCents);
         d.closed.add(position);
         if (parsed.name === "HeldPrizePaid") {
-          expect(a.wallet).to.equal(d.wallet);
+          verify(a.wallet).to.equal(d.wallet);
           payment(ci, a.amountCents, a.tokenAmount);
         } else {
           tx.releaseCents += a.amountCents;
@@ -761,29 +874,31 @@ async function learn(m: Model, r: Real): Promise<void> {
         const key = drawingKey(ci, Number(a.number));
         const d = m.drawings.get(key)!;
         m.dirty.add(key);
-        expect(a.previousWallet).to.equal(d.wallet);
-        expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
-        expect(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
+        verify(a.previousWallet).to.equal(d.wallet);
+        verify(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
+        verify(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
         d.wallet = a.newWallet;
         break;
       }
       case "GuaranteePicked": {
         const ci = campaignIndex(a.campaignId);
         const key = `${ci}:${a.period}`;
-        expect(m.guarantees.has(key), `invariant 4: guarantee ${key} picked twice`).to.equal(false);
-        expect(a.amountCents, "invariant 4: exactly the registered amount").to.equal(m.campaigns[ci].guaranteeCents);
-        expect(Number(a.period)).to.be.lessThan(m.campaigns[ci].lastNumber);
-        m.guarantees.set(key, { status: "Picked", wallet: a.wallet, cents: a.amountCents });
+        verify(m.guarantees.has(key), `invariant 4: guarantee ${key} picked twice`).to.equal(false);
+        verify(a.amountCents, "invariant 4: exactly the registered amount").to.equal(m.campaigns[ci].guaranteeCents);
+        verify(Number(a.period)).to.be.lessThan(m.campaigns[ci].lastNumber);
+        m.guarantees.set(key, { status: "Picked", wallet: a.wallet, cents: a.amountCents, pickedAt: ts });
+        m.dirtyGuarantees.add(key);
         tx.reserveCents += a.amountCents;
         break;
       }
       case "GuaranteePaid": {
         const ci = campaignIndex(a.campaignId);
         const g = m.guarantees.get(`${ci}:${a.period}`);
-        expect(g?.status, `invariant 4: guarantee ${ci}:${a.period} paid twice or unpicked`).to.equal("Picked");
-        expect(a.wallet).to.equal(g!.wallet);
-        expect(a.amountCents).to.equal(g!.cents);
+        verify(g?.status, `invariant 4: guarantee ${ci}:${a.period} paid twice or unpicked`).to.equal("Picked");
+        verify(a.wallet).to.equal(g!.wallet);
+        verify(a.amountCents).to.equal(g!.cents);
         g!.status = "Paid";
+        m.dirtyGuarantees.add(`${ci}:${a.period}`);
         payment(ci, a.amountCents, a.tokenAmount);
         break;
       }
@@ -791,10 +906,11 @@ async function learn(m: Model, r: Real): Promise<void> {
         const [, , to] = adminEffect(["moveGuaranteeWallet"]);
         const ci = campaignIndex(a.campaignId);
         const g = m.guarantees.get(`${ci}:${a.period}`)!;
-        expect(a.previousWallet).to.equal(g.wallet);
-        expect(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
-        expect(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
+        verify(a.previousWallet).to.equal(g.wallet);
+        verify(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
+        verify(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
         g.wallet = a.newWallet;
+        m.dirtyGuarantees.add(`${ci}:${a.period}`);
         break;
       }
       case "CallbackGasLimitChanged":
@@ -818,20 +934,54 @@ function limitsDuring(history: { ts: number; cents: bigint }[], from: number, to
   return [atStart, ...out];
 }
 
+/** Reads the words of PropertyLens.read in order. */
+class Words {
+  private i = 0;
+  constructor(private readonly w: readonly bigint[]) {}
+  next(): bigint {
+    if (this.i >= this.w.length) throw new Error("PropertyLens.read returned fewer words than asked for");
+    return this.w[this.i++];
+  }
+  /** An address word, checksummed as the model's `expected` is (computed only when it is another address). */
+  address(expected: string): string {
+    const word = this.next();
+    return BigInt(expected) === word ? expected : getAddress(toBeHex(word, 20));
+  }
+  done(): boolean {
+    return this.i === this.w.length;
+  }
+}
+
 async function checkInvariants(m: Model, r: Real): Promise<void> {
+  // Every number compared below, from one eth_call (PropertyLens.read, in its order).
+  const termsOf = [...m.dirtyCampaigns];
+  const drawings = [...m.dirty].map((key) => m.drawings.get(key)!);
+  const guarantees = [...m.dirtyGuarantees].map((key) => key.split(":").map(Number));
+  const ops = [...m.dirtyOps];
+  const w = new Words(
+    await lensWords(r, "read", [
+      ...[CAMPAIGNS.length, termsOf.length, drawings.length, guarantees.length, ops.length],
+      ...CAMPAIGNS,
+      ...termsOf.map((ci) => CAMPAIGNS[ci]),
+      ...drawings.flatMap((d) => [CAMPAIGNS[d.campaign], d.number]),
+      ...guarantees.flatMap(([ci, period]) => [CAMPAIGNS[ci], period]),
+      ...ops,
+    ]),
+  );
+
   // 1. Owed money is backed, and is exactly what the obligations make it.
-  const [balance, owedCents, owedUnits, freeUnits] = await r.vault.balances();
-  expect(balance, "the vault's balance is what its transfers left").to.equal(m.balanceUnits);
-  expect(owedCents, "invariant 1: owedCents equals what the OwedChanged events and payments made it").to.equal(m.owedCents);
-  expect(owedCents, "invariant 1: owedCents equals the obligations (worst cases of unsettled drawings, unpaid prizes, guarantees)").to.equal(
+  const [balance, owedCents, owedUnits, freeUnits] = [w.next(), w.next(), w.next(), w.next()];
+  verify(balance, "the vault's balance is what its transfers left").to.equal(m.balanceUnits);
+  verify(owedCents, "invariant 1: owedCents equals what the OwedChanged events and payments made it").to.equal(m.owedCents);
+  verify(owedCents, "invariant 1: owedCents equals the obligations (worst cases of unsettled drawings, unpaid prizes, guarantees)").to.equal(
     m.ghostOwedCents(),
   );
-  expect(owedCents <= balance / UNITS, `invariant 1: owed ${owedCents} cents exceeds the balance of ${balance} units`).to.equal(true);
-  expect(owedUnits).to.equal(owedCents * UNITS);
-  expect(freeUnits).to.equal(m.freeUnits());
-  const [limit, , isPaused] = await r.vault.paymentState();
-  expect(isPaused).to.equal(m.paused);
-  expect(limit).to.equal(m.limitHistory.at(-1)!.cents);
+  verify(owedCents <= balance / UNITS, `invariant 1: owed ${owedCents} cents exceeds the balance of ${balance} units`).to.equal(true);
+  verify(owedUnits).to.equal(owedCents * UNITS);
+  verify(freeUnits).to.equal(m.freeUnits());
+  const [limit, , isPaused] = [w.next(), w.next(), w.next() === 1n];
+  verify(isPaused).to.equal(m.paused);
+  verify(limit).to.equal(m.limitHistory.at(-1)!.cents);
 
   // 2. Bounded loss, over every 24-hour window that ends at a transfer out (the worst windows end at one).
   for (let i = 0; i < m.transfers.length; i++) {
@@ -839,7 +989,7 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
     const sum = m.transfers.filter((t) => t.ts >= end - DAY && t.ts <= end).reduce((s, t) => s + t.units, 0n);
     const highest = limitsDuring(m.limitHistory, end - DAY, end).reduce(max);
     if (process.env.PROPERTY_STATS === "1") MAXRATIO.v = Math.max(MAXRATIO.v, Number((sum * 1000n) / (highest * UNITS)) / 1000);
-    expect(sum <= highest * UNITS, `invariant 2: ${sum} units left in the 24 hours to ${end}, limit ${highest} cents`).to.equal(true);
+    verify(sum <= highest * UNITS, `invariant 2: ${sum} units left in the 24 hours to ${end}, limit ${highest} cents`).to.equal(true);
   }
   for (const p of m.campaignPayments) {
     const c = m.campaigns[p.campaign];
@@ -849,41 +999,70 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
       .filter((q) => q.campaign === p.campaign && q.ts >= p.ts - DAY && q.ts <= p.ts)
       .reduce((s, q) => s + q.cents, 0n);
     const highest = limits.reduce(max);
-    expect(sum <= highest, `invariant 2: campaign ${p.campaign} paid ${sum} cents in the 24 hours to ${p.ts}, limit ${highest}`).to.equal(true);
+    verify(sum <= highest, `invariant 2: campaign ${p.campaign} paid ${sum} cents in the 24 hours to ${p.ts}, limit ${highest}`).to.equal(true);
   }
 
   // 5. Gapless numbers; the registry as the events left it.
   for (let ci = 0; ci < CAMPAIGNS.length; ci++) {
     const c = m.campaigns[ci];
-    const [registered, wallet, lastNumber, threshold] = await r.draw.getCampaign(CAMPAIGNS[ci]);
-    expect(registered).to.equal(c.registered);
-    expect(wallet).to.equal(c.wallet);
-    expect(threshold).to.equal(c.thresholdCents);
-    expect(Number(lastNumber), "invariant 5: lastNumber equals the commits that succeeded").to.equal(c.lastNumber);
-    expect([...c.slots.values()].sort((x, y) => x - y)).to.deep.equal(Array.from({ length: c.lastNumber }, (_, i) => i + 1));
-    expect(await r.vault.maxPaymentCents(CAMPAIGNS[ci])).to.equal(m.maxPaymentCents(ci));
+    const [registered, wallet, lastNumber, threshold] = [w.next() === 1n, w.address(c.wallet), w.next(), w.next()];
+    verify(registered).to.equal(c.registered);
+    verify(wallet).to.equal(c.wallet);
+    verify(threshold).to.equal(c.thresholdCents);
+    verify(Number(lastNumber), "invariant 5: lastNumber equals the commits that succeeded").to.equal(c.lastNumber);
+    verify([...c.slots.values()].sort((x, y) => x - y)).to.deep.equal(Array.from({ length: c.lastNumber }, (_, i) => i + 1));
+    verify(w.next()).to.equal(m.maxPaymentCents(ci));
+  }
+  // The terms of the campaigns registered or committed to since the last check, as their events left them.
+  for (const ci of termsOf) {
+    const c = m.campaigns[ci];
+    const [guaranteeCents, guaranteePeriod, lastDrawAt, guaranteeStart] = [w.next(), w.next(), w.next(), w.next()];
+    verify(guaranteeCents).to.equal(c.guaranteeCents);
+    verify(Number(guaranteePeriod)).to.equal(c.guaranteePeriod);
+    verify(lastDrawAt).to.equal(c.lastDrawAt);
+    verify(Number(guaranteeStart), "invariant 7: guarantee periods count from the registration's block time").to.equal(c.guaranteeStart);
+  }
+  m.dirtyCampaigns.clear();
+
+  // 7. Every guarantee was picked once its period had ended in block time.
+  for (const [key, g] of m.guarantees) {
+    const [ci, period] = key.split(":").map(Number);
+    const c = m.campaigns[ci];
+    const endsAt = c.guaranteeStart + (period + 1) * c.guaranteePeriod;
+    verify(g.pickedAt >= endsAt, `invariant 7: guarantee ${key} picked at ${g.pickedAt}, before its period ended at ${endsAt}`).to.equal(true);
   }
 
   // The stored drawings agree with what their events said (4: settled, paid and closed once).
-  for (const key of m.dirty) {
-    const d = m.drawings.get(key)!;
-    const s = await r.draw.getDrawing(CAMPAIGNS[d.campaign], d.number);
-    expect(Number(s.settledCount)).to.equal(d.settled.size);
-    expect(Number(s.heldCount)).to.equal(d.held.size);
-    expect(Number(s.heldClosed)).to.equal(d.closed.size);
-    expect(s.payoutWallet).to.equal(d.wallet);
-    expect(s.status).to.equal(BigInt(["None", "Requested", "Revealed", "Settled", "Paid"].indexOf(d.status)));
+  for (const d of drawings) {
+    const [settledCount, heldCount, heldClosed, payoutWallet, status] = [w.next(), w.next(), w.next(), w.address(d.wallet), w.next()];
+    verify(Number(settledCount)).to.equal(d.settled.size);
+    verify(Number(heldCount)).to.equal(d.held.size);
+    verify(Number(heldClosed)).to.equal(d.closed.size);
+    verify(payoutWallet).to.equal(d.wallet);
+    verify(status).to.equal(BigInt(["None", "Requested", "Revealed", "Settled", "Paid"].indexOf(d.status)));
   }
   m.dirty.clear();
 
+  // The stored guarantees too (4: picked and paid once, for exactly the registered amount).
+  for (const [ci, period] of guarantees) {
+    const g = m.guarantees.get(`${ci}:${period}`)!;
+    const [status, wallet, cents] = [w.next(), w.address(g.wallet), w.next()];
+    verify(status).to.equal(g.status === "Picked" ? 1n : 2n);
+    verify(wallet).to.equal(g.wallet);
+    verify(cents).to.equal(g.cents);
+  }
+  m.dirtyGuarantees.clear();
+
   // The manager's schedule as its events left it (6).
-  for (const id of m.dirtyOps) {
+  for (const id of ops) {
     const op = m.ops.get(id)!;
-    expect(await r.manager.getNonce(id)).to.equal(op.nonce);
-    if (op.state !== "pending") expect(await r.manager.getSchedule(id)).to.equal(0n);
-    else if (op.timepoint + WEEK > m.now + CLOCK_MARGIN) expect(await r.manager.getSchedule(id)).to.equal(BigInt(op.timepoint));
+    const [nonce, schedule] = [w.next(), w.next()];
+    verify(nonce).to.equal(op.nonce);
+    if (op.state !== "pending") verify(schedule).to.equal(0n);
+    else if (op.timepoint + WEEK > m.now + CLOCK_MARGIN) verify(schedule).to.equal(BigInt(op.timepoint));
   }
   m.dirtyOps.clear();
+  verify(w.done(), "PropertyLens.read returned more words than asked for").to.equal(true);
 }
 
 // ------------------------------------------------------------------ commands
@@ -923,7 +1102,7 @@ class PublishTable extends Base {
   async act(m: Model, r: Real) {
     const t = TABLES[this.table];
     const expected = asOperator(m, r, this.role, m.tables.has(tableKey(this.table)) ? fail("PrizeTableExists") : OK);
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).publishPrizeTable(t.id, 1, t.amounts, t.weights));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "publishPrizeTable", [t.id, 1, t.amounts, t.weights]));
   }
   toString() {
     return `publishTable(${this.role}, ${this.table})`;
@@ -944,8 +1123,12 @@ class RegisterCampaign extends Base {
   async act(m: Model, r: Real) {
     const wallet = this.wallet < 0 ? ZeroAddress : r.wallets[this.wallet].address;
     const expected = obligationAction(m, r, this.role, m.campaigns[this.c].registered ? fail("CampaignAlreadyRegistered") : OK);
-    await attempt(r, this.toString(), this.role, expected, (s) =>
-      r.draw.connect(s).registerCampaign(CAMPAIGNS[this.c], wallet, THRESHOLDS[this.threshold], GUARANTEES[this.guarantee], this.periodDays * DAY),
+    await attempt(
+      r,
+      this.toString(),
+      this.role,
+      expected,
+      callOf(r, "draw", "registerCampaign", [CAMPAIGNS[this.c], wallet, THRESHOLDS[this.threshold], GUARANTEES[this.guarantee], this.periodDays * DAY]),
     );
   }
   toString() {
@@ -960,7 +1143,7 @@ class SetPayoutWallet extends Base {
   async act(m: Model, r: Real) {
     // Allowed during a pause: the recovery of a compromised wallet.
     const expected = asOperator(m, r, this.role, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).setPayoutWallet(CAMPAIGNS[this.c], r.wallets[this.wallet].address));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "setPayoutWallet", [CAMPAIGNS[this.c], r.wallets[this.wallet].address]));
   }
   toString() {
     return `setPayoutWallet(${this.role}, c${this.c}, w${this.wallet})`;
@@ -973,7 +1156,7 @@ class SetThreshold extends Base {
   }
   async act(m: Model, r: Real) {
     const expected = obligationAction(m, r, this.role, m.campaigns[this.c].registered ? OK : fail("CampaignNotRegistered"));
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).setLargePrizeThreshold(CAMPAIGNS[this.c], THRESHOLDS[this.threshold]));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "setLargePrizeThreshold", [CAMPAIGNS[this.c], THRESHOLDS[this.threshold]]));
   }
   toString() {
     return `setLargePrizeThreshold(${this.role}, c${this.c}, t${this.threshold})`;
@@ -1050,9 +1233,7 @@ class Commit extends Base {
       if (worst.automaticCents > maxCents) expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(num), worst.automaticCents, maxCents]);
       else expected = backingExpect(m, worst.totalCents);
     }
-    await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), (s) =>
-      r.draw.connect(s).commitAndRequest([args], maxFee, { value: maxFee }),
-    );
+    await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), callOf(r, "draw", "commitAndRequest", [[args], maxFee], maxFee));
   }
   toString() {
     return `commit(${this.role}, ${this.cPick}, ${this.variant}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table}, ${this.salt})`;
@@ -1067,7 +1248,7 @@ class Reveal extends Base {
     const pending = m.pending();
     if (pending.length === 0) return;
     const d = m.drawings.get(pending[this.pick % pending.length])!;
-    await (await r.mock.connect(r.stranger).mockReveal(r.provider.address, d.sequence, keccak256(toUtf8Bytes(`reveal-${this.seed}-${d.sequence}`)))).wait();
+    await send(r.stranger.address, callOf(r, "mock", "mockReveal", [r.provider.address, d.sequence, keccak256(toUtf8Bytes(`reveal-${this.seed}-${d.sequence}`))]));
     STATS.set("reveal ok", (STATS.get("reveal ok") ?? 0) + 1);
   }
   toString() {
@@ -1085,7 +1266,7 @@ class Settle extends Base {
     if (!d) expected = fail("DrawingNotFound");
     else if (d.status === "Requested") expected = fail("NotRevealed");
     else if (d.status !== "Revealed" || this.max === 0) expected = fail("NothingToSettle");
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).settle(CAMPAIGNS[ci], n, this.max));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "settle", [CAMPAIGNS[ci], n, this.max]));
   }
   toString() {
     return `settle(${this.role}, ${this.pick}, ${this.max})`;
@@ -1103,8 +1284,12 @@ class RecordWinners extends Base {
     else if (d.kind !== KIND_ENTRANTS) expected = fail("NotEntrantDrawing");
     else if (d.status === "Requested") expected = fail("NotRevealed");
     else if (d.winnersRecorded) expected = fail("WinnersAlreadyRecorded");
-    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), (s) =>
-      r.draw.connect(s).recordWinners(CAMPAIGNS[ci], n, winnersFingerprint([`e-${ci}-${n}`])),
+    await attempt(
+      r,
+      this.toString(),
+      this.role,
+      asOperator(m, r, this.role, expected),
+      callOf(r, "draw", "recordWinners", [CAMPAIGNS[ci], n, winnersFingerprint([`e-${ci}-${n}`])]),
     );
   }
   toString() {
@@ -1128,7 +1313,7 @@ class Payout extends Base {
   async act(m: Model, r: Real) {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.status === "Settled");
     const expected = await payoutExpect(m, r, ci, d);
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[ci], n));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "payout", [CAMPAIGNS[ci], n]));
   }
   toString() {
     return `payout(${this.role}, ${this.pick})`;
@@ -1143,7 +1328,7 @@ class Drain extends Base {
       const d = m.drawings.get(key)!;
       if (d.status !== "Settled" || (d.kind === KIND_ENTRANTS && !d.winnersRecorded)) continue;
       const expected = await payoutExpect(m, r, d.campaign, d);
-      const paid = await attempt(r, "payout(drain)", "stranger", expected, (s) => r.draw.connect(s).payout(CAMPAIGNS[d.campaign], d.number));
+      const paid = await attempt(r, "payout(drain)", "stranger", expected, callOf(r, "draw", "payout", [CAMPAIGNS[d.campaign], d.number]));
       await learn(m, r);
       if (!paid && ++refused === 3) break;
     }
@@ -1171,18 +1356,18 @@ class Cycle extends Base {
     if (m.drawingOrder.length === count) return; // refused, as the commit predicted
     const d = m.drawings.get(m.drawingOrder[count])!;
     const [id, n] = [CAMPAIGNS[d.campaign], d.number];
-    await (await r.mock.connect(r.stranger).mockReveal(r.provider.address, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`)))).wait();
+    await send(r.stranger.address, callOf(r, "mock", "mockReveal", [r.provider.address, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`))]));
     await learn(m, r);
     if (d.status === "Revealed") {
-      await attempt(r, "settle(cycle)", "stranger", OK, (s) => r.draw.connect(s).settle(id, n, 1_000));
+      await attempt(r, "settle(cycle)", "stranger", OK, callOf(r, "draw", "settle", [id, n, 1_000]));
       await learn(m, r);
     }
     if (d.kind === KIND_ENTRANTS) {
-      await attempt(r, "recordWinners(cycle)", "operator", OK, (s) => r.draw.connect(s).recordWinners(id, n, winnersFingerprint([`e-${this.salt}`])));
+      await attempt(r, "recordWinners(cycle)", "operator", OK, callOf(r, "draw", "recordWinners", [id, n, winnersFingerprint([`e-${this.salt}`])]));
       await learn(m, r);
     }
     const expected = await payoutExpect(m, r, d.campaign, d);
-    await attempt(r, "payout(cycle)", "stranger", expected, (s) => r.draw.connect(s).payout(id, n));
+    await attempt(r, "payout(cycle)", "stranger", expected, callOf(r, "draw", "payout", [id, n]));
   }
   toString() {
     return `cycle(${this.cPick}, ${this.entrants ? "entrants" : "winners"}, ${this.winners}, table${this.table}, ${this.salt})`;
@@ -1219,7 +1404,7 @@ class PayHeld extends Base {
     const position = pickPosition(d, this.mode, this.posPick);
     let expected = closeExpect(d, position);
     if (!expected) expected = m.paused ? fail("PaymentsArePaused") : await limitExpect(r, CAMPAIGNS[ci], d!.held.get(position)!);
-    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), (s) => r.draw.connect(s).payHeldPrize(CAMPAIGNS[ci], n, position));
+    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), callOf(r, "draw", "payHeldPrize", [CAMPAIGNS[ci], n, position]));
   }
   toString() {
     return `payHeldPrize(${this.role}, ${this.pick}, ${this.mode}, ${this.posPick})`;
@@ -1234,9 +1419,7 @@ class RefuseHeld extends Base {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
     const expected = obligationAction(m, r, this.role, this.noReason ? fail("ReasonRequired") : (closeExpect(d, position) ?? OK));
-    await attempt(r, this.toString(), this.role, expected, (s) =>
-      r.draw.connect(s).refuseHeldPrize(CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"),
-    );
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "refuseHeldPrize", [CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"]));
   }
   toString() {
     return `refuseHeldPrize(${this.role}, ${this.pick}, ${this.mode}, ${this.posPick}, ${this.noReason ? "no reason" : "reason"})`;
@@ -1265,14 +1448,24 @@ class PickGuarantee extends Base {
     if (!c.registered) expected = fail("CampaignNotRegistered");
     else if (c.guaranteeCents === 0n) expected = fail("NoGuarantee");
     else if (period >= c.lastNumber) expected = fail("GuaranteePeriodNotDrawn");
-    else if (m.guarantees.has(`${ci}:${period}`)) expected = fail("GuaranteeAlreadyPicked");
-    else if (c.wallet === ZeroAddress) expected = fail("PayoutWalletRequired");
-    else if (c.guaranteeCents > m.maxPaymentCents(ci)) {
-      // One transfer that no allowance could ever hold would never be paid.
-      expected = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(period), c.guaranteeCents, m.maxPaymentCents(ci)]);
-    } else expected = backingExpect(m, c.guaranteeCents);
-    await attempt(r, this.toString(), this.role, obligationAction(m, r, this.role, expected), (s) =>
-      r.draw.connect(s).pickGuarantee(CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))),
+    else {
+      let afterEnd: Expect;
+      if (m.guarantees.has(`${ci}:${period}`)) afterEnd = fail("GuaranteeAlreadyPicked");
+      else if (c.wallet === ZeroAddress) afterEnd = fail("PayoutWalletRequired");
+      else if (c.guaranteeCents > m.maxPaymentCents(ci)) {
+        // One transfer that no allowance could ever hold would never be paid.
+        afterEnd = failWith("PayoutAboveLimit", [CAMPAIGNS[ci], BigInt(period), c.guaranteeCents, m.maxPaymentCents(ci)]);
+      } else afterEnd = backingExpect(m, c.guaranteeCents);
+      // Invariant 7: not before the period has ended in block time (guaranteePeriodEnd).
+      const endsAt = c.guaranteeStart + (period + 1) * c.guaranteePeriod;
+      expected = byTime(reached(m, endsAt), afterEnd, failWith("GuaranteePeriodNotEnded", [CAMPAIGNS[ci], BigInt(period), BigInt(endsAt)]));
+    }
+    await attempt(
+      r,
+      this.toString(),
+      this.role,
+      obligationAction(m, r, this.role, expected),
+      callOf(r, "draw", "pickGuarantee", [CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))]),
     );
   }
   toString() {
@@ -1283,6 +1476,10 @@ class PickGuarantee extends Base {
 class PayGuarantee extends Base {
   constructor(readonly role: Role, readonly cPick: number, readonly mode: number, readonly pick: number) {
     super();
+  }
+  /** Mostly once a guarantee waits for its payment (so payments get somewhere); mode 2 tries any time. */
+  check(m: Readonly<Model>) {
+    return this.mode === 2 || [...m.guarantees.values()].some((g) => g.status === "Picked");
   }
   async act(m: Model, r: Real) {
     // Mostly a campaign with a picked, unpaid guarantee.
@@ -1295,7 +1492,7 @@ class PayGuarantee extends Base {
     else if (!g) expected = fail("GuaranteeNotPicked");
     else if (m.paused) expected = fail("PaymentsArePaused");
     else expected = await limitExpect(r, CAMPAIGNS[ci], g.cents);
-    await attempt(r, this.toString(), this.role, expected, (s) => r.draw.connect(s).payGuarantee(CAMPAIGNS[ci], period));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "payGuarantee", [CAMPAIGNS[ci], period]));
   }
   toString() {
     return `payGuarantee(${this.role}, ${this.cPick}, ${this.mode}, ${this.pick})`;
@@ -1309,7 +1506,7 @@ class Pause extends Base {
   async act(m: Model, r: Real) {
     const address = signerOf(r, this.role).address;
     const expected = byTime(holds(m, ROLE.Guardian, address), OK, failWith("AccessManagedUnauthorized", [address]));
-    await attempt(r, this.toString(), this.role, expected, (s) => r.vault.connect(s).pause());
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "vault", "pause", []));
   }
   toString() {
     return `pause(${this.role})`;
@@ -1355,7 +1552,7 @@ function moveDestination(m: Model, r: Real, ci: number, to: number | null): stri
 }
 
 function adminCall(r: Real, targetName: TargetName, fn: string, args: readonly unknown[]): AdminCall {
-  return { target: r.addresses[targetName], targetName, data: interfaces(r)[targetName].encodeFunctionData(fn, args) };
+  return { target: r.addresses[targetName], targetName, data: r.ifaces[targetName].encode(fn, args) };
 }
 
 /** The call an action makes now (a move names a drawing and a destination of this moment). */
@@ -1391,7 +1588,7 @@ function resolveAction(m: Model, r: Real, a: AdminAction): AdminCall {
 }
 
 function functionOf(r: Real, c: AdminCall): { name: string; args: readonly unknown[] } {
-  const parsed = interfaces(r)[c.targetName].parseTransaction({ data: c.data })!;
+  const parsed = r.ifaces[c.targetName].parseCall(c.data);
   return { name: parsed.name, args: [...parsed.args] };
 }
 const selectorOf = (c: AdminCall) => c.data.slice(0, 10);
@@ -1482,7 +1679,7 @@ async function scheduleCall(m: Model, r: Real, role: Role, c: AdminCall, label: 
   const op = m.ops.get(id);
   const again = op?.state === "pending" ? byTime(reached(m, op.timepoint + WEEK), OK, failWith("AccessManagerAlreadyScheduled", [id])) : OK;
   const expected = byTime(holds(m, roleFor(c), address), again, failWith("AccessManagerUnauthorizedCall", [address, c.target, selectorOf(c)]));
-  await attempt(r, label, role, expected, (s) => r.manager.connect(s).schedule(c.target, c.data, 0));
+  await attempt(r, label, role, expected, callOf(r, "manager", "schedule", [c.target, c.data, 0]));
 }
 
 class Schedule extends Base {
@@ -1530,9 +1727,7 @@ class Execute extends Base {
     const c = pickOperation(m, this.pick, (op) => isReady(m, op));
     const expected = this.direct ? await directExpect(m, r, this.role, c) : await executeExpect(m, r, this.role, c);
     const label = `${this.direct ? "executeOnTarget" : "execute"}:${functionOf(r, c).name}(${this.role}, ${this.pick})`;
-    await attempt(r, label, this.role, expected, (s) =>
-      this.direct ? s.sendTransaction({ to: c.target, data: c.data }) : r.manager.connect(s).execute(c.target, c.data),
-    );
+    await attempt(r, label, this.role, expected, this.direct ? { to: c.target, data: c.data } : callOf(r, "manager", "execute", [c.target, c.data]));
   }
   toString() {
     return `${this.direct ? "executeOnTarget" : "execute"}(${this.role}, ${this.pick})`;
@@ -1564,9 +1759,7 @@ class Direct extends Base {
   }
   async act(m: Model, r: Real) {
     const c = resolveAction(m, r, this.action);
-    await attempt(r, `direct:${this.toString()}`, this.role, await directExpect(m, r, this.role, c), (s) =>
-      s.sendTransaction({ to: c.target, data: c.data }),
-    );
+    await attempt(r, `direct:${this.toString()}`, this.role, await directExpect(m, r, this.role, c), { to: c.target, data: c.data });
   }
   toString() {
     return actionLabel(this.action, this.role);
@@ -1594,7 +1787,7 @@ class Cancel extends Base {
       expected = byTime(holds(m, ROLE.Guardian, address), OK, byTime(holds(m, ROLE.Admin, address), OK, unauthorized));
     }
     const label = `cancel:${functionOf(r, c).name}(${this.role}, ${this.pick})`;
-    await attempt(r, label, this.role, expected, (s) => r.manager.connect(s).cancel(r.admin.address, c.target, c.data));
+    await attempt(r, label, this.role, expected, callOf(r, "manager", "cancel", [r.admin.address, c.target, c.data]));
   }
   toString() {
     return `cancel(${this.role}, ${this.pick})`;
@@ -1639,17 +1832,26 @@ class Incident extends Base {
   }
 }
 
+/** Why a jump is taken: any time, past the admin's delay, or past a guarantee period. */
+type Jump = "any" | "scheduled" | "guarantee";
+
 class TimeTravel extends Base {
-  constructor(readonly hours: number, readonly whileScheduled = false) {
+  constructor(readonly hours: number, readonly when: Jump = "any") {
     super();
   }
-  /** The jumps past the admin's delay are taken while an operation waits (so executions get somewhere). */
+  /**
+   * The jumps past the admin's delay are taken while an operation waits (so executions get somewhere), those of
+   * a guarantee period's length while a campaign with a guarantee has drawings (so picks get somewhere).
+   */
   check(m: Readonly<Model>) {
-    return !this.whileScheduled || [...m.ops.values()].some((op) => op.state === "pending");
+    if (this.when === "scheduled") return [...m.ops.values()].some((op) => op.state === "pending");
+    if (this.when === "guarantee") return m.campaigns.some((c) => c.guaranteeCents > 0n && c.lastNumber > 0);
+    return true;
   }
   async act() {
-    await network.provider.send("evm_increaseTime", [this.hours * 3600]);
-    await network.provider.send("evm_mine", []);
+    chainMoves++;
+    await network.provider.request({ method: "evm_increaseTime", params: [this.hours * 3600] });
+    await network.provider.request({ method: "evm_mine" });
   }
   toString() {
     return `timeTravel(${this.hours}h)`;
@@ -1734,7 +1936,9 @@ const timeTravel = fc
   .oneof({ weight: 3, arbitrary: fc.integer({ min: 4, max: 14 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 30 }) })
   .map((h) => new TimeTravel(h));
 /** Past the admin's delay, so scheduled operations become executable (and, a week on, expire). */
-const pastAdminDelay = fc.integer({ min: 0, max: 12 }).map((h) => new TimeTravel(ADMIN_DELAY / 3600 + h, true));
+const pastAdminDelay = fc.integer({ min: 0, max: 12 }).map((h) => new TimeTravel(ADMIN_DELAY / 3600 + h, "scheduled"));
+/** A guarantee period's length (1 to 7 days, as registerCampaign's), so periods end and picks succeed. */
+const pastGuaranteePeriod = fc.integer({ min: 1, max: 7 }).map((d) => new TimeTravel(24 * d, "guarantee"));
 
 /** fc.commands picks each entry equally often: the drawing cycle is listed several times so runs get far into it. */
 const weighted: [number, fc.Arbitrary<Cmd>][] = [
@@ -1751,8 +1955,8 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [6, payout],
   [3, payHeld],
   [2, refuseHeld],
-  [3, pickGuarantee],
-  [2, payGuarantee],
+  [6, pickGuarantee],
+  [4, payGuarantee],
   [1, pause],
   [10, schedule],
   [12, execute],
@@ -1761,10 +1965,31 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [2, incident],
   [5, timeTravel],
   [8, pastAdminDelay],
+  [3, pastGuaranteePeriod],
 ];
 const commands = weighted.flatMap(([n, arb]) => Array.from({ length: n }, () => arb));
 
 // ------------------------------------------------------------------ the property
+
+/** The model of the fixture's state, learnt and checked once, and the hash of the fixture's latest block. */
+let initial: { model: Model; hash: string } | undefined;
+
+/**
+ * A model of the fixture's state for a new run. loadFixture reverted the chain to the fixture's snapshot (the
+ * same latest block, so the same state): what the model learns from it, and its first check, are the same every
+ * run, so they are done once and copied.
+ */
+async function modelOfFixture(r: Real): Promise<Model> {
+  const latest = (await rpc("eth_getBlockByNumber", ["latest", false])) as { hash: string };
+  if (!initial) {
+    const m = new Model(r);
+    await learn(m, r);
+    await checkInvariants(m, r);
+    initial = { model: structuredClone(m), hash: latest.hash };
+  }
+  verify(latest.hash, "every run starts from the fixture's chain").to.equal(initial.hash);
+  return Object.setPrototypeOf(structuredClone(initial.model), Model.prototype) as Model;
+}
 
 describe("PrizeDraw stateful properties (fast-check model-based commands)", function () {
   this.timeout(TIME_LIMIT_MS + 100_000);
@@ -1772,21 +1997,33 @@ describe("PrizeDraw stateful properties (fast-check model-based commands)", func
   it(`keeps every invariant after every command by every role (${NUM_RUNS} runs of up to ${MAX_COMMANDS} commands)`, async () => {
     let runs = 0;
     let total = 0;
+    let sequences = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
+        if (++sequences % RESET_EVERY === 0) {
+          // A new chain, the fixture deployed again and learnt again (its blocks' times are new).
+          await reset();
+          initial = undefined;
+        }
         const r = await loadFixture(propertyFixture);
         blockTimes.clear();
-        const m = new Model(r);
-        await learn(m, r);
-        await checkInvariants(m, r);
+        const m = await modelOfFixture(r);
         await fc.asyncModelRun(() => ({ model: m, real: r }), cmds);
         runs++;
         total += m.commandCount;
         if (process.env.PROPERTY_STATS === "1") console.log(`run: ${m.commandCount} commands, ${m.drawingOrder.length} drawings, ${m.ops.size} operations`);
       }),
-      // Shrinking replays commands on the chain: it is cut short after a few minutes, reporting the smallest
-      // counterexample found by then.
-      { numRuns: NUM_RUNS, endOnFailure: process.env.PROPERTY_SHRINK === "0", interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true },
+      // Shrinking replays commands on the chain: it is cut short when the time limit is reached, reporting the
+      // smallest counterexample found by then. A failure prints its seed and path: PROPERTY_SEED and PROPERTY_PATH
+      // replay it.
+      {
+        numRuns: NUM_RUNS,
+        endOnFailure: process.env.PROPERTY_SHRINK === "0",
+        interruptAfterTimeLimit: TIME_LIMIT_MS,
+        markInterruptAsFailure: true,
+        ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}),
+        ...(process.env.PROPERTY_PATH ? { path: process.env.PROPERTY_PATH } : {}),
+      },
     );
     if (process.env.PROPERTY_STATS === "1") {
       console.log(`${total} commands in ${runs} runs; max 24h sum / limit: ${MAXRATIO.v}`);
