@@ -179,7 +179,7 @@ afterAll(async () => {
 });
 
 describe("the public campaign page on a phone", () => {
-  it("shows the odds table, the average prize, the draw with its winners, and follows the proof link to proof format 3", async () => {
+  it("shows the odds table, the average prize, the draw with its winners, and follows the proof link to the proof (format 5)", async () => {
     requireChromium();
     const page = await context.newPage();
     const errors = collectErrors(page);
@@ -302,7 +302,7 @@ describe("the public campaign page on a phone", () => {
     const [proofResponse] = await Promise.all([page.waitForResponse((r) => r.url() === proofUrl), link.click()]);
     expect(proofResponse.status()).toBe(200);
     await page.waitForURL(proofUrl);
-    expect(await page.locator("body").innerText()).toContain('"proofVersion":4');
+    expect(await page.locator("body").innerText()).toContain('"proofVersion":5');
     const proof = (await proofResponse.json()) as {
       proofVersion: number;
       campaign: { slug: string };
