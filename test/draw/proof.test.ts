@@ -21,6 +21,7 @@ import {
   toCampaignId,
   userRandomNumber,
   winnerHash,
+  type IndexedResult,
   type ProofBatchMember,
   type ProofInput,
   type ProofInputV3,
@@ -37,6 +38,15 @@ const winners = [
 ];
 const prizes = computePrizes({ entropy, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 });
 const upper = (h: string): Hex => `0x${h.slice(2).toUpperCase()}` as Hex;
+/** The real provider's contribution in the version 3 to 5 inputs. */
+const PROVIDER_CONTRIBUTION = keccak256(stringToBytes("provider revelation"));
+
+/** The test drawing's indexed results (the default table, 3 positions) for random value `value`. */
+function resultsFor(value: Hex): IndexedResult[] {
+  return computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
+    ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
+  );
+}
 
 function winnersInput(): ProofInput {
   return {
@@ -195,7 +205,7 @@ function v3Input(input: ProofInput, opts: { mock?: boolean } = {}): ProofInputV3
   const slot = drawingSlot(input.drawing.id);
   const list = input.entrants === null ? input.commitment : input.entrants.commitment;
   const user = userRandomNumber({ campaignId, number: 7n, slot, listCommitment: list });
-  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const providerContribution = PROVIDER_CONTRIBUTION;
   const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
   let results = input.results;
   let winnersList = input.winners;
@@ -207,9 +217,7 @@ function v3Input(input: ProofInput, opts: { mock?: boolean } = {}): ProofInputV3
       winnersList = selected.map((p) => ({ winner: ids[p] as string, displayName: null }));
       commitment = fingerprint(winnersList.map((w) => w.winner));
     }
-    results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
-      ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
-    );
+    results = resultsFor(value);
   }
   return {
     ...input,
@@ -250,7 +258,7 @@ describe("buildProofV3", () => {
     expect(proof.entropy.userContribution).toBe(
       userRandomNumber({ campaignId, number: 7n, slot: proof.drawing.slot, listCommitment: proof.winnerList.commitment }),
     );
-    expect(proof.entropy.providerContribution).toBe(keccak256(stringToBytes("provider revelation")));
+    expect(proof.entropy.providerContribution).toBe(PROVIDER_CONTRIBUTION);
     expect(proof.entropy.value).toBe(combineRandomValues(proof.entropy.userContribution, proof.entropy.providerContribution!));
     expect(proof.entropy.provider).toBe(PROVIDER.toLowerCase());
     expect(proof.chain.entropy).toBe(ENTROPY_CONTRACT.toLowerCase());
@@ -321,11 +329,9 @@ function v4Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {})
   const members = opts.alone ? [self] : [...OTHER_MEMBERS.slice(0, index), self, ...OTHER_MEMBERS.slice(index)];
   const contributions = members.map((m) => userRandomNumber(m));
   const user = batchUserRandomNumber(contributions);
-  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const providerContribution = PROVIDER_CONTRIBUTION;
   const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
-  const results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
-    ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
-  );
+  const results = resultsFor(value);
   return {
     ...input,
     results,
@@ -448,11 +454,9 @@ function v5Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {})
   const input = v4Input(opts);
   const previousUser = input.entropy.userContribution!;
   const user = reRequestUserRandomNumber(PREVIOUS_PROVIDER, BigInt(PREVIOUS_REQUEST_ID));
-  const providerContribution = keccak256(stringToBytes("provider revelation"));
+  const providerContribution = PROVIDER_CONTRIBUTION;
   const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
-  const results = computePrizes({ entropy: value, campaignId, number: 7n, table: DEFAULT_PRIZE_TABLE, count: 3, largePrizeThresholdCents: 100_000 }).map(
-    ({ position, randomValue, roll, amountCents }) => ({ position, randomValue, roll, amountCents }),
-  );
+  const results = resultsFor(value);
   return {
     ...input,
     results,

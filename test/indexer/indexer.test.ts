@@ -34,7 +34,7 @@ import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
 import { PrizeVaultAbi } from "../../indexer/abis/PrizeVaultAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
 import * as ponderSchema from "../../indexer/ponder.schema.js";
-import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
+import { freePort, jsonRpc, mineBlocks, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 // Anvil's well-known development keys (public; valid only on a local chain).
 const OPERATOR_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"; // account 1
@@ -908,7 +908,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     expect(await revertName(op("reRequest", [CAMPAIGN, number, MAX_FEE]))).toBe("RevealNotTimedOut");
     // Past the timeout (blocks mined one at a time: Ponder needs every block), the operator re-requests once.
     const head = await pub.getBlockNumber({ cacheTime: 0 });
-    for (let block = head; block <= BigInt(before.commitBlock) + timeout; block++) await jsonRpc(rpcUrl, "evm_mine");
+    await mineBlocks(rpcUrl, Math.max(0, Number(BigInt(before.commitBlock) + timeout + 1n - head)));
     const reRequested = await op("reRequest", [CAMPAIGN, number, MAX_FEE]);
     const [event] = prizeDrawLogs(reRequested);
     if (event?.eventName !== "EntropyReRequested") throw new Error("no EntropyReRequested");

@@ -15,7 +15,7 @@ import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import { combineRandomValues } from "../support/entropyProvider.js";
-import { jsonRpc, until } from "../support/processes.js";
+import { mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
 
@@ -333,7 +333,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect((await drawing(slug, open.id)).verification.entropyRequestId).toBe(String(first));
     // Past it (blocks mined one at a time, as Ponder needs), the keeper re-requests the batch once, in public.
     const head = await publicClient.getBlockNumber({ cacheTime: 0 });
-    for (let block = head; block <= commitBlock + timeout; block++) await jsonRpc(stack.rpcUrl, "evm_mine");
+    await mineBlocks(stack.rpcUrl, Math.max(0, Number(commitBlock + timeout + 1n - head)));
     const reRequested = await until("re-requested", async () => {
       const d = await drawing(slug, open.id);
       return d.verification.entropyRequestId !== String(first) ? d : undefined;

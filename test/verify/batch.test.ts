@@ -18,14 +18,12 @@ import {
   makeWinnersProof,
   type Proof,
 } from "./fixtures.js";
-import { TempDir, runVerifier, serve } from "./run.js";
+import { TempDir, runVerifier, serve, type JsonReport } from "./run.js";
 
 const tmp = new TempDir();
 afterAll(() => tmp.remove());
 
 const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
-
-type JsonReport = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string; details?: string[] }[] };
 
 const v4Winners = (opts: Parameters<typeof makeWinnersProof>[0] = {}) =>
   makeWinnersProof({ winners: 6, seed: "batch-winners", provider: PROVIDER, version: 4, ...opts });

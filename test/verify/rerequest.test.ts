@@ -9,15 +9,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { FakeChain, MOCK_PROVIDER, type ChainKnobs } from "./fake-chain.js";
 import { clone, combine, keccakHex, makeEntriesProof, makeWinnersProof, reRequestUserRandomNumber, type Proof } from "./fixtures.js";
-import { TempDir, hasStackTrace, runVerifier, serve } from "./run.js";
+import { TempDir, hasStackTrace, runVerifier, serve, type JsonReport } from "./run.js";
 
 const tmp = new TempDir();
 afterAll(() => tmp.remove());
 
 const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 const OTHER_PROVIDER = "0x1111111111111111111111111111111111111111";
-
-type JsonReport = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string; details?: string[] }[] };
 
 const v5Winners = (opts: Parameters<typeof makeWinnersProof>[0] = {}) =>
   makeWinnersProof({ winners: 6, seed: "rerequest-winners", provider: PROVIDER, version: 5, ...opts });

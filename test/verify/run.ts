@@ -8,6 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { VERIFIER } from "./fixtures.js";
 
+/** The verifier's `--json` report: the result and every check. */
+export type JsonReport = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string; details?: string[] }[] };
+
 export type Run = { code: number | null; stdout: string; stderr: string; output: string; ms: number };
 
 /** Runs `node verify-draw.mjs ...args` asynchronously (so in-process HTTP servers keep answering). */

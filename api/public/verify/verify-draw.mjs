@@ -56,13 +56,9 @@
 /** True under Node.js (the command line, tests), false in a browser. */
 const IS_NODE = typeof process !== "undefined" && Boolean(process.versions && process.versions.node);
 
-/** The proof format versions this verifier checks. */
+/** The proof format versions this verifier checks; the last is the current one, which the service publishes. */
 export const PROOF_VERSIONS = [2, 3, 4, 5];
-/**
- * The version the service publishes for a drawing revealed at its first request; 5 is published only for a drawing
- * whose random value was re-requested.
- */
-export const PROOF_VERSION = 4;
+export const PROOF_VERSION = 5;
 export const SELECTION_METHOD = "sequential-weighted-v1";
 
 const MAX_DENOMINATOR = 2_147_483_647;
