@@ -57,6 +57,15 @@ library DrawMath {
         return keccak256(abi.encode(previousProvider, previousSequence));
     }
 
+    /// @notice A drawing's random value, from which every prize follows: keccak256(abi.encode(bytes32 entropyValue,
+    /// bytes32 requestBlockHash)), Entropy's value for the request mixed with the hash of the block that holds the
+    /// request. Nobody knows that hash when the operator signs the commit (or the re-request), so neither the
+    /// operator nor a provider that knows its own future values, together or alone, can steer the value by choosing a
+    /// slot, a moment or a sequence number.
+    function drawValue(bytes32 entropyValue, bytes32 requestBlockHash) internal pure returns (bytes32) {
+        return keccak256(abi.encode(entropyValue, requestBlockHash));
+    }
+
     /// @notice The accepted random value of `position` and its roll in 0..denominator-1.
     /// @param floor rejectionFloor(denominator), passed in so a batch computes it once.
     /// @dev The retry loop ends with probability 1; a retry happens with probability below denominator / 2^256.

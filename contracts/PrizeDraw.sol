@@ -48,10 +48,8 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     uint256 public constant MIN_REVEAL_TIMEOUT_BLOCKS = 256;
     uint256 public constant MAX_REVEAL_TIMEOUT_BLOCKS = 1_000_000;
 
-    /// @dev Held in a request's `randomValue` from the commit until the reveal. Writing the slot non-zero at
-    /// commit moves the 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and
-    /// prepaid through the provider's fee), into the operator's commit transaction.
-    bytes32 private constant REVEAL_PENDING = bytes32(uint256(1));
+    /// @notice Blocks whose hash the EVM still returns (`blockhash`): a reveal must come within them of its request.
+    uint256 public constant BLOCKHASH_WINDOW = 256;
 
     // ------------------------------------------------------------------ types
 
@@ -164,7 +162,11 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint64 sequence;
         uint16 size;
         bool reRequested;
-        bytes32 randomValue; // REVEAL_PENDING until the callback
+        // Until the callback: the number of the block that holds the request (below 2^64; a revealed value is a
+        // keccak256 hash, below 2^64 with odds of 2^-192). Writing the slot non-zero at the request moves the
+        // 20,000-gas zero-to-non-zero write out of the callback, whose gas is scarce (capped and prepaid through
+        // the provider's fee), and tells the callback which block hash to mix in. Then DrawMath.drawValue.
+        bytes32 randomValue;
     }
 
     /// @dev One slot.
@@ -261,9 +263,24 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         bytes32 userRandomNumber,
         address by
     );
+    /// @notice The drawing's random value arrived: Pyth Entropy's `entropyValue` for (`provider`, `sequence`), mixed
+    /// with `requestBlockHash`, the hash of the block that holds the request (the commit's, or the re-request's),
+    /// into `randomValue` = DrawMath.drawValue(entropyValue, requestBlockHash), from which every prize follows.
     event EntropyRevealed(
-        bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, bytes32 randomValue
+        bytes32 indexed campaignId,
+        uint64 indexed number,
+        address provider,
+        uint64 sequence,
+        bytes32 entropyValue,
+        bytes32 requestBlockHash,
+        bytes32 randomValue
     );
+    /// @notice A reveal that came more than BLOCKHASH_WINDOW blocks after its request (`requestBlock`), when the
+    /// request block's hash is no longer readable (or, never in practice, in the request's own block, whose hash is
+    /// not known yet either): its value is discarded, unused, and the request's drawings stay
+    /// requested until their one re-request (allowed at once, since Entropy no longer holds the request). Using it
+    /// without the hash would let a provider that waits out the window remove the part of the value nobody knew.
+    event EntropyRevealTooLate(address indexed provider, uint64 indexed sequence, uint64 requestBlock, bytes32 entropyValue);
     /// @notice A callback that matches no pending request; ignored so the callback never reverts on it.
     event EntropyCallbackIgnored(address indexed provider, uint64 indexed sequence, bytes32 randomValue);
     /// @notice One position's prize: `randomValue` is the accepted value (after rejection), `tier` 0 is the top prize.
@@ -461,14 +478,16 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     }
 
     /// @notice Asks again, once, for the random value of a drawing whose request has not been revealed within
-    /// `revealTimeoutBlocks` blocks: liveness without a hidden re-draw. The operator's (the fee is paid from
+    /// `revealTimeoutBlocks` blocks, or whose reveal came too late to use (EntropyRevealTooLate; at once then):
+    /// liveness without a hidden re-draw. The operator's (the fee is paid from
     /// msg.value, up to `maxFee`; the rest is refunded), allowed during a pause, and public: the drawing's whole
     /// batch is re-requested from the current default provider with the callback gas its commit fixed, and
     /// `EntropyReRequested` names both requests for every drawing of it; a late reveal of the first request is
     /// ignored from then on, and a second re-request is refused. Not open to anyone: a provider knows its future
     /// values, so one that withheld a reveal could otherwise pad the provider's sequence with requests of its own
     /// and re-request at the sequence whose value it prefers. A failed callback is not a missing value: it is
-    /// retried with that value.
+    /// retried with that value (CallbackFailedRetryIt), within BLOCKHASH_WINDOW blocks of the request; a retry after
+    /// that is discarded like any late reveal, and the drawing is re-requested.
     /// @return sequence The new request's sequence number.
     function reRequest(bytes32 campaignId, uint64 number, uint256 maxFee) external payable restricted returns (uint64 sequence) {
         Drawing storage d = _drawing(campaignId, number);
@@ -478,7 +497,8 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         if (r.reRequested) revert AlreadyReRequested(campaignId, number);
         (address previousProvider, uint64 previousSequence) = (r.provider, r.sequence);
         EntropyStructsV2.Request memory pending = entropy.getRequestV2(previousProvider, previousSequence);
-        // Entropy keeps a request until its callback succeeds; one it no longer knows can never be revealed.
+        // Entropy keeps a request until its callback succeeds; one it no longer knows can never be revealed (a
+        // reveal that came too late for the request block's hash was discarded here, and Entropy forgot it).
         if (pending.sequenceNumber == previousSequence) {
             if (pending.callbackStatus == EntropyStatusConstants.CALLBACK_FAILED) revert CallbackFailedRetryIt(campaignId, number);
             uint256 dueBlock = uint256(pending.blockNumber) + revealTimeoutBlocks;
@@ -493,7 +513,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         r.reRequested = true;
         delete _requestIndex[previousProvider][previousSequence];
         sequence = entropy.requestV2{value: fee}(provider, userRandomNumber, gasLimit);
-        (r.provider, r.sequence) = (provider, sequence);
+        (r.provider, r.sequence, r.randomValue) = (provider, sequence, bytes32(block.number));
         _requestIndex[provider][sequence] = index;
         for (uint256 i; i < members.length; ++i) {
             emit EntropyReRequested(
@@ -620,7 +640,9 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     // ------------------------------------------------------------------ randomness callback
 
     /// @dev Called through IEntropyConsumer._entropyCallback, which refuses any caller but the Entropy contract.
-    /// An unknown or repeated callback is ignored with an event. A known one reveals every drawing of its batch
+    /// An unknown or repeated callback is ignored with an event, and so is one later than BLOCKHASH_WINDOW blocks
+    /// after its request (EntropyRevealTooLate). A known one mixes the request block's hash into the value
+    /// (DrawMath.drawValue) and reveals every drawing of its batch
     /// and settles exactly the positions their commit paid gas for (`callbackPositions`); it runs out of gas,
     /// failing, when given less: Entropy then records the callback as failed and anyone can retry it with the
     /// same value, and a gas estimate of the reveal covers the callback's whole share instead of finding a limit
@@ -629,12 +651,19 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint64 index = _requestIndex[provider][sequence];
         Request storage request = _requests[index];
         uint256 size = request.size;
-        // Unknown (size 0) or answered before: ignored below.
-        if (size != 0 && request.randomValue == REVEAL_PENDING) {
-            request.randomValue = randomNumber;
-        } else {
-            size = 0;
+        uint256 pending = uint256(request.randomValue);
+        // Unknown (size 0) or answered before (a hash, not a block number): ignored below.
+        if (size == 0 || pending > type(uint64).max) {
+            emit EntropyCallbackIgnored(provider, sequence, randomNumber);
+            return;
         }
+        bytes32 requestBlockHash = blockhash(pending);
+        if (requestBlockHash == bytes32(0)) {
+            emit EntropyRevealTooLate(provider, sequence, uint64(pending), randomNumber);
+            return;
+        }
+        bytes32 value = DrawMath.drawValue(randomNumber, requestBlockHash);
+        request.randomValue = value;
         mapping(uint256 => uint256) storage members = _members[index];
         uint256 word;
         for (uint256 i; i < size; ++i) {
@@ -643,10 +672,9 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
             Drawing storage d = _drawings[campaignId][number];
             d.status = Status.Revealed;
             d.revealedAt = uint40(block.timestamp);
-            emit EntropyRevealed(campaignId, number, provider, sequence, randomNumber);
+            emit EntropyRevealed(campaignId, number, provider, sequence, randomNumber, requestBlockHash, value);
             _settle(campaignId, number, d, d.callbackPositions);
         }
-        if (size == 0) emit EntropyCallbackIgnored(provider, sequence, randomNumber);
     }
 
     /// @notice The randomness request now serving a drawing, and whether it is a re-request.
@@ -898,7 +926,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         bytes32 userRandomNumber
     ) private {
         uint256 size = commits.length;
-        _requests[request] = Request(provider, sequence, uint16(size), false, REVEAL_PENDING);
+        _requests[request] = Request(provider, sequence, uint16(size), false, bytes32(block.number));
         _requestIndex[provider][sequence] = request;
         for (uint256 i; i < size; ++i) {
             Commit calldata c = commits[i];

@@ -91,7 +91,10 @@ export const drawing = onchainTable(
     reRequestBlock: t.bigint(),
     reRequestTimestamp: t.bigint(),
     reRequestTx: t.hex(),
-    // EntropyRevealed
+    // EntropyRevealed: Entropy's value, the hash of the request's block (the commit's, or the re-request's) and the
+    // drawing's value every prize follows from, DrawMath.drawValue(entropyValue, requestBlockHash).
+    entropyValue: t.hex(),
+    requestBlockHash: t.hex(),
     randomValue: t.hex(),
     revealBlock: t.bigint(),
     revealTimestamp: t.bigint(),
@@ -208,6 +211,22 @@ export const guarantee = onchainTable("guarantee", (t) => ({
   status: t.text().notNull(),
   pickedTx: t.hex().notNull(),
   paidTx: t.hex(),
+}));
+
+/**
+ * A reveal that came more than 256 blocks after its request, when the request block's hash was no longer readable
+ * (EntropyRevealTooLate): discarded by the contract; the request's drawings wait for their public re-request.
+ */
+export const lateReveal = onchainTable("late_reveal", (t) => ({
+  /** `${txHash}:${logIndex}` */
+  id: t.text().primaryKey(),
+  provider: t.hex().notNull(),
+  sequence: t.bigint().notNull(),
+  requestBlock: t.bigint().notNull(),
+  entropyValue: t.hex().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+  txHash: t.hex().notNull(),
 }));
 
 /** A randomness callback that matched no pending request (EntropyCallbackIgnored). */

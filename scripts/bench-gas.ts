@@ -26,8 +26,14 @@
  *
  * gas.reRequest is the operator's reRequest of a drawing (3 winners) whose request timed out, paying exactly the
  * quoted fee; gas.reRequest.batch10 the same for a batch of 10 such drawings (one call re-requests them all).
+ * gas.callback.tooLate is the callback's own gas (as above) for a reveal more than BLOCKHASH_WINDOW blocks after its
+ * request, discarded with EntropyRevealTooLate.
+ *
+ * Every block's time is fixed (pinBlockTimes): a drawing's value mixes in its request block's hash, which depends
+ * on every block's time before it, so the wall clock would move the callbacks' gas from run to run.
  */
 import hre, { ethers } from "hardhat";
+import type { RequestArguments } from "hardhat/types";
 import { mine } from "@nomicfoundation/hardhat-network-helpers";
 import { dataSlice, getAddress, id, type ContractTransactionResponse } from "ethers";
 import type { HardhatNetworkConfig } from "hardhat/types";
@@ -51,6 +57,33 @@ import {
 // does not depend on the block gas limit.
 const EIP7825_TX_GAS_CAP = 16_777_216;
 (hre.network.config as HardhatNetworkConfig).blockGasLimit = 0x1fffffffffffff;
+// The genesis block's time, read when the chain starts too; pinBlockTimes fixes every later block's.
+(hre.network.config as HardhatNetworkConfig).initialDate = "2030-01-01T00:00:00Z";
+
+/** Requests that mine a block (Hardhat mines each transaction at once). */
+const MINING = new Set(["eth_sendTransaction", "eth_sendRawTransaction", "evm_mine", "hardhat_mine"]);
+
+/**
+ * Mines every block one second after the previous one, unless the script set its time (time.increase and
+ * time.increaseTo do, through evm_setNextBlockTimestamp), instead of at the wall clock's time.
+ */
+function pinBlockTimes(): void {
+  const provider = hre.network.provider;
+  const request = provider.request.bind(provider);
+  let timeSet = false;
+  provider.request = async (args: RequestArguments): Promise<unknown> => {
+    if (args.method === "evm_setNextBlockTimestamp") timeSet = true;
+    else if (MINING.has(args.method)) {
+      if (!timeSet) {
+        const latest = (await request({ method: "eth_getBlockByNumber", params: ["latest", false] })) as { timestamp: string };
+        await request({ method: "evm_setNextBlockTimestamp", params: [Number(latest.timestamp) + 1] });
+      }
+      timeSet = false;
+    }
+    return request(args);
+  };
+}
+pinBlockTimes();
 
 /**
  * Fixed "random" values: gas depends on them (rejection sampling, held prizes, zero bytes in calldata), so
@@ -191,14 +224,15 @@ async function main(): Promise<void> {
   line("gas.batch.commit.perDrawing", perCommit);
   line("gas.batch.maxDrawingsUnderTxCap", Math.floor((EIP7825_TX_GAS_CAP - fixedCommit) / perCommit), "drawings");
 
-  await reRequestFigures();
+  await reRequestFigures(mockOnly);
 }
 
 /**
  * reRequest of a single drawing and of a batch of 10 (3 winners each), on a fresh deployment so the figures
- * above are untouched: both requests are left unrevealed past revealTimeoutBlocks, then a stranger re-requests.
+ * above are untouched: both requests are left unrevealed past revealTimeoutBlocks, then the operator re-requests;
+ * then the single drawing's new request is revealed too late.
  */
-async function reRequestFigures(): Promise<void> {
+async function reRequestFigures(mockOnly: number): Promise<void> {
   const f = await deployFixture();
   await commit(f, commitArgs(f.campaignId, 1));
   const batch = Array.from({ length: 10 }, (_, i) => commitArgs(f.campaignId, i + 2));
@@ -209,6 +243,13 @@ async function reRequestFigures(): Promise<void> {
   const reRequestGas = (num: number) => gasOf(f.draw.connect(f.operator).reRequest(f.campaignId, num, fee, { value: fee }));
   line("gas.reRequest", await reRequestGas(1));
   line("gas.reRequest.batch10", await reRequestGas(2));
+
+  // A reveal of drawing 1's re-request more than BLOCKHASH_WINDOW blocks after it: discarded.
+  await mine(Number(await f.draw.BLOCKHASH_WINDOW()) + 1);
+  const { sequence } = await f.draw.getDrawing(f.campaignId, 1);
+  const late = await reveal(f, sequence, fixed("too-late"));
+  if (findEvents(f, late, "EntropyRevealTooLate").length !== 1) throw new Error("the late reveal was not discarded");
+  line("gas.callback.tooLate", Number(late.gasUsed) - mockOnly);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   combineRandomValues,
   computePrizes,
   drawingSlot,
+  drawValue,
   DEFAULT_PRIZE_TABLE,
   ENTRANTS_SELECTION,
   entrantsCommitment,
@@ -98,6 +99,13 @@ export type BatchVector = { name: string; description: string; members: BatchMem
  */
 export type ReRequestVector = { name: string; description: string; previousProvider: Address; previousSequence: string; userRandomNumber: Hex };
 
+/**
+ * One drawing value (DrawMath.drawValue, proof format version 6): drawValue = keccak256(abi.encode(bytes32
+ * entropyValue, bytes32 requestBlockHash)). `caseName`, when set, names the case whose inputs.entropy is this
+ * drawValue, so that case can be checked end to end as a version 6 proof.
+ */
+export type DrawValueVector = { name: string; description: string; entropyValue: Hex; requestBlockHash: Hex; drawValue: Hex; caseName: string | null };
+
 export type DrawVectors = {
   description: string;
   fields: Record<string, string>;
@@ -105,6 +113,7 @@ export type DrawVectors = {
   combine: CombineVector[];
   batches: BatchVector[];
   reRequest: ReRequestVector[];
+  drawValue: DrawValueVector[];
 };
 
 const FIELDS: Record<string, string> = {
@@ -114,7 +123,9 @@ const FIELDS: Record<string, string> = {
   "userRandomNumber":
     "keccak256(abi.encode(bytes32 inputs.campaignId, uint64 inputs.number, bytes32 slot, bytes32 listCommitment)), " +
     "the user contribution of the drawing's randomness request (DrawMath.userRandomNumber)",
-  "inputs.entropy": "bytes32, the revealed random value of the drawing",
+  "inputs.entropy":
+    "bytes32, the value every prize of the drawing follows from, a proof's entropy.value (proof format version 6: " +
+    "Entropy's value mixed with the request block's hash, see drawValue)",
   "inputs.slug": "campaign slug; inputs.campaignId = bytes32(slug), ASCII right-padded with zeros",
   "inputs.number": "uint64 drawing number as a decimal string (may exceed 2^53)",
   "inputs.table":
@@ -143,6 +154,10 @@ const FIELDS: Record<string, string> = {
     "top level, the user contribution of a re-request (PrizeDraw.reRequest, proof format version 5): userRandomNumber = " +
     "keccak256(abi.encode(address previousProvider, uint64 previousSequence)) of the request it replaces " +
     "(DrawMath.reRequestUserRandomNumber); previousSequence is a decimal string (may exceed 2^53)",
+  "drawValue":
+    "top level, a drawing's value (proof format version 6, DrawMath.drawValue): drawValue = keccak256(abi.encode(bytes32 " +
+    "entropyValue, bytes32 requestBlockHash)), Entropy's value mixed with the hash of the block that holds the request; " +
+    "caseName, when not null, is the case whose inputs.entropy is this drawValue",
 };
 
 function vectorTable(table: PrizeTable): VectorTable {
@@ -168,6 +183,8 @@ type CaseSpec = {
   largePrizeThresholdCents: number;
   winnerIds?: string[];
   entrants?: { ids: string[]; weights: number[] };
+  /** The value the prizes follow from; default a fixed function of the name. */
+  entropy?: Hex;
 };
 
 function table(id: string, tiers: PrizeTierInput[]): PrizeTable {
@@ -176,7 +193,7 @@ function table(id: string, tiers: PrizeTierInput[]): PrizeTable {
 
 function buildCase(spec: CaseSpec): VectorCase {
   // Entropy is a fixed function of the case name: deterministic, and unrelated between cases.
-  const entropy = keccak256(stringToBytes(`prize-draw-vectors/${spec.name}`));
+  const entropy = spec.entropy ?? keccak256(stringToBytes(`prize-draw-vectors/${spec.name}`));
   const campaignId = toCampaignId(spec.slug);
   let entrants: VectorCase["entrants"] = null;
   let ids = spec.winnerIds ?? [];
@@ -348,6 +365,30 @@ export function buildDrawVectors(): DrawVectors {
       },
     },
     {
+      name: "draw-value-winners",
+      drawingId: "drw_draw_value_1",
+      description: "A winners draw whose value is a drawValue (see drawValue's caseName): checkable end to end as a version 6 proof.",
+      slug: "block-mixed",
+      number: 1n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 6,
+      largePrizeThresholdCents: 100_000,
+      winnerIds: numbered("bm", 6),
+      entropy: DRAW_VALUE_ORIGINS["draw-value-winners"].drawValue,
+    },
+    {
+      name: "draw-value-entrants",
+      drawingId: "drw_draw_value_2",
+      description: "An entrant draw whose value is a drawValue: the selection follows from it as the prizes do.",
+      slug: "block-mixed",
+      number: 2n,
+      table: DEFAULT_PRIZE_TABLE,
+      count: 3,
+      largePrizeThresholdCents: 100_000,
+      entrants: { ids: numbered("bm-entrant", 8), weights: [5, 1, 2, 9, 1, 3, 7, 4] },
+      entropy: DRAW_VALUE_ORIGINS["draw-value-entrants"].drawValue,
+    },
+    {
       name: "entrants-fewer-than-winners",
       drawingId: "drw_entries_6",
       description: "Entrant draw with 6 entrants and 10 winners wanted: all 6 are selected, in draw order; 6 prizes.",
@@ -374,7 +415,53 @@ export function buildDrawVectors(): DrawVectors {
     combine: combineVectors(cases),
     batches: batchVectors(),
     reRequest: reRequestVectors(),
+    drawValue: drawValueVectors(cases),
   };
+}
+
+/** A made-up block hash, a fixed function of a label. */
+const blockHash = (label: string): Hex => keccak256(stringToBytes(`prize-draw-vectors/block/${label}`));
+
+/** The origins of the two cases whose value is a drawValue: Entropy's value (made up) and the request block's hash. */
+const DRAW_VALUE_ORIGINS = Object.fromEntries(
+  (["draw-value-winners", "draw-value-entrants"] as const).map((name) => {
+    const entropyValue = keccak256(stringToBytes(`prize-draw-vectors/entropy/${name}`));
+    const requestBlockHash = blockHash(name);
+    return [name, { entropyValue, requestBlockHash, drawValue: drawValue(entropyValue, requestBlockHash) }];
+  }),
+) as Record<"draw-value-winners" | "draw-value-entrants", { entropyValue: Hex; requestBlockHash: Hex; drawValue: Hex }>;
+
+/**
+ * Drawing values: the zero and all-ones words, each word alone (a swapped encoding differs), an Entropy value of
+ * the combine vectors with Ethereum mainnet's genesis block hash, and the two cases' origins.
+ */
+function drawValueVectors(cases: VectorCase[]): DrawValueVector[] {
+  const word = (byte: string): Hex => `0x${byte.repeat(32)}`;
+  const vector = (name: string, description: string, entropyValue: Hex, requestBlockHash: Hex, caseName: string | null = null): DrawValueVector => ({
+    name,
+    description,
+    entropyValue,
+    requestBlockHash,
+    drawValue: drawValue(entropyValue, requestBlockHash),
+    caseName,
+  });
+  const first = cases[0] as VectorCase;
+  const entropyOfFirst = combineRandomValues(first.userRandomNumber, keccak256(stringToBytes(`prize-draw-vectors/provider/${first.name}`)));
+  return [
+    vector("zero", "The zero words.", word("00"), word("00")),
+    vector("ones", "The all-ones words.", word("ff"), word("ff")),
+    vector("ones-then-zero", "All-ones Entropy value, zero block hash.", word("ff"), word("00")),
+    vector("zero-then-ones", "Zero Entropy value, all-ones block hash: differs from the previous one, so the order of the words counts.", word("00"), word("ff")),
+    vector(
+      "mainnet-genesis",
+      "An Entropy value of the combine vectors (the first case's request) with Ethereum mainnet's genesis block hash.",
+      entropyOfFirst,
+      "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3",
+    ),
+    ...(["draw-value-winners", "draw-value-entrants"] as const).map((name) =>
+      vector(`case-${name}`, `The value of the case ${name}.`, DRAW_VALUE_ORIGINS[name].entropyValue, DRAW_VALUE_ORIGINS[name].requestBlockHash, name),
+    ),
+  ];
 }
 
 /** Re-requests of edge and realistic requests: the zero and all-ones words, Pyth provider addresses, a sequence past 2^53. */

@@ -34,4 +34,8 @@ contract DrawMathHarness {
     function reRequestUserRandomNumber(address previousProvider, uint64 previousSequence) external pure returns (bytes32) {
         return DrawMath.reRequestUserRandomNumber(previousProvider, previousSequence);
     }
+
+    function drawValue(bytes32 entropyValue, bytes32 requestBlockHash) external pure returns (bytes32) {
+        return DrawMath.drawValue(entropyValue, requestBlockHash);
+    }
 }

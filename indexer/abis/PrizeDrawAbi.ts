@@ -1335,6 +1335,37 @@ export const PrizeDrawAbi = [
     "inputs": [
       {
         "indexed": true,
+        "internalType": "address",
+        "name": "provider",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint64",
+        "name": "sequence",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "requestBlock",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "entropyValue",
+        "type": "bytes32"
+      }
+    ],
+    "name": "EntropyRevealTooLate",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
@@ -1356,6 +1387,18 @@ export const PrizeDrawAbi = [
         "internalType": "uint64",
         "name": "sequence",
         "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "entropyValue",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "requestBlockHash",
+        "type": "bytes32"
       },
       {
         "indexed": false,
@@ -1730,6 +1773,19 @@ export const PrizeDrawAbi = [
     ],
     "name": "WinnersRecorded",
     "type": "event"
+  },
+  {
+    "inputs": [],
+    "name": "BLOCKHASH_WINDOW",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
   },
   {
     "inputs": [],

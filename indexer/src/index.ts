@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { campaign, drawing, entropyReveal, guarantee, ignoredCallback, payout, prize, prizeTable } from "ponder:schema";
+import { campaign, drawing, entropyReveal, guarantee, ignoredCallback, lateReveal, payout, prize, prizeTable } from "ponder:schema";
 
 // One handler per PrizeDraw event. Ponder runs them in log order (block, then log index), so within a
 // transaction every DrawingCommitted of a batch comes before its EntropyRequested events (one per drawing), and EntropyRevealed before the PrizeAwarded and
@@ -158,15 +158,31 @@ ponder.on("Entropy:Revealed", async ({ event, context }) => {
 });
 
 ponder.on("PrizeDraw:EntropyRevealed", async ({ event, context }) => {
-  const { campaignId, number, provider, sequence, randomValue } = event.args;
+  const { campaignId, number, provider, sequence, entropyValue, requestBlockHash, randomValue } = event.args;
   await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({
     provider: lower(provider),
     sequence,
+    entropyValue: lower(entropyValue),
+    requestBlockHash: lower(requestBlockHash),
     randomValue: lower(randomValue),
     revealBlock: event.block.number,
     revealTimestamp: event.block.timestamp,
     revealTx: lower(event.transaction.hash),
     status: "revealed",
+  });
+});
+
+ponder.on("PrizeDraw:EntropyRevealTooLate", async ({ event, context }) => {
+  const { provider, sequence, requestBlock, entropyValue } = event.args;
+  await context.db.insert(lateReveal).values({
+    id: logId(event.transaction.hash, event.log.logIndex),
+    provider: lower(provider),
+    sequence,
+    requestBlock,
+    entropyValue: lower(entropyValue),
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    txHash: lower(event.transaction.hash),
   });
 });
 

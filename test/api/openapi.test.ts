@@ -247,7 +247,7 @@ describe("real answers", () => {
       const r = await call("getProof", { params: { slug, id: drawn.id } });
       return r.status === 200 ? r : undefined;
     }, 30_000, 500);
-    expect(proof.body).toMatchObject({ proofVersion: 5, drawing: { id: drawn.id } });
+    expect(proof.body).toMatchObject({ proofVersion: 6, drawing: { id: drawn.id } });
     expect((await call("getProof", { params: { slug, id: drawn.id }, headers: { "If-None-Match": proof.headers.get("etag")! } })).status).toBe(304);
     expect((await call("getProof", { params: { slug, id: second!.id } })).status).toBe(404);
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, storePath, type Store } from "../../api/src/store/index.js";
 import { newId } from "../../api/src/domain/ids.js";
-import { drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import { drawValue, drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
 import { jsonRpc, mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
@@ -47,7 +47,7 @@ describe("proof.json", () => {
     expect(proof.status).toBe(200);
     expect(Object.keys(proof.body)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain", "finality"]);
     expect(proof.body).toMatchObject({
-      proofVersion: 5,
+      proofVersion: 6,
       campaign: { id: "public-daily", slug: "public-daily", name: "Public Daily" },
       drawing: { id: drawnId, number: 1, slot: drawingSlot(drawnId) },
       winnerList: { winners: ["u-1", "u-2", "u-3"], commitment: item.winnersCommitment },
@@ -60,6 +60,12 @@ describe("proof.json", () => {
       chain: { chainId: 31337, contract: stack.deployment.prizeDraw, entropy: stack.deployment.entropy.toLowerCase() },
     });
     expect((proof.body.results as { displayName: string | null }[])[0]!.displayName).toBe("Ada");
+    // Version 6: the value the prizes follow from is the mock's value mixed with the hash of the commit's block.
+    const entropy = proof.body.entropy as { revealedValue: Hex; requestBlock: { number: number; hash: Hex }; value: Hex };
+    const chain = proof.body.chain as { commitTx: Hex };
+    const commitBlock = BigInt((await jsonRpc<{ blockNumber: string }>(stack.rpcUrl, "eth_getTransactionReceipt", [chain.commitTx])).blockNumber);
+    expect(entropy.requestBlock).toEqual({ number: Number(commitBlock), hash: (await jsonRpc<{ hash: Hex }>(stack.rpcUrl, "eth_getBlockByNumber", [`0x${commitBlock.toString(16)}`, false])).hash });
+    expect(entropy.value).toBe(drawValue(entropy.revealedValue, entropy.requestBlock.hash));
 
     const served = await fetch(`${stack.baseUrl}/verify/verify-draw.mjs`);
     expect(served.headers.get("content-type")).toMatch(/javascript/);

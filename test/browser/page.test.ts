@@ -179,7 +179,7 @@ afterAll(async () => {
 });
 
 describe("the public campaign page on a phone", () => {
-  it("shows the odds table, the average prize, the draw with its winners, and follows the proof link to the proof (format 5)", async () => {
+  it("shows the odds table, the average prize, the draw with its winners, and follows the proof link to the proof (format 6)", async () => {
     requireChromium();
     const page = await context.newPage();
     const errors = collectErrors(page);
@@ -302,14 +302,14 @@ describe("the public campaign page on a phone", () => {
     const [proofResponse] = await Promise.all([page.waitForResponse((r) => r.url() === proofUrl), link.click()]);
     expect(proofResponse.status()).toBe(200);
     await page.waitForURL(proofUrl);
-    expect(await page.locator("body").innerText()).toContain('"proofVersion":5');
+    expect(await page.locator("body").innerText()).toContain('"proofVersion":6');
     const proof = (await proofResponse.json()) as {
       proofVersion: number;
       campaign: { slug: string };
       drawing: { id: string; number: number };
       results: { position: number; displayName: string | null; amountCents: number }[];
     };
-    expect(proof.proofVersion).toBe(5);
+    expect(proof.proofVersion).toBe(6);
     expect(proof.campaign.slug).toBe(SLUG);
     expect(proof.drawing).toMatchObject({ id: paid.id, number: 1 });
     expect(proof.results.map((r) => r.amountCents)).toEqual(paid.winners.map((w) => w.amountCents));

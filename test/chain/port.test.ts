@@ -14,6 +14,7 @@ import { IndexerClient } from "../../api/src/chain/indexer.js";
 import { ChainPort, ChainRevertError, type CommitInput } from "../../api/src/chain/port.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { DEFAULT_PRIZE_TABLE, computePrizes, drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import { drawValueAt } from "../support/drawValue.js";
 import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-port-test-"));
@@ -100,8 +101,10 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     const revealReceipt = await port.revealMock(sequence, randomValue);
     expect(revealReceipt.status).toBe("success");
     const settled = await indexed("settlement indexed", () => indexer.drawing(campaignId, 1n), (d) => d.drawing.status === "settled");
-    const expected = computePrizes({ entropy: randomValue, campaignId, number: 1n, table: DEFAULT_PRIZE_TABLE, count: 5, largePrizeThresholdCents: 50_000 });
-    expect(settled.drawing.randomValue).toBe(randomValue);
+    // The prizes follow from Entropy's value mixed with the hash of the commit's block.
+    const value = await drawValueAt(port.publicClient, commitReceipt.blockNumber, randomValue);
+    const expected = computePrizes({ entropy: value, campaignId, number: 1n, table: DEFAULT_PRIZE_TABLE, count: 5, largePrizeThresholdCents: 50_000 });
+    expect(settled.drawing).toMatchObject({ entropyValue: randomValue, randomValue: value });
     expect(settled.drawing.revealTx).toBe(revealReceipt.transactionHash);
     expect(settled.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), tier: p.tier, amountCents: Number(p.amountCents), held: p.held }))).toEqual(expected);
 

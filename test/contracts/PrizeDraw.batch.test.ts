@@ -39,6 +39,9 @@ import {
   slotOf,
   userRandomNumberOf,
   withoutFee,
+  blockHashOf,
+  drawValueOf,
+  revealedDrawValue,
   worstCaseOf,
   findVaultEvents,
   type CommitArgs,
@@ -108,28 +111,42 @@ async function batchFixture(kind: ProviderKind) {
   let entropy: MockEntropy | TestEntropyV2;
   let providerAddress: string;
   /** Reveals `sequence` (the provider's part is fixed by the provider: a label for MockEntropy, its hash chain for v2). */
-  let revealWith: (sequence: bigint, user: string, opts?: { gasLimit?: number }) => Promise<{ receipt: ContractTransactionReceipt; random: string }>;
+  let revealAs: (sequence: bigint, user: string, opts?: { gasLimit?: number }) => Promise<{ receipt: ContractTransactionReceipt; entropyValue: string }>;
   if (kind === "MockEntropy") {
     const provider = signers[9];
     const mock = (await (await ethers.getContractFactory("MockEntropy")).deploy(provider.address)) as unknown as MockEntropy;
     entropy = mock;
     providerAddress = provider.address;
-    revealWith = async (sequence) => {
-      const random = id(`batch-reveal-${sequence}`);
-      const receipt = (await (await mock.connect(stranger).mockReveal(provider.address, sequence, random)).wait())!;
-      return { receipt, random };
+    revealAs = async (sequence) => {
+      const entropyValue = id(`batch-reveal-${sequence}`);
+      const receipt = (await (await mock.connect(stranger).mockReveal(provider.address, sequence, entropyValue)).wait())!;
+      return { receipt, entropyValue };
     };
   } else {
     const t = await deployTestEntropy(signers[8], { feeInWei: ENTROPY_FEE, pythFeeInWei: PYTH_FEE, defaultGasLimit: 100_000 });
     entropy = t.entropy;
     providerAddress = t.providerAddress;
-    revealWith = async (sequence, user, opts = {}) => {
+    revealAs = async (sequence, user, opts = {}) => {
       const receipt = (await (await t.reveal(sequence, user, { from: stranger, gasLimit: opts.gasLimit })).wait())!;
-      return { receipt, random: combineRandomValues(user, t.revelation(sequence)) };
+      return { receipt, entropyValue: combineRandomValues(user, t.revelation(sequence)) };
     };
   }
 
   const { draw, vault, manager } = await deployPrizeDraw({ entropy: await entropy.getAddress(), token, admin, operator, guardian });
+  /**
+   * Reveals `sequence`; `random` is the value the drawings follow from: Entropy's value mixed with the hash of the
+   * block Entropy recorded the request in (read before the reveal), checked against every EntropyRevealed of it
+   * (none when the callback failed).
+   */
+  const revealWith = async (sequence: bigint, user: string, opts: { gasLimit?: number } = {}) => {
+    const requestBlock = (await entropy.getRequestV2(providerAddress, sequence)).blockNumber;
+    const { receipt, entropyValue } = await revealAs(sequence, user, opts);
+    const random = drawValueOf(entropyValue, await blockHashOf(requestBlock));
+    if (findEvents({ draw }, receipt, "EntropyRevealed").length > 0) {
+      expect(await revealedDrawValue({ draw }, receipt, entropyValue, requestBlock)).to.equal(random);
+    }
+    return { receipt, entropyValue, random, requestBlockHash: await blockHashOf(requestBlock) };
+  };
   for (const name of ["likelyTop", "flat"] as const) {
     await draw.connect(operator).publishPrizeTable(TABLES[name].id, 1, TABLES[name].amounts, TABLES[name].weights);
   }
@@ -325,10 +342,12 @@ describe("PrizeDraw batches of drawings", function () {
         // One reveal for the batch; the single drawing's request is its own.
         const first = await f.revealWith(one.sequence, one.user);
         expect(findEvents(f, first.receipt, "EntropyRevealed")).to.have.length(1);
-        const { receipt: revealed, random } = await f.revealWith(sequence, user);
+        const { receipt: revealed, random, entropyValue, requestBlockHash } = await f.revealWith(sequence, user);
         if (kind === "TestEntropyV2") expect(revealedOf(f, revealed).callbackFailed).to.equal(false);
+        // The batch's one value: Entropy's mixed with the hash of the commit's block.
+        expect(requestBlockHash).to.equal((await ethers.provider.getBlock(receipt.blockNumber))!.hash);
         expect(findEvents(f, revealed, "EntropyRevealed").map((e) => [...e.args])).to.deep.equal(
-          batch.map((c) => [c.campaignId, BigInt(c.number), f.providerAddress, sequence, random]),
+          batch.map((c) => [c.campaignId, BigInt(c.number), f.providerAddress, sequence, entropyValue, requestBlockHash, random]),
         );
         expect(findEvents(f, revealed, "DrawingSettled")).to.have.length(5);
         for (const [i, c] of batch.entries()) {
@@ -667,7 +686,8 @@ describe("PrizeDraw batches of drawings", function () {
     // the last tier rolled, every prize held. When measured (commit 1c2149d's contract) the callback of these 10
     // drawings used about 502,800 gas of its 600,000 share: about 48,300 gas for each further drawing with its
     // one position (DRAWING_CALLBACK_GAS + POSITION_GAS is 58,000). The callback does not call the vault (what a
-    // drawing did not award is released at its payout); it uses about 492,100.
+    // drawing did not award is released at its payout); it used about 492,100, and uses about 498,600 since the
+    // callback reads the request block's hash, mixes it in and emits both values in EntropyRevealed.
     it("a batch of 10 drawings of 1 winner each, each with a 16-tier table of its own (cold), settles with exactly its share", async () => {
       const { share } = await exactShare(10, 1, "own16");
       expect(share).to.equal(CALLBACK_BASE_GAS + 9 * DRAWING_CALLBACK_GAS + 10 * POSITION_GAS);

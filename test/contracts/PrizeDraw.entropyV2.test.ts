@@ -16,8 +16,11 @@ import {
   campaignIdOf,
   commitArgs,
   deployPrizeDraw,
+  blockHashOf,
+  drawValueOf,
   expectedPrizes,
   findEvents,
+  revealedDrawValue,
   sendCommit,
   userRandomNumberOf,
   withoutFee,
@@ -44,14 +47,17 @@ async function v2Fixture() {
 }
 type V2 = Awaited<ReturnType<typeof v2Fixture>>;
 
-/** Commits drawing `num` paying exactly the quoted fee; returns the request's sequence and user random number. */
+/**
+ * Commits drawing `num` paying exactly the quoted fee; returns the request's sequence and user random number, and
+ * the commit's block (the request's, whose hash the callback mixes into Entropy's value).
+ */
 async function commitV2(f: V2, num: number, overrides: CommitOverrides = {}) {
   const args = commitArgs(f.campaignId, num, { maxFee: f.fee, ...overrides });
   const receipt = (await (await sendCommit(f, args)).wait())!;
   const requested = findEvents(f, receipt, "EntropyRequested")[0];
   const user = requested.args.userRandomNumber as string;
   expect(user).to.equal(userRandomNumberOf(f.campaignId, num, args.slot as string, args.listCommitment as string));
-  return { sequence: requested.args.sequence as bigint, user, args };
+  return { sequence: requested.args.sequence as bigint, user, args, requestBlock: receipt.blockNumber };
 }
 
 function revealedOf(f: V2, receipt: ContractTransactionReceipt) {
@@ -117,13 +123,13 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
       expect(perCallback).to.equal(Math.floor((CALLBACK_GAS_LIMIT - CALLBACK_BASE_GAS) / POSITION_GAS));
       const winners = 300;
       expect(perCallback).to.be.lessThan(winners); // the rest is left for settle()
-      const { sequence, user } = await commitV2(f, 1, { winnersExpected: winners });
+      const { sequence, user, requestBlock } = await commitV2(f, 1, { winnersExpected: winners });
       expect((await f.entropy.getRequestV2(f.providerAddress, sequence)).gasLimit10k).to.equal(200n);
       const revelation = f.revelation(sequence);
       const estimate = await f.entropy.connect(f.stranger).revealWithCallback.estimateGas(f.providerAddress, sequence, user, revelation);
       const receipt = (await (await f.reveal(sequence, user, { from: f.stranger, gasLimit: estimate })).wait())!;
       expect(revealedOf(f, receipt).callbackFailed).to.equal(false);
-      const random = combineRandomValues(user, revelation);
+      const random = await revealedDrawValue(f, receipt, combineRandomValues(user, revelation), requestBlock);
       const prizes = awarded(f, receipt);
       expect(prizes).to.have.length(perCallback);
       const expected = expectedPrizes(random, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
@@ -168,16 +174,19 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
 
     it("a callback failed with its full cap stays Requested; a stranger's retry with the same values settles it with the same random value, one request only", async () => {
       const f = await loadFixture(v2Fixture);
-      const { sequence, user } = await commitV2(f, 1, { winnersExpected: 20 });
+      const { sequence, user, requestBlock } = await commitV2(f, 1, { winnersExpected: 20 });
       const revelation = f.revelation(sequence);
-      const random = combineRandomValues(user, revelation);
+      const entropyValue = combineRandomValues(user, revelation);
+      // The retry mixes in the hash of the commit's block, as the failed attempt would have: the same value.
+      const requestBlockHash = await blockHashOf(requestBlock);
+      const random = drawValueOf(entropyValue, requestBlockHash);
       const draw = await f.draw.getAddress();
       // The callback gets 10,000 gas of its 2,000,000 cap while the transaction could give it the whole cap.
       await f.entropy.connect(f.deployer).setCallbackGasShortfall(CALLBACK_GAS_LIMIT - 10_000);
       const failed = await f.reveal(sequence, user, { gasLimit: 5_000_000 });
       await expect(failed)
         .to.emit(f.entropy, "CallbackFailed")
-        .withArgs(f.providerAddress, draw, sequence, user, revelation, random, "0x");
+        .withArgs(f.providerAddress, draw, sequence, user, revelation, entropyValue, "0x");
       expect(revealedOf(f, (await failed.wait())!).callbackFailed).to.equal(true);
       await expect(failed).to.not.emit(f.draw, "EntropyRevealed");
       expect((await f.entropy.getRequestV2(f.providerAddress, sequence)).callbackStatus).to.equal(CALLBACK_FAILED);
@@ -190,8 +199,11 @@ describe("PrizeDraw with an Entropy v2 provider (TestEntropyV2)", () => {
 
       // The retry: anyone, the same user number and revelation, no cap.
       const retry = await f.entropy.connect(f.stranger).revealWithCallback(f.providerAddress, sequence, user, revelation);
-      await expect(retry).to.emit(f.draw, "EntropyRevealed").withArgs(f.campaignId, 1, f.providerAddress, sequence, random);
+      await expect(retry)
+        .to.emit(f.draw, "EntropyRevealed")
+        .withArgs(f.campaignId, 1, f.providerAddress, sequence, entropyValue, requestBlockHash, random);
       const receipt = (await retry.wait())!;
+      expect(await revealedDrawValue(f, receipt, entropyValue, requestBlock)).to.equal(random);
       expect(revealedOf(f, receipt).callbackFailed).to.equal(false);
       const prizes = expectedPrizes(random, f.campaignId, 1n, 20, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
       expect(awarded(f, receipt)).to.deep.equal(prizes);

@@ -3,13 +3,16 @@
  * fc.asyncModelRun) on Hardhat's in-process chain, over the engine (PrizeDraw), its vault (PrizeVault) and their
  * manager (PrizeDrawManager). Every call is made by every role (admin, operator, guardian, stranger); the admin's
  * calls are scheduled through the manager, executed (through the manager or on the target itself) or cancelled
- * by the guardian, and time moves in hours, past the admin's delay or past a guarantee period. Each command predicts its outcome from the
+ * by the guardian, and time moves in hours, past the admin's delay or past a guarantee period; blocks are mined
+ * in runs of their own (past the reveal timeout, or to the last block whose reveal can still read its request
+ * block's hash and the first that cannot), and a drawing whose value did not come may be re-requested, once, by
+ * the operator. Each command predicts its outcome from the
  * model (success, or the exact custom error, with its arguments where they carry the rule; a limit or a delay
  * that the next block's few seconds could just reach may go either way), and the model then learns what happened
  * from the events of the engine, the vault, the manager and the token.
  *
  * Invariants, checked after EVERY command. 1, 2, 3 and 6 are the @dev list of contracts/PrizeVault.sol (its 4 is
- * 6 here); 4, 5 and 7 are the engine's bookkeeping. How each is checked:
+ * 6 here); 4, 5, 7 and 8 are the engine's bookkeeping. How each is checked:
  * 1. Owed money is backed: balances().owedCents <= token balance / unitsPerCent, and owedCents equals both the
  *    model's running total (every OwedChanged event and every payment) and its ghost total: the worst case
  *    (DrawMath.worstCase) of every unpaid drawing less its held prizes already paid or refused, the open held
@@ -44,6 +47,16 @@
  *    guaranteeStart + (period + 1) x guaranteePeriod (guaranteeStart: the block time of the campaign's
  *    CampaignRegistered, which getCampaignTerms must show), so a stolen key creates at most one guarantee per
  *    period of real time. A pick before then is predicted to revert GuaranteePeriodNotEnded (exact end).
+ * 8. A drawing's value comes from one request at a time, in time, and in public: every EntropyRevealed answers a
+ *    request Entropy held and is the drawing's current one, in a block at most BLOCKHASH_WINDOW after the
+ *    request's, with that block's hash and randomValue = drawValue(Entropy's value, hash); a later answer is
+ *    EntropyRevealTooLate (the drawing stays Requested, nothing stored), a superseded request's answer is
+ *    EntropyCallbackIgnored (each predicted for every reveal); getDrawing's sequence is the current request's and
+ *    its randomValue zero until the reveal, then that value. Every EntropyReRequested is the operator's (others
+ *    are refused AccessManagedUnauthorized), once per drawing, of a drawing still Requested whose request Entropy
+ *    no longer holds or is revealTimeoutBlocks old, with the contribution derived from the request it replaces;
+ *    the operator's call is predicted exactly (NotAwaitingReveal, AlreadyReRequested, RevealNotTimedOut with its
+ *    due block, or success).
  *
  * Speed (`npm test` runs 10,000 sequences): calls are sent raw (eth_sendTransaction with a fixed gas limit and
  * fee; a reverted call is mined, as before, and its revert data decoded) and asked of Hardhat's chain directly,
@@ -61,13 +74,16 @@ import type { HardhatEthersSigner } from "@nomicfoundation/hardhat-ethers/signer
 import type { MockEntropy, PrizeDraw, PropertyLens, TestStablecoin } from "../../typechain-types";
 import {
   ADMIN_DELAY,
+  BLOCKHASH_WINDOW,
   DEFAULT_TABLE,
   DRAW_EPOCH,
   KIND_ENTRANTS,
   KIND_WINNERS,
+  REVEAL_TIMEOUT_BLOCKS,
   ROLE,
   campaignIdOf,
   deployPrizeDraw,
+  drawValueOf,
   slotOf,
   winnersFingerprint,
   worstCaseOf,
@@ -219,7 +235,12 @@ type DrawingModel = {
   number: number;
   kind: number;
   prizeCount: number;
+  /** The request now serving it (the commit's, or its re-request's) and that request's block. */
   sequence: bigint;
+  requestBlock: number;
+  reRequested: boolean;
+  /** The drawing's value once revealed (zero until then). */
+  value: string;
   status: "Requested" | "Revealed" | "Settled" | "Paid";
   settled: Set<number>;
   held: Map<number, bigint>; // position -> cents
@@ -280,6 +301,10 @@ class Model {
   }));
   drawings = new Map<string, DrawingModel>();
   drawingOrder: string[] = [];
+  /** The requests MockEntropy still holds (it forgets one once its callback ran): sequence -> drawing and block. */
+  entropyPending = new Map<bigint, { key: string; block: number }>();
+  /** The callback event a reveal sent by a command must cause, until learnt. */
+  expectedCallback: { name: string; sequence: bigint } | undefined = undefined;
   guarantees = new Map<string, GuaranteeModel>();
   paused = false;
   /** What is owed as the vault's OwedChanged events and the payments made it. */
@@ -315,9 +340,6 @@ class Model {
     ] as const) {
       this.members.set(`${role}:${account.address}`, 0);
     }
-  }
-  pending(): string[] {
-    return this.drawingOrder.filter((k) => this.drawings.get(k)!.status === "Requested");
   }
   freeUnits(): bigint {
     const owed = this.owedCents * UNITS;
@@ -537,15 +559,19 @@ function backingExpect(m: Model, cents: bigint): Expect {
 
 // ------------------------------------------------------------------ learning from events and checking invariants
 
-const blockTimes = new Map<number, number>();
-async function timestampOf(block: number): Promise<number> {
-  let t = blockTimes.get(block);
-  if (t === undefined) {
-    const b = (await rpc("eth_getBlockByNumber", [toQuantity(block), false])) as { timestamp: string };
-    t = Number(b.timestamp);
-    blockTimes.set(block, t);
+/** Blocks' times and hashes, as eth_getBlockByNumber gives them (cleared for every run: evm_revert replaces them). */
+const blockInfo = new Map<number, { timestamp: number; hash: string }>();
+async function blockOf(block: number): Promise<{ timestamp: number; hash: string }> {
+  let b = blockInfo.get(block);
+  if (b === undefined) {
+    const raw = (await rpc("eth_getBlockByNumber", [toQuantity(block), false])) as { timestamp: string; hash: string };
+    b = { timestamp: Number(raw.timestamp), hash: raw.hash };
+    blockInfo.set(block, b);
   }
-  return t;
+  return b;
+}
+async function timestampOf(block: number): Promise<number> {
+  return (await blockOf(block)).timestamp;
 }
 
 /** A log as eth_getLogs returns it (quantities in hex, addresses in lower case). */
@@ -574,17 +600,25 @@ function closeLedger(t: TxLedger | undefined): void {
   verify(t.toSinkUnits, `transfers to the withdrawal address without a withdrawal in ${t.hash}`).to.equal(t.withdrawnUnits);
 }
 
+/** A reveal's callback event: the one predicted by the command that sent the reveal (the fixture's predict none). */
+function callbackLearnt(m: Model, name: string, sequence: bigint): void {
+  const e = m.expectedCallback;
+  if (!e) return;
+  verify([name, sequence], "invariant 8: a reveal's callback does what was predicted").to.deep.equal([e.name, e.sequence]);
+  m.expectedCallback = undefined;
+}
+
 /**
  * Reads every new event of the engine, the vault, the manager and the token, updates the model, and checks what
- * each event must satisfy (invariants 1, 3, 4, 6).
+ * each event must satisfy (invariants 1, 3, 4, 6, 8).
  */
 async function learn(m: Model, r: Real): Promise<void> {
   if (m.learntAt === chainMoves) return; // nothing sent and no clock moved since the last time
   m.learntAt = chainMoves;
-  const head = (await rpc("eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string };
+  const head = (await rpc("eth_getBlockByNumber", ["latest", false])) as { number: string; timestamp: string; hash: string };
   const latest = Number(head.number);
   if (latest <= m.lastBlock) return;
-  blockTimes.set(latest, Number(head.timestamp));
+  blockInfo.set(latest, { timestamp: Number(head.timestamp), hash: head.hash });
   const addr = r.addresses;
   const filter = { fromBlock: toQuantity(m.lastBlock + 1), toBlock: toQuantity(latest), address: [addr.draw, addr.vault, addr.manager, addr.token] };
   const logs = ordered((await rpc("eth_getLogs", [filter])) as RawLog[]);
@@ -599,7 +633,8 @@ async function learn(m: Model, r: Real): Promise<void> {
       t = { hash: log.transactionHash, reserveCents: 0n, releaseCents: 0n, paidUnits: 0n, toWalletsUnits: 0n, withdrawnUnits: 0n, toSinkUnits: 0n };
     }
     const tx: TxLedger = t;
-    const ts = await timestampOf(Number(log.blockNumber));
+    const block = Number(log.blockNumber);
+    const ts = await timestampOf(block);
     const source = r.sources.get(log.address.toLowerCase());
     if (!source) throw new Error(`a log of ${log.address}, which eth_getLogs was not asked for`);
     const parsed = ifaces[source].parseLog(log);
@@ -785,6 +820,9 @@ async function learn(m: Model, r: Real): Promise<void> {
           winnersRecorded: false,
           wallet: a.payoutWallet,
           payoutCents: 0n,
+          requestBlock: 0,
+          reRequested: false,
+          value: ZeroHash,
           worstCents: worst.totalCents,
           automaticCents: worst.automaticCents,
         });
@@ -792,21 +830,79 @@ async function learn(m: Model, r: Real): Promise<void> {
         m.dirty.add(key);
         break;
       }
-      case "EntropyRequested":
-        m.drawings.get(drawingKey(campaignIndex(a.campaignId), Number(a.number)))!.sequence = a.sequence;
+      case "EntropyRequested": {
+        const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
+        const d = m.drawings.get(key)!;
+        d.sequence = a.sequence;
+        d.requestBlock = block;
+        m.entropyPending.set(a.sequence, { key, block });
         break;
+      }
+      case "EntropyReRequested": {
+        const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
+        const d = m.drawings.get(key)!;
+        verify(holds(m, ROLE.Operator, a.by), "invariant 8: only the operator re-requests").to.not.equal("not yet");
+        verify(d.status, "invariant 8: only a drawing awaiting its value is re-requested").to.equal("Requested");
+        verify(d.reRequested, `invariant 8: drawing ${key} re-requested twice`).to.equal(false);
+        verify([a.previousProvider, a.previousSequence, a.provider], "invariant 8: the re-request names the request it replaces").to.deep.equal([
+          r.provider.address,
+          d.sequence,
+          r.provider.address,
+        ]);
+        const timedOut = block > d.requestBlock + REVEAL_TIMEOUT_BLOCKS;
+        verify(timedOut || !m.entropyPending.has(d.sequence), "invariant 8: re-requested before its request timed out or was answered").to.equal(true);
+        verify(a.userRandomNumber, "invariant 8: the contribution is fixed by the request it replaces").to.equal(
+          keccak256(AbiCoder.defaultAbiCoder().encode(["address", "uint64"], [a.previousProvider, a.previousSequence])),
+        );
+        d.sequence = a.sequence;
+        d.requestBlock = block;
+        d.reRequested = true;
+        m.entropyPending.set(a.sequence, { key, block });
+        m.dirty.add(key);
+        break;
+      }
       case "EntropyRevealed": {
         const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
         const d = m.drawings.get(key)!;
         m.dirty.add(key);
         verify(d.status, "revealed twice").to.equal("Requested");
+        verify(m.entropyPending.get(a.sequence)?.key, "invariant 8: a reveal answers a request Entropy held").to.equal(key);
+        verify([a.provider, a.sequence], "invariant 8: only the drawing's current request is used").to.deep.equal([r.provider.address, d.sequence]);
+        verify(block > d.requestBlock && block - d.requestBlock <= BLOCKHASH_WINDOW, "invariant 8: used within BLOCKHASH_WINDOW blocks").to.equal(true);
+        verify(a.requestBlockHash, "invariant 8: the hash of the request's block").to.equal((await blockOf(d.requestBlock)).hash);
+        verify(a.randomValue, "invariant 8: randomValue = drawValue(entropyValue, requestBlockHash)").to.equal(drawValueOf(a.entropyValue, a.requestBlockHash));
+        callbackLearnt(m, parsed.name, a.sequence);
+        m.entropyPending.delete(a.sequence);
+        d.value = a.randomValue;
         d.status = "Revealed";
+        break;
+      }
+      case "EntropyRevealTooLate": {
+        const pending = m.entropyPending.get(a.sequence);
+        verify(pending !== undefined && a.provider === r.provider.address, "invariant 8: a late reveal answers a request Entropy held").to.equal(true);
+        const d = m.drawings.get(pending!.key)!;
+        verify(a.sequence, "invariant 8: only the current request's reveal is discarded as late").to.equal(d.sequence);
+        verify(d.status).to.equal("Requested");
+        verify(Number(a.requestBlock), "invariant 8: the block of the request the late reveal answers").to.equal(d.requestBlock);
+        verify(block - d.requestBlock > BLOCKHASH_WINDOW, "invariant 8: discarded only past BLOCKHASH_WINDOW").to.equal(true);
+        callbackLearnt(m, parsed.name, a.sequence);
+        m.entropyPending.delete(a.sequence);
+        m.dirty.add(pending!.key);
+        break;
+      }
+      case "EntropyCallbackIgnored": {
+        const pending = m.entropyPending.get(a.sequence);
+        verify(pending !== undefined && a.provider === r.provider.address, "an ignored reveal answers a request Entropy held").to.equal(true);
+        verify(m.drawings.get(pending!.key)!.sequence, "invariant 8: only a superseded request's reveal is ignored").to.not.equal(a.sequence);
+        callbackLearnt(m, parsed.name, a.sequence);
+        m.entropyPending.delete(a.sequence);
         break;
       }
       case "PrizeAwarded": {
         const key = drawingKey(campaignIndex(a.campaignId), Number(a.number));
         const d = m.drawings.get(key)!;
         const position = Number(a.position);
+        verify(d.status, "prizes of a revealed drawing only").to.equal("Revealed");
         verify(d.settled.has(position), `invariant 4: position ${key}:${position} settled twice`).to.equal(false);
         verify(position, "positions settle in order").to.equal(d.settled.size);
         d.settled.add(position);
@@ -1035,6 +1131,9 @@ async function checkInvariants(m: Model, r: Real): Promise<void> {
   // The stored drawings agree with what their events said (4: settled, paid and closed once).
   for (const d of drawings) {
     const [settledCount, heldCount, heldClosed, payoutWallet, status] = [w.next(), w.next(), w.next(), w.address(d.wallet), w.next()];
+    const [sequence, randomValue] = [w.next(), w.next()];
+    verify(sequence, "invariant 8: getDrawing shows the current request").to.equal(d.sequence);
+    verify(randomValue, "invariant 8: getDrawing's randomValue is zero until the reveal, then the drawing's value").to.equal(BigInt(d.value));
     verify(Number(settledCount)).to.equal(d.settled.size);
     verify(Number(heldCount)).to.equal(d.held.size);
     verify(Number(heldClosed)).to.equal(d.closed.size);
@@ -1240,19 +1339,126 @@ class Commit extends Base {
   }
 }
 
+/**
+ * What the callback of a reveal of `sequence` sent in the next block does: the drawing's current request is used
+ * (EntropyRevealed) while the next block can still read its request block's hash (blockhash: at most
+ * BLOCKHASH_WINDOW blocks back) and discarded (EntropyRevealTooLate) after; a superseded one is ignored.
+ */
+function callbackExpect(m: Model, sequence: bigint): string {
+  const d = m.drawings.get(m.entropyPending.get(sequence)!.key)!;
+  if (d.sequence !== sequence || d.status !== "Requested") return "EntropyCallbackIgnored";
+  return m.lastBlock + 1 - d.requestBlock > BLOCKHASH_WINDOW ? "EntropyRevealTooLate" : "EntropyRevealed";
+}
+
+/** The provider reveals `sequence` (anyone may send it) and its callback does what the model predicts. */
+async function revealRequest(m: Model, r: Real, sequence: bigint, value: string): Promise<void> {
+  const name = callbackExpect(m, sequence);
+  m.expectedCallback = { name, sequence };
+  await send(r.stranger.address, callOf(r, "mock", "mockReveal", [r.provider.address, sequence, value]));
+  STATS.set(`reveal ${name}`, (STATS.get(`reveal ${name}`) ?? 0) + 1);
+  await learn(m, r);
+  verify(m.expectedCallback, `invariant 8: the reveal of ${sequence} emitted ${name}`).to.equal(undefined);
+}
+
+/** A reveal of one of the requests Entropy holds: a drawing's current one, or one a re-request superseded. */
 class Reveal extends Base {
   constructor(readonly pick: number, readonly seed: number) {
     super();
   }
   async act(m: Model, r: Real) {
-    const pending = m.pending();
+    const pending = [...m.entropyPending.keys()];
     if (pending.length === 0) return;
-    const d = m.drawings.get(pending[this.pick % pending.length])!;
-    await send(r.stranger.address, callOf(r, "mock", "mockReveal", [r.provider.address, d.sequence, keccak256(toUtf8Bytes(`reveal-${this.seed}-${d.sequence}`))]));
-    STATS.set("reveal ok", (STATS.get("reveal ok") ?? 0) + 1);
+    const sequence = pending[this.pick % pending.length];
+    await revealRequest(m, r, sequence, keccak256(toUtf8Bytes(`reveal-${this.seed}-${sequence}`)));
   }
   toString() {
     return `reveal(${this.pick}, ${this.seed})`;
+  }
+}
+
+/** reRequest of drawing `n` of campaign `ci` by `role`, predicted in the contract's order of checks. */
+async function reRequestDrawing(m: Model, r: Real, role: Role, ci: number, n: number, d: DrawingModel | undefined): Promise<void> {
+  const [campaignId, number] = [CAMPAIGNS[ci], BigInt(n)];
+  let expected: Expect = OK;
+  if (!d) expected = failWith("DrawingNotFound", [campaignId, number]);
+  else if (d.status !== "Requested") expected = failWith("NotAwaitingReveal", [campaignId, number]);
+  else if (d.reRequested) expected = failWith("AlreadyReRequested", [campaignId, number]);
+  else if (m.entropyPending.has(d.sequence)) {
+    // Entropy still holds the request: it may be revealed until revealTimeoutBlocks after its block.
+    const dueBlock = d.requestBlock + REVEAL_TIMEOUT_BLOCKS;
+    if (m.lastBlock + 1 <= dueBlock) expected = failWith("RevealNotTimedOut", [campaignId, number, BigInt(dueBlock)]);
+  }
+  // Allowed during a pause; MockEntropy's fee is 0, so the whole value comes back.
+  const maxFee = 10n ** 15n;
+  await attempt(r, `reRequest(${role})`, role, asOperator(m, r, role, expected), callOf(r, "draw", "reRequest", [campaignId, number, maxFee], maxFee));
+}
+
+class ReRequest extends Base {
+  constructor(readonly role: Role, readonly pick: number) {
+    super();
+  }
+  /** Mostly while a drawing awaits its value (so re-requests get somewhere); a fifth try any time. */
+  check(m: Readonly<Model>) {
+    return this.pick % 5 === 0 || [...m.drawings.values()].some((d) => d.status === "Requested");
+  }
+  async act(m: Model, r: Real) {
+    const { ci, n, d } = pickDrawing(m, this.pick, (x) => x.status === "Requested");
+    await reRequestDrawing(m, r, this.role, ci, n, d);
+  }
+  toString() {
+    return `reRequest(${this.role}, ${this.pick})`;
+  }
+}
+
+/** Mines `count` empty blocks (one second apart): reveal timeouts and the blockhash window are counted in blocks. */
+async function mineBlocks(count: number): Promise<void> {
+  chainMoves++;
+  await rpc("hardhat_mine", [toQuantity(count)]);
+}
+
+class MineBlocks extends Base {
+  constructor(readonly count: number) {
+    super();
+  }
+  async act() {
+    await mineBlocks(this.count);
+  }
+  toString() {
+    return `mineBlocks(${this.count})`;
+  }
+}
+
+/**
+ * The block boundary of one request Entropy holds: mines until the next block is its BLOCKHASH_WINDOW-th after the
+ * request's (a reveal still reads the request block's hash; a re-request is still refused RevealNotTimedOut, the
+ * timeout being the same 256 blocks here) or the one after (a reveal is too late; a re-request allowed), then in
+ * that block reveals it or has `role` re-request its drawing.
+ */
+class Boundary extends Base {
+  constructor(readonly pick: number, readonly after: boolean, readonly reveal: boolean, readonly role: Role) {
+    super();
+  }
+  check(m: Readonly<Model>) {
+    return m.entropyPending.size > 0;
+  }
+  async act(m: Model, r: Real) {
+    const pending = [...m.entropyPending.keys()];
+    if (pending.length === 0) return;
+    const sequence = pending[this.pick % pending.length];
+    const { key, block } = m.entropyPending.get(sequence)!;
+    const count = block + BLOCKHASH_WINDOW + (this.after ? 1 : 0) - 1 - m.lastBlock;
+    if (count > 0) {
+      await mineBlocks(count);
+      await learn(m, r);
+    }
+    if (this.reveal) await revealRequest(m, r, sequence, keccak256(toUtf8Bytes(`boundary-${this.pick}-${sequence}`)));
+    else {
+      const d = m.drawings.get(key)!;
+      await reRequestDrawing(m, r, this.role, d.campaign, d.number, d);
+    }
+  }
+  toString() {
+    return `boundary(${this.pick}, ${this.after ? "after" : "last"}, ${this.reveal ? "reveal" : `reRequest ${this.role}`})`;
   }
 }
 
@@ -1356,8 +1562,7 @@ class Cycle extends Base {
     if (m.drawingOrder.length === count) return; // refused, as the commit predicted
     const d = m.drawings.get(m.drawingOrder[count])!;
     const [id, n] = [CAMPAIGNS[d.campaign], d.number];
-    await send(r.stranger.address, callOf(r, "mock", "mockReveal", [r.provider.address, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`))]));
-    await learn(m, r);
+    await revealRequest(m, r, d.sequence, keccak256(toUtf8Bytes(`cycle-${this.salt}-${d.sequence}`)));
     if (d.status === "Revealed") {
       await attempt(r, "settle(cycle)", "stranger", OK, callOf(r, "draw", "settle", [id, n, 1_000]));
       await learn(m, r);
@@ -1897,6 +2102,12 @@ const cycle = fc
   .map(([c, e, w, t, salt]) => new Cycle(c, e, w, t, salt));
 const drain = fc.constant(null).map(() => new Drain());
 const reveal = fc.tuple(pick, pick).map(([p, s]) => new Reveal(p, s));
+const reRequest = fc.tuple(roleMostly("operator"), pick).map(([r, p]) => new ReRequest(r, p));
+/** A few blocks, or past the reveal timeout (and the blockhash window) of the requests made so far. */
+const mineBlocksArb = fc
+  .oneof({ weight: 2, arbitrary: fc.integer({ min: 1, max: 20 }) }, { weight: 3, arbitrary: fc.integer({ min: 240, max: 600 }) })
+  .map((n) => new MineBlocks(n));
+const boundary = fc.tuple(pick, fc.boolean(), fc.boolean(), roleMostly("operator")).map(([p, after, rev, role]) => new Boundary(p, after, rev, role));
 const settle = fc.tuple(anyRole, pick, fc.nat({ max: 10 })).map(([r, p, positions]) => new Settle(r, p, positions));
 const recordWinners = fc.tuple(roleMostly("operator"), pick).map(([r, p]) => new RecordWinners(r, p));
 const payout = fc.tuple(anyRole, pick).map(([r, p]) => new Payout(r, p));
@@ -1950,6 +2161,9 @@ const weighted: [number, fc.Arbitrary<Cmd>][] = [
   [8, cycle],
   [5, drain],
   [6, reveal],
+  [6, reRequest],
+  [4, mineBlocksArb],
+  [6, boundary],
   [3, settle],
   [2, recordWinners],
   [6, payout],
@@ -2006,7 +2220,7 @@ describe("PrizeDraw stateful properties (fast-check model-based commands)", func
           initial = undefined;
         }
         const r = await loadFixture(propertyFixture);
-        blockTimes.clear();
+        blockInfo.clear();
         const m = await modelOfFixture(r);
         await fc.asyncModelRun(() => ({ model: m, real: r }), cmds);
         runs++;

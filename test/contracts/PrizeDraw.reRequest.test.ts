@@ -17,9 +17,12 @@ import {
   commitArgs,
   deployFixture,
   deployPrizeDraw,
+  blockHashOf,
+  drawValueOf,
   expectedPrizes,
   findEvents,
   randomBytes32,
+  revealedDrawValue,
   sendBatch,
   sendCommit,
   slotOf,
@@ -296,13 +299,18 @@ describe("PrizeDraw.reRequest", () => {
 
       const receipt = (await (await f.mock.mockReveal(f.provider.address, f.newSequence, fresh)).wait())!;
       expect(findEvents(f, receipt, "EntropyCallbackIgnored")).to.have.length(0);
+      // The new value mixes in the hash of the re-request's block, not the commit's.
+      const reRequestBlockHash = await blockHashOf(f.receipt.blockNumber);
+      const value = drawValueOf(fresh, reRequestBlockHash);
+      expect(value).to.not.equal(drawValueOf(fresh, await blockHashOf(f.commitReceipt.blockNumber)));
+      expect(await revealedDrawValue(f, receipt, fresh, f.receipt.blockNumber)).to.equal(value);
       expect(findEvents(f, receipt, "EntropyRevealed").map((e) => [...e.args])).to.deep.equal(
-        f.members.map((m) => [m.campaignId, m.num, f.provider.address, f.newSequence, fresh]),
+        f.members.map((m) => [m.campaignId, m.num, f.provider.address, f.newSequence, fresh, reRequestBlockHash, value]),
       );
       for (const m of f.members) {
-        expect(awarded(f, receipt, { campaignId: m.campaignId, num: m.num })).to.deep.equal(prizesOf(fresh, m.campaignId, m.num, m.winners));
+        expect(awarded(f, receipt, { campaignId: m.campaignId, num: m.num })).to.deep.equal(prizesOf(value, m.campaignId, m.num, m.winners));
         const d = await f.draw.getDrawing(m.campaignId, m.num);
-        expect([d.status, d.settledCount, d.randomValue]).to.deep.equal([STATUS.Settled, BigInt(m.winners), fresh]);
+        expect([d.status, d.settledCount, d.randomValue]).to.deep.equal([STATUS.Settled, BigInt(m.winners), value]);
         // Settled: nothing left to re-request.
         await expect(f.draw.connect(f.operator).reRequest(m.campaignId, m.num, 0))
           .to.be.revertedWithCustomError(f.draw, "NotAwaitingReveal")
@@ -313,14 +321,14 @@ describe("PrizeDraw.reRequest", () => {
     it("a late reveal of the first request after the new one settled changes nothing", async () => {
       const f = await loadFixture(reRequestedBatchFixture);
       const [late, fresh] = [randomBytes32(), randomBytes32()];
-      await f.mock.mockReveal(f.provider.address, f.newSequence, fresh);
+      const value = await revealedDrawValue(f, (await (await f.mock.mockReveal(f.provider.address, f.newSequence, fresh)).wait())!, fresh, f.receipt.blockNumber);
       const late1 = await f.mock.mockReveal(f.provider.address, f.sequence, late);
       await expect(late1).to.emit(f.draw, "EntropyCallbackIgnored").withArgs(f.provider.address, f.sequence, late);
       await expect(late1).to.not.emit(f.draw, "PrizeAwarded");
       for (const m of f.members) {
         const d = await f.draw.getDrawing(m.campaignId, m.num);
-        expect([d.status, d.randomValue]).to.deep.equal([STATUS.Settled, fresh]);
-        expect((await f.draw.prizeAt(m.campaignId, m.num, 0)).randomValue).to.equal(prizesOf(fresh, m.campaignId, m.num, 1)[0].randomValue);
+        expect([d.status, d.randomValue]).to.deep.equal([STATUS.Settled, value]);
+        expect((await f.draw.prizeAt(m.campaignId, m.num, 0)).randomValue).to.equal(prizesOf(value, m.campaignId, m.num, 1)[0].randomValue);
       }
     });
   });
@@ -380,11 +388,13 @@ describe("PrizeDraw.reRequest", () => {
   });
 
   describe("a failed callback", () => {
-    it("is refused with CallbackFailedRetryIt before and after the timeout; the retry settles it with the original value", async () => {
+    it("is refused with CallbackFailedRetryIt before and after the timeout; a retry within BLOCKHASH_WINDOW blocks settles it with the original value, a later one is discarded (EntropyRevealTooLate) and the drawing may then be re-requested", async () => {
       const f = await loadFixture(v2Fixture);
-      const { sequence, user, dueBlock } = await commitV2(f, 1, 20);
+      const { sequence, user, dueBlock, receipt: commitReceipt } = await commitV2(f, 1, 20);
       const revelation = f.revelation(sequence);
-      const random = combineRandomValues(user, revelation);
+      const entropyValue = combineRandomValues(user, revelation);
+      const requestBlockHash = await blockHashOf(commitReceipt.blockNumber);
+      const random = drawValueOf(entropyValue, requestBlockHash);
       // The callback gets 10,000 gas of its cap though the transaction could give it all: Entropy records the
       // failure (a reveal whose transaction lacks gas reverts with InsufficientGas instead, recording nothing).
       const cap = Number((await f.entropy.getRequestV2(f.providerAddress, sequence)).gasLimit10k) * 10_000;
@@ -398,13 +408,13 @@ describe("PrizeDraw.reRequest", () => {
       await expect(f.draw.connect(f.operator).reRequest(f.campaignId, 1, fee, { value: fee }))
         .to.be.revertedWithCustomError(f.draw, "CallbackFailedRetryIt")
         .withArgs(f.campaignId, 1);
-      await mineTo(dueBlock + 100n);
-      await expect(f.draw.connect(f.operator).reRequest(f.campaignId, 1, fee, { value: fee }))
-        .to.be.revertedWithCustomError(f.draw, "CallbackFailedRetryIt")
-        .withArgs(f.campaignId, 1);
 
+      // A retry in time: anyone, the same value, mixed with the commit's block hash.
+      const inTime = await takeSnapshot();
       const retry = await f.entropy.connect(f.stranger).revealWithCallback(f.providerAddress, sequence, user, revelation);
-      await expect(retry).to.emit(f.draw, "EntropyRevealed").withArgs(f.campaignId, 1, f.providerAddress, sequence, random);
+      await expect(retry)
+        .to.emit(f.draw, "EntropyRevealed")
+        .withArgs(f.campaignId, 1, f.providerAddress, sequence, entropyValue, requestBlockHash, random);
       expect(awarded(f, (await retry.wait())!, { campaignId: f.campaignId, num: 1n })).to.deep.equal(prizesOf(random, f.campaignId, 1n, 20));
       const d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue, d.settledCount]).to.deep.equal([STATUS.Settled, random, 20n]);
@@ -414,6 +424,27 @@ describe("PrizeDraw.reRequest", () => {
         .withArgs(f.campaignId, 1);
       // One request only: the provider's sequence moved once.
       expect((await f.entropy.getProviderInfoV2(f.providerAddress)).sequenceNumber).to.equal(sequence + 1n);
+      await inTime.restore();
+
+      // Past the timeout, still refused: a failed callback is retried, not replaced.
+      await mineTo(dueBlock + 100n);
+      await expect(f.draw.connect(f.operator).reRequest(f.campaignId, 1, fee, { value: fee }))
+        .to.be.revertedWithCustomError(f.draw, "CallbackFailedRetryIt")
+        .withArgs(f.campaignId, 1);
+      // The timeout (revealTimeoutBlocks, at least 256) outlasts the commit block's hash: a retry now is too late,
+      // discarded in public, and Entropy forgets the request since the callback returned.
+      const late = await f.entropy.connect(f.stranger).revealWithCallback(f.providerAddress, sequence, user, revelation);
+      await expect(late)
+        .to.emit(f.draw, "EntropyRevealTooLate")
+        .withArgs(f.providerAddress, sequence, commitReceipt.blockNumber, entropyValue);
+      await expect(late).to.not.emit(f.draw, "EntropyRevealed");
+      await expect(late).to.not.emit(f.draw, "PrizeAwarded");
+      expect((await f.entropy.getRequestV2(f.providerAddress, sequence)).sequenceNumber).to.equal(0n);
+      const stillRequested = await f.draw.getDrawing(f.campaignId, 1);
+      expect([stillRequested.status, stillRequested.randomValue, stillRequested.settledCount]).to.deep.equal([STATUS.Requested, ethers.ZeroHash, 0n]);
+      await expect(f.draw.connect(f.operator).reRequest(f.campaignId, 1, fee, { value: fee }))
+        .to.emit(f.draw, "EntropyReRequested")
+        .withArgs(f.campaignId, 1, f.providerAddress, sequence, f.providerAddress, sequence + 1n, fee, reRequestUserRandomNumberOf(f.providerAddress, sequence), f.operator.address);
     });
   });
 
@@ -426,11 +457,13 @@ describe("PrizeDraw.reRequest", () => {
       await expect(sendCommit(f, commitArgs(f.campaignId, 2))).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
       await mineTo(dueBlock);
 
-      await expect(f.draw.connect(f.operator).reRequest(f.campaignId, 1, 0))
+      const reRequest = f.draw.connect(f.operator).reRequest(f.campaignId, 1, 0);
+      await expect(reRequest)
         .to.emit(f.draw, "EntropyReRequested")
         .withArgs(f.campaignId, 1, f.provider.address, sequence, f.provider.address, sequence + 1n, 0, reRequestUserRandomNumberOf(f.provider.address, sequence), f.operator.address);
-      const value = randomBytes32();
-      const receipt = (await (await f.mock.mockReveal(f.provider.address, sequence + 1n, value)).wait())!;
+      const entropyValue = randomBytes32();
+      const receipt = (await (await f.mock.mockReveal(f.provider.address, sequence + 1n, entropyValue)).wait())!;
+      const value = await revealedDrawValue(f, receipt, entropyValue, (await (await reRequest).wait())!.blockNumber);
       expect(awarded(f, receipt, { campaignId: f.campaignId, num: 1n })).to.deep.equal(prizesOf(value, f.campaignId, 1n, 3));
       const d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.status, d.randomValue]).to.deep.equal([STATUS.Settled, value]);
@@ -440,7 +473,7 @@ describe("PrizeDraw.reRequest", () => {
   });
 
   describe("nobody chooses the value", () => {
-    it("only the operator may re-request (a provider that withheld a reveal cannot pick its sequence), and its fee cap and value change nothing: one request, a contribution fixed since the commit, the same value", async () => {
+    it("only the operator may re-request (a provider that withheld a reveal cannot pick its sequence), and its fee cap and value change nothing but its block: one request, a contribution fixed since the commit, the same Entropy value, mixed with the re-request block's hash", async () => {
       const f = await loadFixture(v2Fixture);
       const { sequence, dueBlock, gas, fee } = await commitV2(f, 1, 3);
       // Fixed since the commit, before anyone re-requests: it depends on the previous request only.
@@ -462,7 +495,15 @@ describe("PrizeDraw.reRequest", () => {
         .to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized")
         .withArgs(f.providerAddress);
 
-      type Outcome = { sequence: bigint; user: string; requests: EntropyRequest[]; randomValue: string; prizes: ExpectedPrize[] };
+      type Outcome = {
+        sequence: bigint;
+        user: string;
+        requests: EntropyRequest[];
+        entropyValue: string;
+        requestBlockHash: string;
+        randomValue: string;
+        prizes: ExpectedPrize[];
+      };
       async function reRequestWith(maxFee: bigint, value: bigint): Promise<Outcome> {
         const providerNext = (await f.entropy.getProviderInfoV2(f.providerAddress)).sequenceNumber;
         const receipt = (await (await f.draw.connect(f.operator).reRequest(f.campaignId, 1, maxFee, { value })).wait())!;
@@ -471,10 +512,14 @@ describe("PrizeDraw.reRequest", () => {
         // Exactly one new request: the provider's counter moved by one.
         expect((await f.entropy.getProviderInfoV2(f.providerAddress)).sequenceNumber).to.equal(providerNext + 1n);
         const reveal = (await (await f.reveal(newSequence, event.args.userRandomNumber as string, { from: f.stranger })).wait())!;
+        const [revealed] = findEvents(f, reveal, "EntropyRevealed");
+        expect(await revealedDrawValue(f, reveal, revealed.args.entropyValue as string, receipt.blockNumber)).to.equal(revealed.args.randomValue);
         return {
           sequence: newSequence,
           user: event.args.userRandomNumber as string,
           requests: await entropyRequests(f.entropy, receipt),
+          entropyValue: revealed.args.entropyValue as string,
+          requestBlockHash: await blockHashOf(receipt.blockNumber),
           randomValue: (await f.draw.getDrawing(f.campaignId, 1)).randomValue,
           prizes: awarded(f, reveal, { campaignId: f.campaignId, num: 1n }),
         };
@@ -484,15 +529,21 @@ describe("PrizeDraw.reRequest", () => {
       await snapshot.restore();
       const exact = await reRequestWith(fee, fee);
 
-      expect(exact).to.deep.equal(generous);
+      // Everything the operator's call could steer is the same; the value differs only through the hash of the
+      // block the re-request landed in (the two calls differ, so their blocks do), which nobody knew when signing.
+      const steerable = (o: Outcome) => [o.sequence, o.user, o.requests, o.entropyValue];
+      expect(steerable(exact)).to.deep.equal(steerable(generous));
+      expect(exact.requestBlockHash).to.not.equal(generous.requestBlockHash);
+      for (const o of [exact, generous]) {
+        expect(o.randomValue).to.equal(drawValueOf(o.entropyValue, o.requestBlockHash));
+        expect(o.prizes).to.deep.equal(prizesOf(o.randomValue, f.campaignId, 1n, 3));
+      }
       expect(exact.user).to.equal(user);
       expect(exact.requests).to.deep.equal([
         { provider: f.providerAddress, caller: await f.draw.getAddress(), sequence: sequence + 1n, userContribution: user, gasLimit: 100_000n },
       ]);
-      // The value is Entropy's combination of that contribution and the provider's committed revelation.
-      const random = combineRandomValues(user, f.revelation(sequence + 1n));
-      expect(exact.randomValue).to.equal(random);
-      expect(exact.prizes).to.deep.equal(prizesOf(random, f.campaignId, 1n, 3));
+      // Entropy's value is its combination of that contribution and the provider's committed revelation.
+      expect(exact.entropyValue).to.equal(combineRandomValues(user, f.revelation(sequence + 1n)));
       // reRequest takes no contribution: its inputs are the drawing, a fee cap and the fee.
       expect(f.draw.interface.getFunction("reRequest")!.inputs.map((p) => p.type)).to.deep.equal(["bytes32", "uint64", "uint256"]);
     });

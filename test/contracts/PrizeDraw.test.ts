@@ -34,6 +34,7 @@ import {
   findVaultEvents,
   randomBytes32,
   reveal,
+  revealedDrawValue,
   scheduleAsAdmin,
   sendAsAdmin,
   sendBatch,
@@ -463,23 +464,26 @@ describe("PrizeDraw", () => {
         for (const num of [1n, 2n]) {
           const entropy = randomBytes32();
           const sequence = await commit(f, commitArgs(id, num, { winnersExpected: 12 }));
+          const committedIn = await ethers.provider.getBlockNumber();
           const receipt = await reveal(f, sequence, entropy);
-          const expected = expectedPrizes(entropy, id, num, 12, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+          // Every roll follows from Entropy's value mixed with the hash of the commit's block.
+          const value = await revealedDrawValue(f, receipt, entropy, committedIn);
+          const expected = expectedPrizes(value, id, num, 12, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
           expect(awarded(f, receipt)).to.deep.equal(expected);
           const revealed = findEvents(f, receipt, "EntropyRevealed")[0];
-          expect(revealed.args.randomValue).to.equal(entropy);
+          expect(revealed.args.randomValue).to.equal(value);
           expect(revealed.args.sequence).to.equal(sequence);
           const settledEvent = findEvents(f, receipt, "DrawingSettled")[0];
           const payoutCents = expected.filter((p) => !p.held).reduce((a, p) => a + p.amountCents, 0n);
           expect(settledEvent.args.payoutCents).to.equal(payoutCents);
           const d = await f.draw.getDrawing(id, num);
           expect(d.status).to.equal(STATUS.Settled);
-          expect(d.randomValue).to.equal(entropy);
+          expect(d.randomValue).to.equal(value);
           expect(d.settledCount).to.equal(12n);
           expect(d.payoutCents).to.equal(payoutCents);
           expect(d.revealedAt).to.equal(BigInt((await ethers.provider.getBlock(receipt.blockNumber))!.timestamp));
           for (const p of [0n, 5n, 11n]) {
-            const independent = expectedRoll(entropy, id, num, p, 100_000n);
+            const independent = expectedRoll(value, id, num, p, 100_000n);
             const prize = await f.draw.prizeAt(id, num, p);
             expect(prize.randomValue).to.equal(independent.randomValue);
             expect(prize.roll).to.equal(independent.roll);
@@ -497,14 +501,15 @@ describe("PrizeDraw", () => {
       await withLikelyTopTable(f);
       const entropy = keccak256(toUtf8Bytes("top-prize-once"));
       const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: 30, tableId: LIKELY_TOP.id }));
-      const prizes = awarded(f, await reveal(f, sequence, entropy));
+      const receipt = await reveal(f, sequence, entropy);
+      const prizes = awarded(f, receipt);
       const rolledTop = prizes.filter((p) => p.roll < 9n);
       expect(rolledTop.length).to.be.greaterThan(1); // the rule is exercised
       expect(prizes.filter((p) => p.tier === 0n)).to.have.length(1);
       expect(prizes.find((p) => p.tier === 0n)!.position).to.equal(rolledTop[0].position);
       for (const p of rolledTop.slice(1)) expect([p.tier, p.amountCents]).to.deep.equal([1n, 100n]);
       expect(prizes).to.deep.equal(
-        expectedPrizes(entropy, f.campaignId, 1n, 30, LIKELY_TOP.amounts, LIKELY_TOP.weights, 50_000n),
+        expectedPrizes(await revealedDrawValue(f, receipt, entropy), f.campaignId, 1n, 30, LIKELY_TOP.amounts, LIKELY_TOP.weights, 50_000n),
       );
       const top = prizes.find((p) => p.tier === 0n)!;
       expect((await f.draw.prizeAt(f.campaignId, 1, top.position)).tier).to.equal(0n);
@@ -525,7 +530,7 @@ describe("PrizeDraw", () => {
       const f = await loadFixture(deployFixture);
       const sequence = await commit(f, commitArgs(f.campaignId, 1));
       const entropy = randomBytes32();
-      await reveal(f, sequence, entropy);
+      const value = await revealedDrawValue(f, await reveal(f, sequence, entropy), entropy);
       const mockAddress = await f.mock.getAddress();
       await network.provider.request({ method: "hardhat_impersonateAccount", params: [mockAddress] });
       await network.provider.request({ method: "hardhat_setBalance", params: [mockAddress, "0x56BC75E2D63100000"] });
@@ -542,7 +547,7 @@ describe("PrizeDraw", () => {
         .to.emit(f.draw, "EntropyCallbackIgnored")
         .withArgs(f.stranger.address, sequence, other);
       await network.provider.request({ method: "hardhat_stopImpersonatingAccount", params: [mockAddress] });
-      expect((await f.draw.getDrawing(f.campaignId, 1)).randomValue).to.equal(entropy);
+      expect((await f.draw.getDrawing(f.campaignId, 1)).randomValue).to.equal(value);
     });
 
     it("the callback settles exactly the positions its commit paid for, and settle() finishes the rest", async () => {
@@ -554,6 +559,7 @@ describe("PrizeDraw", () => {
       const sequence = await commit(f, commitArgs(f.campaignId, 1, { winnersExpected: winners }));
       expect((await f.draw.getDrawing(f.campaignId, 1)).callbackPositions).to.equal(BigInt(perCallback));
       const first = await reveal(f, sequence, entropy);
+      const value = await revealedDrawValue(f, first, entropy);
       const firstBatch = awarded(f, first);
       expect(firstBatch.length).to.equal(perCallback);
       expect(findEvents(f, first, "DrawingSettled")).to.have.length(0);
@@ -573,7 +579,7 @@ describe("PrizeDraw", () => {
       const rest = (await (await f.draw.connect(f.stranger).settle(f.campaignId, 1, 10_000)).wait())!;
       const all = [...firstBatch, ...secondBatch, ...awarded(f, rest)];
       expect(all).to.deep.equal(
-        expectedPrizes(entropy, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n),
+        expectedPrizes(value, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n),
       );
       expect(findEvents(f, rest, "DrawingSettled")).to.have.length(1);
       d = await f.draw.getDrawing(f.campaignId, 1);
@@ -660,7 +666,8 @@ describe("PrizeDraw", () => {
         const entropy = keccak256(toUtf8Bytes(`owed: ${c.what}`));
         const sequence = findEvents(f, committed, "EntropyRequested")[0].args.sequence as bigint;
         const settledReceipt = await reveal(f, sequence, entropy);
-        const prizes = expectedPrizes(entropy, f.campaignId, 1n, c.prizeCount, table.amounts, table.weights, c.threshold);
+        const value = await revealedDrawValue(f, settledReceipt, entropy, committed.blockNumber);
+        const prizes = expectedPrizes(value, f.campaignId, 1n, c.prizeCount, table.amounts, table.weights, c.threshold);
         expect(awarded(f, settledReceipt)).to.deep.equal(prizes);
         const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
         const settled = findEvents(f, settledReceipt, "DrawingSettled")[0];
@@ -707,7 +714,9 @@ describe("PrizeDraw", () => {
       expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Settled);
       for (const step of [first, middle, last]) expect(findVaultEvents(f, step, "OwedChanged")).to.have.length(0);
       expect((await f.vault.balances()).owedCents).to.equal(worst);
-      const prizes = expectedPrizes(entropy, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      const value = await revealedDrawValue(f, first, entropy);
+      const prizes = expectedPrizes(value, f.campaignId, 1n, winners, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      expect(awarded(f, first)).to.deep.equal(prizes.slice(0, callbackPositionsOf(100_000)));
       const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
       const heldCents = prizes.filter((p) => p.held).reduce((a, p) => a + p.amountCents, 0n);
       expect(awardedCents).to.be.lessThan(worst);
@@ -731,8 +740,12 @@ describe("PrizeDraw", () => {
       expect(findVaultEvents(f, receipt, "OwedChanged")).to.have.length(0);
       expect((await f.vault.balances()).owedCents).to.equal(worst);
       const sum = (prizes: readonly { amountCents: bigint }[]) => prizes.reduce((a, p) => a + p.amountCents, 0n);
-      const first = expectedPrizes(entropy, f.campaignId, 1n, 4, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
-      const other = expectedPrizes(entropy, second, 1n, 2, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 5_000n);
+      // One request, one value for the batch: Entropy's mixed with the hash of the commit's block.
+      const value = await revealedDrawValue(f, receipt, entropy, committed.blockNumber);
+      const first = expectedPrizes(value, f.campaignId, 1n, 4, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n);
+      const other = expectedPrizes(value, second, 1n, 2, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 5_000n);
+      expect(awarded(f, receipt, { campaignId: f.campaignId, num: 1n })).to.deep.equal(first);
+      expect(awarded(f, receipt, { campaignId: second, num: 1n })).to.deep.equal(other);
       const heldFirst = sum(first.filter((p) => p.held));
       const heldSecond = sum(other.filter((p) => p.held));
       // One payoutMany, one release per drawing, each in its own payment's vault call.
@@ -1035,8 +1048,10 @@ describe("PrizeDraw", () => {
         .to.be.revertedWithCustomError(f.draw, "NotRevealed")
         .withArgs(f.campaignId, 1);
       const entropy = randomBytes32();
-      const prizes = awarded(f, await reveal(f, 1n, entropy));
-      expect(prizes).to.deep.equal(expectedPrizes(entropy, f.campaignId, 1n, 3, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n));
+      const receipt = await reveal(f, 1n, entropy);
+      const prizes = awarded(f, receipt);
+      const value = await revealedDrawValue(f, receipt, entropy);
+      expect(prizes).to.deep.equal(expectedPrizes(value, f.campaignId, 1n, 3, DEFAULT_TABLE.amounts, DEFAULT_TABLE.weights, 50_000n));
       await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1))
         .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
         .withArgs(f.campaignId, 1);

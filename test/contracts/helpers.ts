@@ -1,3 +1,4 @@
+import { expect } from "chai";
 import { ethers } from "hardhat";
 import {
   AbiCoder,
@@ -102,6 +103,49 @@ export function expectedRoll(entropy: string, campaignId: string, num: bigint, p
     );
     if (BigInt(value) >= floor) return { randomValue: value, roll: BigInt(value) % denominator, retries: retry };
   }
+}
+
+/** DrawMath.drawValue, computed here: keccak256(abi.encode(bytes32 entropyValue, bytes32 requestBlockHash)). */
+export function drawValueOf(entropyValue: string, requestBlockHash: string): string {
+  return keccak256(coder.encode(["bytes32", "bytes32"], [entropyValue, requestBlockHash]));
+}
+
+/** PrizeDraw.BLOCKHASH_WINDOW: a reveal must come within this many blocks of its request. */
+export const BLOCKHASH_WINDOW = 256;
+
+/** The hash of block `blockNumber` of the test chain. */
+export async function blockHashOf(blockNumber: number | bigint): Promise<string> {
+  const block = await ethers.provider.getBlock(Number(blockNumber));
+  if (!block?.hash) throw new Error(`no block ${blockNumber}`);
+  return block.hash;
+}
+
+/**
+ * The value every prize of a reveal's drawings follows from, checked against the reveal: each EntropyRevealed of
+ * the receipt (one per drawing of the batch) carries `entropyValue` (Entropy's value) and the same request block
+ * hash, which is the hash of a block of this chain at most BLOCKHASH_WINDOW blocks before the reveal (block
+ * `requestBlock` when given), and its randomValue is drawValueOf(entropyValue, that hash).
+ */
+export async function revealedDrawValue(
+  f: { draw: PrizeDraw },
+  receipt: { logs: readonly Log[]; blockNumber: number },
+  entropyValue: string,
+  requestBlock?: number | bigint,
+): Promise<string> {
+  const events = findEvents(f, receipt, "EntropyRevealed");
+  expect(events.length, "EntropyRevealed in the reveal").to.be.greaterThan(0);
+  const requestBlockHash = events[0].args.requestBlockHash as string;
+  const block = await ethers.provider.getBlock(requestBlockHash);
+  expect(block, `request block hash ${requestBlockHash} is a block of the chain`).to.not.equal(null);
+  expect(block!.number).to.be.lessThan(receipt.blockNumber);
+  expect(receipt.blockNumber - block!.number).to.be.lessThanOrEqual(BLOCKHASH_WINDOW);
+  if (requestBlock !== undefined) expect(block!.number).to.equal(Number(requestBlock));
+  const value = drawValueOf(entropyValue, requestBlockHash);
+  expect(value).to.not.equal(entropyValue);
+  for (const e of events) {
+    expect([e.args.entropyValue, e.args.requestBlockHash, e.args.randomValue]).to.deep.equal([entropyValue, requestBlockHash, value]);
+  }
+  return value;
 }
 
 export type ExpectedPrize = { position: bigint; randomValue: string; roll: bigint; tier: bigint; amountCents: bigint; held: boolean };

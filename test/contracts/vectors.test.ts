@@ -15,6 +15,7 @@ import {
   commit,
   commitArgs,
   deployFixture,
+  expectedPrizes,
   expectedRoll,
   findEvents,
   reveal,
@@ -68,11 +69,15 @@ type BatchCase = {
 /** A re-request's user contribution: keccak256(abi.encode(address previousProvider, uint64 previousSequence)). */
 type ReRequestCase = { name: string; previousProvider: string; previousSequence: string; userRandomNumber: string };
 
+/** A drawing value: keccak256(abi.encode(bytes32 entropyValue, bytes32 requestBlockHash)); caseName's case follows from it. */
+type DrawValueCase = { name: string; entropyValue: string; requestBlockHash: string; drawValue: string; caseName: string | null };
+
 const vectors = JSON.parse(readFileSync(join(__dirname, "../vectors/draw-vectors.json"), "utf8")) as {
   cases: VectorCase[];
   combine?: CombineCase[];
   batches?: BatchCase[];
   reRequest?: ReRequestCase[];
+  drawValue?: DrawValueCase[];
 };
 
 /** PrizeDraw numbers drawings 1, 2, 3... in 32 bits: larger vector numbers are checked through DrawMathHarness only. */
@@ -145,7 +150,9 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
 
     // Numbers are gapless onchain: earlier drawings are committed first, so only small numbers run the full cycle.
     if (num <= MAX_ONCHAIN_NUMBER) {
-      it(`${v.name}: a real commit and reveal emits exactly the expected prizes and user random number`, async () => {
+      // The contract mixes the commit block's hash into Entropy's value, which no test can choose: the prizes are
+      // checked against those of the value the reveal reports, after checking that value against the block.
+      it(`${v.name}: a real commit and reveal mixes the commit block's hash in, and emits the prizes of that value`, async () => {
         const f = await loadFixture(vectorFixture);
         if (inputs.table.id !== "default" || inputs.table.version !== 1) {
           await f.draw.connect(f.operator).publishPrizeTable(tableId, inputs.table.version, inputs.table.amountsCents, inputs.table.weights);
@@ -186,7 +193,17 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
         if (v.userRandomNumber !== undefined) expect(requested[0].args.userRandomNumber).to.equal(v.userRandomNumber);
         expect(await f.draw.numberOfSlot(inputs.campaignId, slot)).to.equal(num);
 
-        const receipt = await reveal(f, sequence, inputs.entropy);
+        // A case whose value is a drawing value reveals that value's Entropy value; any other its own value.
+        const origin = (vectors.drawValue ?? []).find((d) => d.caseName === v.name);
+        const entropyValue = origin ? origin.entropyValue : inputs.entropy;
+        const requestBlock = (await f.mock.getRequestV2(f.provider.address, sequence)).blockNumber;
+        const receipt = await reveal(f, sequence, entropyValue);
+        const [revealed, ...more] = findEvents(f, receipt, "EntropyRevealed");
+        expect(more).to.have.length(0);
+        const blockHash = (await ethers.provider.getBlock(Number(requestBlock)))!.hash!;
+        const value = keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "bytes32"], [entropyValue, blockHash]));
+        expect([revealed.args.entropyValue, revealed.args.requestBlockHash, revealed.args.randomValue]).to.deep.equal([entropyValue, blockHash, value]);
+        expect(await f.harness.drawValue(entropyValue, blockHash)).to.equal(value);
         const prizes = awarded(f, receipt);
         const plain = (p: { position: bigint | number; randomValue: string; roll: bigint | number; tier: bigint | number; amountCents: bigint | number; held: boolean }) => ({
           position: Number(p.position),
@@ -196,13 +213,24 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
           amountCents: Number(p.amountCents),
           held: p.held,
         });
-        expect(prizes.map(plain)).to.deep.equal(expected.results);
+        const fromValue = expectedPrizes(
+          value,
+          inputs.campaignId,
+          num,
+          expected.prizeCount,
+          inputs.table.amountsCents.map(BigInt),
+          inputs.table.weights.map(BigInt),
+          BigInt(inputs.largePrizeThresholdCents),
+        );
+        expect(prizes.map(plain)).to.deep.equal(fromValue.map(plain));
+        expect(prizes).to.have.length(expected.prizeCount);
         expect(findEvents(f, receipt, "DrawingSettled")).to.have.length(1);
         const d = await f.draw.getDrawing(inputs.campaignId, num);
         expect(d.prizeCount).to.equal(BigInt(expected.prizeCount));
         expect(d.status).to.equal(STATUS.Settled);
+        expect(d.randomValue).to.equal(value);
         // prizeAt recomputes the same prizes from stored data.
-        for (const r of expected.results) {
+        for (const r of fromValue.map(plain)) {
           const p = await f.draw.prizeAt(inputs.campaignId, num, r.position);
           expect(plain({ position: r.position, randomValue: p.randomValue, roll: p.roll, tier: p.tier, amountCents: p.amountCents, held: p.held })).to.deep.equal(r);
         }
@@ -290,6 +318,31 @@ describe("PrizeDraw reproduces the shared draw vectors", () => {
       expect(requested).to.have.length(1);
       expect([requested[0]!.args.sequenceNumber, requested[0]!.args.userContribution]).to.deep.equal([event.args.sequence, event.args.userRandomNumber]);
     });
+  });
+
+  describe("drawing values (DrawMath.drawValue, proof version 6)", () => {
+    const drawValues = vectors.drawValue ?? [];
+    const coder = AbiCoder.defaultAbiCoder();
+
+    it("has drawing values, the zero and the all-ones words among them", () => {
+      expect(drawValues.length).to.be.greaterThanOrEqual(5);
+      const pairs = drawValues.map((d) => [d.entropyValue, d.requestBlockHash].join("/"));
+      const zero = ethers.ZeroHash;
+      const ones = `0x${"ff".repeat(32)}`;
+      expect(pairs).to.include.members([`${zero}/${zero}`, `${ones}/${ones}`]);
+    });
+
+    for (const d of drawValues) {
+      it(`${d.name}: DrawMath.drawValue (DrawMathHarness) and abi.encode through ethers`, async () => {
+        const f = await loadFixture(vectorFixture);
+        expect(keccak256(coder.encode(["bytes32", "bytes32"], [d.entropyValue, d.requestBlockHash]))).to.equal(d.drawValue);
+        expect(await f.harness.drawValue(d.entropyValue, d.requestBlockHash)).to.equal(d.drawValue);
+        if (d.caseName !== null) {
+          const c = vectors.cases.find((x) => x.name === d.caseName);
+          expect(c?.inputs.entropy, `case ${d.caseName}`).to.equal(d.drawValue);
+        }
+      });
+    }
   });
 
   it("Entropy v2's combination of user and provider values matches the vectors (TS and TestEntropyV2)", async () => {

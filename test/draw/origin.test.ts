@@ -4,6 +4,7 @@ import {
   combineRandomValues,
   DrawInputError,
   drawingSlot,
+  drawValue,
   fingerprint,
   reRequestUserRandomNumber,
   toCampaignId,
@@ -118,5 +119,39 @@ describe("reRequestUserRandomNumber", () => {
     ["a sequence given as a number", provider, 7 as unknown as bigint],
   ])("refuses %s", (_label, p, sequence) => {
     expect(thrown(() => reRequestUserRandomNumber(p, sequence))).toBeInstanceOf(DrawInputError);
+  });
+});
+
+describe("drawValue", () => {
+  const entropyValue = keccak256(stringToBytes("entropy value"));
+  const blockHash = keccak256(stringToBytes("request block"));
+  const zero: Hex = `0x${"00".repeat(32)}`;
+
+  it("is keccak256(abi.encode(bytes32 entropyValue, bytes32 requestBlockHash)), DrawMath's", () => {
+    expect(drawValue(entropyValue, blockHash)).toBe(keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [entropyValue, blockHash])));
+    expect(drawValue(zero, zero)).toBe(keccak256(new Uint8Array(64)));
+  });
+
+  it("depends on both words and on their order, and is neither of them", () => {
+    const base = drawValue(entropyValue, blockHash);
+    expect(base).not.toBe(drawValue(blockHash, entropyValue));
+    expect(base).not.toBe(drawValue(entropyValue, keccak256(stringToBytes("another block"))));
+    expect(base).not.toBe(drawValue(keccak256(stringToBytes("another value")), blockHash));
+    expect([entropyValue, blockHash]).not.toContain(base);
+    // Entropy's value alone (the value versions 2 to 5 used) is not what a version 6 draw follows.
+    expect(base).not.toBe(combineRandomValues(entropyValue, blockHash));
+  });
+
+  it("reads upper-case hex as the same words", () => {
+    const upper = (h: Hex): Hex => `0x${h.slice(2).toUpperCase()}`;
+    expect(drawValue(upper(entropyValue), upper(blockHash))).toBe(drawValue(entropyValue, blockHash));
+  });
+
+  it.each([
+    ["a short entropy value", "0x12" as Hex, blockHash],
+    ["a short block hash", entropyValue, "0x12" as Hex],
+    ["a non-hex block hash", entropyValue, `0x${"zz".repeat(32)}` as Hex],
+  ])("refuses %s", (_label, value, hash) => {
+    expect(thrown(() => drawValue(value, hash))).toBeInstanceOf(DrawInputError);
   });
 });

@@ -6,15 +6,18 @@ import {
   buildProofV3,
   buildProofV4,
   buildProofV5,
+  buildProofV6,
   combineRandomValues,
   computePrizes,
   DrawInputError,
   drawingSlot,
+  drawValue,
   DEFAULT_PRIZE_TABLE,
   entrantsCommitment,
   fingerprint,
   PROOF_VERSION,
   PROOF_VERSION_V4,
+  PROOF_VERSION_V5,
   ProofMismatchError,
   reRequestUserRandomNumber,
   selectWinners,
@@ -27,6 +30,7 @@ import {
   type ProofInputV3,
   type ProofInputV4,
   type ProofInputV5,
+  type ProofInputV6,
 } from "../../api/src/draw/index.js";
 
 const entropy = keccak256(stringToBytes("proof-entropy"));
@@ -477,8 +481,8 @@ function mismatchV5(input: ProofInputV5): ProofMismatchError {
 }
 
 describe("buildProofV5", () => {
-  it("is the current version, for every drawing: a value revealed at the commit's request is version 4's proof with reRequest null", () => {
-    expect(PROOF_VERSION).toBe(5);
+  it("a value revealed at the commit's request is version 4's proof with reRequest null", () => {
+    expect(PROOF_VERSION_V5).toBe(5);
     expect(PROOF_VERSION_V4).toBe(4);
     const input = v4Input();
     const plain = buildProofV5({ ...input, reRequest: null });
@@ -592,5 +596,67 @@ describe("buildProofV5", () => {
       error = e;
     }
     expect(error).toBeInstanceOf(DrawInputError);
+  });
+});
+
+const REQUEST_BLOCK = { number: 1_271, hash: keccak256(stringToBytes("the commit's block")) };
+
+function v6Input(reRequested = false): ProofInputV6 {
+  const base = v5Input();
+  const input: ProofInputV5 = reRequested ? base : { ...v4Input(), reRequest: null };
+  return { ...input, requestBlock: REQUEST_BLOCK, drawValue: drawValue(input.entropy.value, REQUEST_BLOCK.hash) };
+}
+
+describe("buildProofV6", () => {
+  it("is the current version: version 5 with Entropy's value, the request's block and the value mixed from them, in that key order", () => {
+    expect(PROOF_VERSION).toBe(6);
+    for (const reRequested of [false, true]) {
+      const input = v6Input(reRequested);
+      const proof = buildProofV6(input);
+      const v5 = buildProofV5(input);
+      expect(Object.keys(proof)).toEqual(["proofVersion", "campaign", "drawing", "winnerList", "entropy", "prizeTable", "results", "entrants", "chain"]);
+      expect(Object.keys(proof.entropy)).toEqual(["provider", "requestId", "batch", "userContribution", "providerContribution", "revealedValue", "requestBlock", "value", "revealedAt", "reRequest"]);
+      // Version 5's `value` (Entropy's) becomes `revealedValue`; `value` is the one the results follow from.
+      expect(proof).toEqual({ ...v5, proofVersion: 6, entropy: { ...v5.entropy, revealedValue: v5.entropy.value, requestBlock: REQUEST_BLOCK, value: input.drawValue } });
+      expect(JSON.stringify(proof).startsWith('{"proofVersion":6,"campaign":{"id":"summer-daily"')).toBe(true);
+    }
+  });
+
+  it("the value is keccak256(abi.encode(revealedValue, requestBlock.hash)), computed independently here", () => {
+    const input = v6Input();
+    const encoded = `0x${input.entropy.value.slice(2)}${REQUEST_BLOCK.hash.slice(2)}` as Hex;
+    expect(buildProofV6(input).entropy.value).toBe(keccak256(encoded));
+    expect(buildProofV6(input).entropy.revealedValue).toBe(input.entropy.value);
+    // Lower-cases what the indexer hands over.
+    expect(buildProofV6({ ...input, drawValue: upper(input.drawValue) }).entropy.value).toBe(keccak256(encoded));
+  });
+
+  it("refuses a draw value that is not Entropy's value mixed with the request block's hash", () => {
+    const input = v6Input();
+    const wrong = [
+      input.entropy.value, // the unmixed value: what a contract before the mixing would have used
+      drawValue(input.entropy.value, keccak256(stringToBytes("another block"))),
+    ];
+    for (const drawn of wrong) expect(mismatchOf(() => buildProofV6({ ...input, drawValue: drawn })).kind).toBe("draw_value");
+    // A hash that does not match the draw value (the indexer's drawValue kept, the block changed).
+    expect(mismatchOf(() => buildProofV6({ ...input, requestBlock: { ...REQUEST_BLOCK, hash: keccak256("0x01") } })).kind).toBe("draw_value");
+  });
+
+  it("keeps the version 5 checks", () => {
+    const v5 = v5Input({ index: 1 });
+    const input: ProofInputV6 = { ...v5, requestBlock: REQUEST_BLOCK, drawValue: drawValue(v5.entropy.value, REQUEST_BLOCK.hash) };
+    expect(buildProofV6(input).entropy.batch.index).toBe(1);
+    expect(mismatchOf(() => buildProofV6({ ...input, batch: { ...input.batch, index: 0 } })).kind).toBe("batch");
+    expect(mismatchOf(() => buildProofV6({ ...input, commitment: keccak256("0x") })).kind).toBe("winners_commitment");
+  });
+
+  it.each([
+    ["block 0", { number: 0 }],
+    ["a fractional block", { number: 1.5 }],
+    ["a block above 2^53", { number: 2 ** 53 }],
+    ["a hash that is not 32 bytes", { hash: "0x1234" }],
+  ])("refuses a request block with %s", (_label, change) => {
+    const input = v6Input();
+    expect(() => buildProofV6({ ...input, requestBlock: { ...REQUEST_BLOCK, ...(change as object) } })).toThrow(DrawInputError);
   });
 });

@@ -6,6 +6,7 @@ import {
   batchUserRandomNumber,
   combineRandomValues,
   drawingSlot,
+  drawValue,
   reRequestUserRandomNumber,
   toCampaignId,
   userRandomNumber,
@@ -137,5 +138,33 @@ describe("draw vectors", () => {
     expect(sequences).toContain((1n << 64n) - 1n);
     expect(sequences.some((n) => n > BigInt(Number.MAX_SAFE_INTEGER) && n < 1n << 63n)).toBe(true);
     expect(committed.reRequest.map((v) => v.previousProvider)).toContain(`0x${"ff".repeat(20)}`);
+  });
+
+  it("carry drawing values (proof version 6), recomputed through viem's encodeAbiParameters", () => {
+    expect(committed.drawValue.length).toBeGreaterThanOrEqual(5);
+    for (const v of committed.drawValue) {
+      const expected = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [v.entropyValue, v.requestBlockHash]));
+      expect(v.drawValue).toBe(expected);
+      expect(drawValue(v.entropyValue, v.requestBlockHash)).toBe(expected);
+    }
+    // The edges: both words zero, both all-ones, and each alone (the two differ: the order of the words counts).
+    const zero = `0x${"00".repeat(32)}`;
+    const ones = `0x${"ff".repeat(32)}`;
+    const pairs = committed.drawValue.map((v) => `${v.entropyValue}/${v.requestBlockHash}`);
+    for (const pair of [`${zero}/${zero}`, `${ones}/${ones}`, `${ones}/${zero}`, `${zero}/${ones}`]) expect(pairs).toContain(pair);
+    expect(new Set(committed.drawValue.map((v) => v.drawValue)).size).toBe(committed.drawValue.length);
+    // An Entropy value of the combine vectors is mixed with a real block hash.
+    const entropyValues = new Set(committed.combine.map((v) => v.randomNumber));
+    expect(committed.drawValue.some((v) => entropyValues.has(v.entropyValue))).toBe(true);
+  });
+
+  it("carry a winners case and an entrant case whose value is a drawing value (end to end for proof version 6)", () => {
+    const linked = committed.drawValue.filter((v) => v.caseName !== null);
+    const cases = linked.map((v) => committed.cases.find((c) => c.name === v.caseName));
+    expect(cases.map((c) => c?.entrants === null)).toEqual([true, false]);
+    linked.forEach((v, i) => expect(cases[i]?.inputs.entropy).toBe(v.drawValue));
+    // Every other case keeps a value of its own: no drawing value was taken as a case's entropy by accident.
+    const linkedValues = new Set(linked.map((v) => v.drawValue));
+    expect(committed.cases.filter((c) => linkedValues.has(c.inputs.entropy))).toHaveLength(2);
   });
 });

@@ -34,6 +34,7 @@ import { PrizeDrawAbi } from "../../indexer/abis/PrizeDrawAbi.js";
 import { PrizeVaultAbi } from "../../indexer/abis/PrizeVaultAbi.js";
 import { TestStablecoinAbi } from "../../indexer/abis/TestStablecoinAbi.js";
 import * as ponderSchema from "../../indexer/ponder.schema.js";
+import { drawValueAt } from "../support/drawValue.js";
 import { freePort, jsonRpc, mineBlocks, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
 
 // Anvil's well-known development keys (public; valid only on a local chain).
@@ -96,6 +97,8 @@ type DrawingJson = {
   reRequestBlock: string | null;
   reRequestTimestamp: string | null;
   reRequestTx: Hex | null;
+  entropyValue: Hex | null;
+  requestBlockHash: Hex | null;
   randomValue: Hex | null;
   revealBlock: string | null;
   revealTimestamp: string | null;
@@ -445,8 +448,11 @@ async function revealAndSettle(number: bigint, sequence: bigint, randomValue: He
     drawingRoute(number),
     (b) => b.drawing.randomValue !== null && b.drawing.settledCount === view.settledCount,
   );
+  const requestBlock = revealed.drawing.reRequestBlock ?? revealed.drawing.commitBlock;
   expect(revealed.drawing).toMatchObject({
-    randomValue: randomValue.toLowerCase(),
+    entropyValue: randomValue.toLowerCase(),
+    requestBlockHash: (await pub.getBlock({ blockNumber: BigInt(requestBlock) })).hash,
+    randomValue: await drawValueAt(pub, requestBlock, randomValue),
     revealBlock: reveal.blockNumber.toString(),
     revealTx: reveal.transactionHash,
     status: STATUS[view.status],
@@ -892,7 +898,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
         `/drawings/${m.campaignId}/${m.number}`,
         (b) => b.drawing.status === "settled" && b.prizes.length === b.drawing.settledCount,
       );
-      expect(d.drawing).toMatchObject({ randomValue, revealTx: reveal.transactionHash, batchSize: 2 });
+      expect(d.drawing).toMatchObject({ entropyValue: randomValue, randomValue: await drawValueAt(pub, receipt.blockNumber, randomValue), revealTx: reveal.transactionHash, batchSize: 2 });
       expect(d.prizes).toHaveLength(2);
       expect(d.batchMembers).toEqual(expectedMembers);
       await expectDrawingMatchesContract(d.drawing);
@@ -940,7 +946,58 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     const late = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, first, keccak256(toHex("late"))], 3_000_000n);
     expect(prizeDrawLogs(late).map((l) => l.eventName)).toEqual(["EntropyCallbackIgnored"]);
     const settled = await revealAndSettle(number, second, keccak256(toHex("re-requested value")));
-    expect(settled.drawing).toMatchObject({ previousSequence: first.toString(), sequence: second.toString(), reRequestTx: reRequested.transactionHash, randomValue: keccak256(toHex("re-requested value")) });
+    expect(settled.drawing).toMatchObject({
+      previousSequence: first.toString(),
+      sequence: second.toString(),
+      reRequestTx: reRequested.transactionHash,
+      entropyValue: keccak256(toHex("re-requested value")),
+      // Mixed with the re-request's block, not the commit's.
+      randomValue: await drawValueAt(pub, reRequested.blockNumber, keccak256(toHex("re-requested value"))),
+    });
+  });
+
+  it("indexes a reveal that came too late for the request block's hash; the drawing stays requested and is re-requested at once", async () => {
+    const number = 6n;
+    const { sequence } = await commit(number, 0, 2);
+    const before = (await get<{ drawing: DrawingJson }>(drawingRoute(number))).body.drawing;
+    // 257 blocks after the commit's block, blockhash() of it is zero.
+    const head = await pub.getBlockNumber({ cacheTime: 0 });
+    await mineBlocks(rpcUrl, Math.max(0, Number(BigInt(before.commitBlock) + 256n - head)));
+    const entropyValue = keccak256(toHex("too late"));
+    const late = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, sequence, entropyValue], 3_000_000n);
+    expect(late.blockNumber - BigInt(before.commitBlock)).toBe(257n);
+    const [event] = prizeDrawLogs(late);
+    expect(event?.eventName).toBe("EntropyRevealTooLate");
+    const sql = sqlClient();
+    const rows = await until(
+      "late_reveal row over /sql",
+      async () => {
+        const r = await sql.db.select().from(ponderSchema.lateReveal);
+        return r.length > 0 ? r : undefined;
+      },
+      VISIBLE_WITHIN_MS,
+    );
+    expect(rows).toEqual([
+      {
+        id: `${late.transactionHash}:${late.logs.find((l) => l.address.toLowerCase() === prizeDraw.toLowerCase())?.logIndex}`,
+        provider: provider.toLowerCase(),
+        sequence,
+        requestBlock: BigInt(before.commitBlock),
+        entropyValue,
+        blockNumber: late.blockNumber,
+        timestamp: (await pub.getBlock({ blockNumber: late.blockNumber })).timestamp,
+        txHash: late.transactionHash,
+      },
+    ]);
+    const after = (await get<{ drawing: DrawingJson }>(drawingRoute(number))).body.drawing;
+    expect(after).toMatchObject({ status: "requested", randomValue: null, entropyValue: null, revealTx: null });
+    // Entropy no longer holds the request, so the one re-request needs no timeout, and its reveal settles.
+    const reRequested = await op("reRequest", [CAMPAIGN, number, MAX_FEE]);
+    const [again] = prizeDrawLogs(reRequested);
+    if (again?.eventName !== "EntropyReRequested") throw new Error("no EntropyReRequested");
+    await visible<{ drawing: DrawingJson }>("re-request after a late reveal", reRequested, drawingRoute(number), (b) => b.drawing.reRequestTx !== null);
+    const settled = await revealAndSettle(number, again.args.sequence, keccak256(toHex("in time")));
+    expect(settled.drawing.randomValue).toBe(await drawValueAt(pub, reRequested.blockNumber, keccak256(toHex("in time"))));
   });
 
   it("reports the receipt-to-route latency", () => {

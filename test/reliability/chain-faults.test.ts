@@ -11,6 +11,7 @@ import { MockEntropyAbi } from "../../api/src/chain/abis.js";
 import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
+import { drawValueAt } from "../support/drawValue.js";
 import { jsonRpc, until } from "../support/processes.js";
 import { api, startStack, type Stack } from "../support/stack.js";
 
@@ -165,12 +166,15 @@ describe("chain faults", () => {
     const chain = { id: 31337, name: "anvil", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.rpcUrl] } } };
     const provider = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS.provider), chain, transport });
     const value: Hex = keccak256(toHex("late randomness"));
-    await createPublicClient({ transport }).waitForTransactionReceipt({
+    const reader = createPublicClient({ transport });
+    const { blockNumber: requestBlock } = await reader.readContract({ address: stack.deployment.entropy, abi: MockEntropyAbi, functionName: "getRequestV2", args: [stack.deployment.entropyProvider, sequence] });
+    await reader.waitForTransactionReceipt({
       hash: await provider.writeContract({ address: stack.deployment.entropy, abi: MockEntropyAbi, functionName: "mockReveal", args: [stack.deployment.entropyProvider, sequence, value], gas: 3_000_000n }),
     });
     const paid = await waitFor("paid after the late callback", () => drawing("rpc-down", next!.id), (d) => d.status === "paid");
     expect(paid.needsAttention).toBeNull();
-    expect((paid as DrawingBody & { verification: { entropy: string } }).verification.entropy).toBe(value);
+    // The value the prizes follow from: the provider's, mixed with the hash of the request's block.
+    expect((paid as DrawingBody & { verification: { entropy: string } }).verification.entropy).toBe(await drawValueAt(reader, requestBlock, value));
     expect(await onchain("rpc-down")).toEqual({ numbers: ["1", "2", "3", "4"], payouts: 4 });
   });
 });

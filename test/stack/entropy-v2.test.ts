@@ -13,8 +13,9 @@ import { createPublicClient, createWalletClient, encodeAbiParameters, http, kecc
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
-import { drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
+import { drawValue, drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import { combineRandomValues } from "../support/entropyProvider.js";
+import { drawValueAt } from "../support/drawValue.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
@@ -46,7 +47,7 @@ type ProofV3 = {
   campaign: { id: string };
   drawing: { id: string; number: number; slot?: string };
   winnerList: { winners: string[]; commitment: string };
-  entropy: { provider: string; requestId: string; userContribution?: string; providerContribution?: string | null; value: string };
+  entropy: { provider: string; requestId: string; userContribution?: string; providerContribution?: string | null; value: string; revealedValue?: string };
   results: { position: number; randomValue: string }[];
   chain: { chainId: number; contract: string; entropy?: string; commitTx: string; revealTx: string };
 };
@@ -101,6 +102,12 @@ const failedIds = (result: VerifierJson) => result.checks.filter((c) => c.status
 /** Entropy's Requested events from the PrizeDraw contract (its only requester) since the deployment. */
 const entropyRequests = () =>
   publicClient.getContractEvents({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, eventName: "Requested", args: { caller: stack.deployment.prizeDraw }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
+/** The block of Entropy's request `sequence` (a commit's or a re-request's): its hash is mixed into the drawing's value. */
+const requestBlockOf = async (sequence: bigint) => {
+  const request = (await entropyRequests()).find((l) => l.args.sequenceNumber === sequence);
+  if (!request) throw new Error(`no Entropy request ${sequence} from PrizeDraw`);
+  return request.blockNumber;
+};
 const entropyReveals = (sequence: bigint) =>
   publicClient.getContractEvents({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, eventName: "Revealed", args: { provider: registered.address, sequenceNumber: sequence }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
 
@@ -130,10 +137,18 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const slug = "v2-honest";
     const winners = ["h-1", "h-2", "h-3"];
     const open = await newPushCampaign(slug, winners.length);
+    // The provider reveals two blocks after the request at the earliest, so the reveal simulated below on the
+    // state just before it runs in a block that can read the request block's hash (in the request's own block
+    // it cannot, and the callback would take the cheap too-late path).
+    provider.setOnline(false);
     await postWinnersAndPassCutoff(slug, open, winners);
+    const requested = await waitForStatus(slug, open.id, "entropy_requested");
+    await mineBlocks(stack.rpcUrl, 2);
+    provider.setOnline(true);
     const paid = await waitForStatus(slug, open.id, "paid");
     expect(paid.number).toBe(1);
     expect(paid.needsAttention).toBeNull();
+    expect(paid.verification.entropyRequestId).toBe(requested.verification.entropyRequestId);
     expect(paid.verification.entropyProvider).toBe(registered.address.toLowerCase());
     const sequence = BigInt(paid.verification.entropyRequestId!);
     expect(sequence).toBeGreaterThan(registered.chainStart);
@@ -172,7 +187,8 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const drawLogs = parseEventLogs({ abi: PrizeDrawAbi, logs: reveal.receipt.logs }).filter((l) => l.address.toLowerCase() === stack.deployment.prizeDraw.toLowerCase());
     const revealed = drawLogs.filter((l) => l.eventName === "EntropyRevealed");
     expect(revealed).toHaveLength(1);
-    expect(revealed[0]!.args).toMatchObject({ campaignId, number: 1n, sequence, randomValue: value });
+    const drawn = await drawValueAt(publicClient, await requestBlockOf(sequence), value);
+    expect(revealed[0]!.args).toMatchObject({ campaignId, number: 1n, sequence, entropyValue: value, randomValue: drawn });
     const awarded = drawLogs.filter((l) => l.eventName === "PrizeAwarded").map((l) => (l.args as { position: bigint }).position);
     expect(awarded).toEqual([0n, 1n, 2n]);
     const settled = drawLogs.filter((l) => l.eventName === "DrawingSettled");
@@ -183,21 +199,22 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(allSettled.map((l) => l.transactionHash)).toEqual([reveal.hash]);
     const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
     expect(Number(onchain.status)).toBe(STATUS.Paid);
-    expect(onchain.randomValue).toBe(value);
-    expect(paid.verification.entropy).toBe(value);
+    expect(onchain.randomValue).toBe(drawn);
+    expect(paid.verification.entropy).toBe(drawn);
 
     // The public proof, checked by the served verifier against the chain.
     const proof = await fetchProof(slug, open.id);
-    expect(proof.entropy.value).toBe(value);
+    expect(proof.entropy.revealedValue).toBe(value);
+    expect(proof.entropy.value).toBe(drawn);
     expect(proof.chain.revealTx).toBe(reveal.hash);
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(5);
+    expect(proof.proofVersion).toBe(6);
     expect(proof).toMatchObject({ drawing: { slot: drawingSlot(open.id) }, entropy: { userContribution: derivedUser }, chain: { entropy: stack.deployment.entropy.toLowerCase() } });
     expect(proof.entropy.providerContribution).toBe(registered.revelation(sequence)); // from Entropy's Revealed log
-    expect(out).toContain(`revealed entropy.value for request ${sequence} of provider ${registered.address.toLowerCase()}`);
-    expect(out).toContain("✔ entropy.value = keccak256(userContribution, providerContribution, 0)");
+    expect(out).toContain(`revealed entropy.revealedValue for request ${sequence} of provider ${registered.address.toLowerCase()}`);
+    expect(out).toContain("✔ entropy.revealedValue = keccak256(userContribution, providerContribution, 0)");
     expect(out).not.toContain("✘");
     honest = { slug, id: open.id, proof };
   });
@@ -205,7 +222,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
   it("a proof with a tampered origin (user contribution, provider contribution, value) fails with --rpc", async () => {
     expect(honest).toBeDefined();
     const { proof } = honest;
-    expect(proof.proofVersion).toBe(5);
+    expect(proof.proofVersion).toBe(6);
     const untouched = await verifyFile("honest.json", proof);
     expect(untouched.code).toBe(0);
     expect(untouched.result.checks.find((c) => c.id === "rpc.entropy.origin")?.status).toBe("pass");
@@ -217,13 +234,15 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
 
     const providerSide = await verifyFile("tampered-provider.json", { ...proof, entropy: { ...proof.entropy, providerContribution: wrong } });
     expect(providerSide.code).toBe(1);
-    expect(failedIds(providerSide.result)).toEqual(expect.arrayContaining(["entropy.value", "rpc.entropy.origin"]));
+    expect(failedIds(providerSide.result)).toEqual(expect.arrayContaining(["entropy.revealedValue", "rpc.entropy.origin"]));
 
-    // A value consistent with a made-up provider contribution: offline the origin adds up; the chain refuses it.
+    // Values consistent with a made-up provider contribution (Entropy's, and the one mixed with the request block's
+    // hash): offline the origin adds up; the chain refuses it.
     const forged = combineRandomValues(proof.entropy.userContribution as Hex, wrong);
-    const value = await verifyFile("tampered-value.json", { ...proof, entropy: { ...proof.entropy, providerContribution: wrong, value: forged } });
+    const requestBlock = (proof.entropy as unknown as { requestBlock: { hash: Hex } }).requestBlock;
+    const value = await verifyFile("tampered-value.json", { ...proof, entropy: { ...proof.entropy, providerContribution: wrong, revealedValue: forged, value: drawValue(forged, requestBlock.hash) } });
     expect(value.code).toBe(1);
-    expect(value.result.checks.find((c) => c.id === "entropy.value")?.status).toBe("pass");
+    for (const id of ["entropy.revealedValue", "entropy.value"]) expect(value.result.checks.find((c) => c.id === id)?.status, id).toBe("pass");
     expect(failedIds(value.result)).toEqual(expect.arrayContaining(["rpc.entropy.reveal", "rpc.entropy.origin"]));
   });
 
@@ -270,7 +289,8 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     const campaignId = toCampaignId(slug);
     const derivedUser = userRandomNumber({ campaignId, number: 1n, slot: drawingSlot(open.id), listCommitment: fingerprint(winners) });
     const value = combineRandomValues(derivedUser, registered.revelation(sequence));
-    expect(paid.verification.entropy).toBe(value);
+    const drawn = await drawValueAt(publicClient, await requestBlockOf(sequence), value);
+    expect(paid.verification.entropy).toBe(drawn);
 
     // Entropy: the failed reveal (the provider's), then one successful retry (the keeper's, from the operator) with the same value.
     const reveals = await entropyReveals(sequence);
@@ -292,22 +312,23 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
 
     const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
     expect(Number(onchain.status)).toBe(STATUS.Paid);
-    expect(onchain.randomValue).toBe(value);
+    expect(onchain.randomValue).toBe(drawn);
     expect(paid.winners.map((w) => w.winner)).toEqual(winners);
 
     // The proof names the retry as the reveal and verifies against the chain, the failed callback included.
     const proof = await fetchProof(slug, open.id);
-    expect(proof.entropy.value).toBe(value);
+    expect(proof.entropy.revealedValue).toBe(value);
+    expect(proof.entropy.value).toBe(drawn);
     expect(proof.chain.revealTx).toBe(reveals[1]!.transactionHash);
     const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
-    expect(proof.proofVersion).toBe(5);
+    expect(proof.proofVersion).toBe(6);
     expect(out).toContain(`of provider ${registered.address.toLowerCase()} (after 1 failed callback with the same value)`);
-    expect(out).toContain("✔ entropy.value = keccak256(userContribution, providerContribution, 0)");
+    expect(out).toContain("✔ entropy.revealedValue = keccak256(userContribution, providerContribution, 0)");
   });
 
-  it("a request the provider never reveals is re-requested once, in public, after the contract's timeout; its late reveal is ignored and the proof (version 5) shows both", async () => {
+  it("a request the provider never reveals is re-requested once, in public, after the contract's timeout; its late reveal is ignored and the proof (version 6) shows both", async () => {
     const slug = "v2-rerequest";
     const winners = ["q-1", "q-2"];
     const campaignId = toCampaignId(slug);
@@ -351,7 +372,10 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
 
     const paid = await waitForStatus(slug, open.id, "paid");
     const value = combineRandomValues(reRequestUser, registered.revelation(second));
-    expect(paid.verification.entropy).toBe(value);
+    // Mixed with the hash of the re-request's block.
+    expect(await requestBlockOf(second)).toBe(event!.blockNumber);
+    const drawn = await drawValueAt(publicClient, event!.blockNumber, value);
+    expect(paid.verification.entropy).toBe(drawn);
     expect(BigInt(paid.verification.entropyRequestId!)).toBe(second);
 
     // The lost request, revealed late, is ignored: the drawing keeps the re-request's value.
@@ -362,11 +386,11 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(ignored.map((l) => l.args.sequence)).toEqual([first]);
     const onchain = await publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, 1n] });
     expect(Number(onchain.status)).toBe(STATUS.Paid);
-    expect(onchain.randomValue).toBe(value);
+    expect(onchain.randomValue).toBe(drawn);
 
     // The proof names both requests, and the served verifier checks them against the chain.
     const proof = (await fetchProof(slug, open.id)) as ProofV3 & { entropy: { reRequest?: { previousRequestId: string; previousProvider: string; timeoutBlocks: number; requestTx: string } } };
-    expect(proof.proofVersion).toBe(5);
+    expect(proof.proofVersion).toBe(6);
     expect(proof.entropy.requestId).toBe(String(second));
     expect(proof.entropy.userContribution).toBe(reRequestUser);
     expect(proof.entropy.reRequest).toMatchObject({ previousRequestId: String(first), previousProvider: registered.address.toLowerCase(), timeoutBlocks: Number(timeout), requestTx: event!.transactionHash });

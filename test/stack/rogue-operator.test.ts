@@ -213,7 +213,7 @@ describe("the campaign audit against a rogue operator", () => {
 
     const { code, out } = await audit();
     expect(out).toMatch(/✘ #3: committed onchain \(slot [^)]*\) but draws\.json lists no draw #3/);
-    expect(out).toContain(`✔ #4 ${next!.id}: proof (version 5) verified with --rpc`);
+    expect(out).toContain(`✔ #4 ${next!.id}: proof (version 6) verified with --rpc`);
     expect(out).toMatch(/^3 of 4 commits accounted for$/m);
     expect(code).toBe(1);
   });

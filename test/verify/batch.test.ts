@@ -5,7 +5,7 @@
 // transaction holds every member's DrawingCommitted and EntropyRequested.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeChain, type ChainKnobs } from "./fake-chain.js";
+import { FakeChain } from "./fake-chain.js";
 import {
   DEFAULT_BATCH_OTHERS,
   batchUserRandomNumber,
@@ -18,7 +18,7 @@ import {
   makeWinnersProof,
   type Proof,
 } from "./fixtures.js";
-import { TempDir, runVerifier, serve, type JsonReport } from "./run.js";
+import { TempDir, runVerifier, serve, verifyWithChain, type JsonReport } from "./run.js";
 
 const tmp = new TempDir();
 afterAll(() => tmp.remove());
@@ -32,15 +32,6 @@ async function verify(proof: unknown, ...flags: string[]) {
   return runVerifier([tmp.write(proof), ...flags]);
 }
 
-async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}) {
-  const chain = new FakeChain(proof, knobs);
-  const server = await serve(chain.handler);
-  try {
-    return await runVerifier([tmp.write(proof), "--rpc", server.url]);
-  } finally {
-    await server.close();
-  }
-}
 
 /** A forger's edit that keeps the proof consistent offline: userContribution and (real provider) value follow the batch. */
 function rebatch(proof: Proof, contributions: `0x${string}`[], index: number): Proof {
@@ -182,7 +173,7 @@ describe("proof format version 4: the request's batch", () => {
 
 describe("proof format version 4 with --rpc", () => {
   it("the commit transaction's requests are the batch: size, index and every member's contribution", async () => {
-    const run = await verifyWithChain(v4Winners());
+    const run = await verifyWithChain(tmp, v4Winners());
     expect(run.code, run.output).toBe(0);
     for (const line of [
       /^✔ the request's user contribution is the one derived from the batch and entropy\.userContribution \(0x[0-9a-f]{8}…[0-9a-f]{6}\)$/m,
@@ -195,10 +186,10 @@ describe("proof format version 4 with --rpc", () => {
   });
 
   it("a batch of one and a mock provider pass too", async () => {
-    const alone = await verifyWithChain(v4Winners({ batchOthers: [], batchIndex: 0 }), { batchOthers: [] });
+    const alone = await verifyWithChain(tmp, v4Winners({ batchOthers: [], batchIndex: 0 }), { batchOthers: [] });
     expect(alone.code, alone.output).toBe(0);
     expect(alone.stdout).toMatch(/^✔ request 12 served 1 drawing committed in the same transaction; this drawing is member 0/m);
-    const mock = await verifyWithChain(v4Winners({ provider: "mock", seed: "batch-mock" }));
+    const mock = await verifyWithChain(tmp, v4Winners({ provider: "mock", seed: "batch-mock" }));
     expect(mock.code, mock.output).toBe(0);
   });
 
@@ -223,16 +214,16 @@ describe("proof format version 4 with --rpc", () => {
 
   it("fails when another member's commit onchain gives another contribution", async () => {
     const others = [{ ...DEFAULT_BATCH_OTHERS[0]!, listCommitment: keccakHex("another list") }, DEFAULT_BATCH_OTHERS[1]!];
-    const run = await verifyWithChain(v4Winners(), { batchOthers: others });
+    const run = await verifyWithChain(tmp, v4Winners(), { batchOthers: others });
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/member 0 \(campaign 0x7765656b…000000 #3\): its commit gives contribution 0x[0-9a-f]{64}, entropy\.batch\.contributions\[0\] is 0x[0-9a-f]{64}/);
   });
 
   it("fails when the onchain index or size differ from the proof's", async () => {
-    const moved = await verifyWithChain(v4Winners(), { batchIndex: 0 });
+    const moved = await verifyWithChain(tmp, v4Winners(), { batchIndex: 0 });
     expect(moved.code, moved.output).toBe(1);
     expect(moved.stdout).toMatch(/onchain this drawing is member 0 of its request's batch, entropy\.batch\.index is 1/);
-    const sized = await verifyWithChain(v4Winners(), { batchSizeEvent: 4 });
+    const sized = await verifyWithChain(tmp, v4Winners(), { batchSizeEvent: 4 });
     expect(sized.code, sized.output).toBe(1);
     expect(sized.stdout).toMatch(/^✘ onchain the request's batch has 4 drawings, entropy\.batch\.size is 3$/m);
   });

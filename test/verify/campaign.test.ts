@@ -18,6 +18,36 @@ function proofOf(n: number): Proof {
   return n === 2 ? makeEntriesProof({ ...common, winnersExpected: 4 }).proof : makeWinnersProof({ ...common, winners: 3 });
 }
 
+/** Where the fake chain commits drawing n, and the block its commit's request was revealed too late in (300 later). */
+const commitBlockOf = (n: number) => 100 + 20 * (n - 1);
+const lateBlockOf = (n: number) => commitBlockOf(n) + 300;
+
+/**
+ * Drawing n as a version 6 proof, a request of its own each (request 30 + n; batches of one, so no other drawing of
+ * the campaign is committed with it). A drawing in `reRequested` was re-requested (request 30 + n replacing 20 + n)
+ * right after its first request's reveal came too late, on a deployment with a day's timeout.
+ */
+function proofV6Of(n: number, reRequested: number[]): Proof {
+  const re = reRequested.includes(n);
+  const common = {
+    seed: `campaign-v6-${n}`,
+    number: n,
+    version: 6 as const,
+    provider: PROVIDER,
+    drawingId: `drw_c${n}`,
+    drawAt: drawAtOf(n),
+    campaignId: CAMPAIGN,
+    batchOthers: [],
+    reRequested: re,
+    timeoutBlocks: 43_200,
+    previousRequestId: String(20 + n),
+    requestBlockNumber: re ? lateBlockOf(n) + 1 : commitBlockOf(n),
+  };
+  const proof = n === 2 ? makeEntriesProof({ ...common, winnersExpected: 4 }).proof : makeWinnersProof({ ...common, winners: 3 });
+  proof.entropy.requestId = String(30 + n);
+  return proof;
+}
+
 type DrawItem = {
   id: string;
   number: number | null;
@@ -34,6 +64,9 @@ type DrawItem = {
 };
 
 type Scenario = {
+  /** Version 6 proofs (default version 3), and the drawings re-requested after a reveal that came too late. */
+  version?: 6;
+  reRequested?: number[];
   /** Chain knobs per drawing 1..3 (drawing 3 is committed but not revealed). */
   knobs?: Record<number, ChainKnobs>;
   /** Extra commits with no proof. */
@@ -53,9 +86,10 @@ afterAll(async () => {
 });
 
 async function campaign(scenario: Scenario = {}, ...flags: string[]) {
-  const proofs = [1, 2, 3].map(proofOf);
+  const proofs = [1, 2, 3].map((n) => (scenario.version === 6 ? proofV6Of(n, scenario.reRequested ?? []) : proofOf(n)));
   const chain = new FakeChain(
-    proofs.map((proof, i) => ({ proof, knobs: { ...(i === 2 ? { unrevealed: true } : {}), ...scenario.knobs?.[i + 1] } })),
+    // Version 6 drawings are requested alone (the default batch holds another drawing of this campaign).
+    proofs.map((proof, i) => ({ proof, knobs: { ...(i === 2 ? { unrevealed: true } : {}), ...(scenario.version === 6 ? { batchOthers: [] } : {}), ...scenario.knobs?.[i + 1] } })),
     { latestBlock: 25_000, ...scenario.chainKnobs },
   );
   for (const c of scenario.extraCommits ?? []) chain.addCommit({ campaignId: CAMPAIGN, number: c.number, slot: c.slot, drawAt: c.drawAt, block: 20_000 });
@@ -135,6 +169,50 @@ describe("--campaign", () => {
     }
     expect(run.stdout.trim().split("\n").at(-1)).toBe("3 of 3 commits accounted for");
     expect(run.stdout).not.toMatch(/✘/);
+  });
+
+  it("version 6: each re-request and each reveal discarded as too late is said as information under its drawing", async () => {
+    const tooLate = (n: number, more: { of: "commit" | "reRequest"; block: number }[] = []): ChainKnobs => ({ tooLate: [{ of: "commit", block: lateBlockOf(n) }, ...more] });
+    const run = await campaign({ version: 6, reRequested: [2], knobs: { 2: tooLate(2), 3: tooLate(3) } });
+    expect(run.code, run.output).toBe(0);
+    const provider = PROVIDER;
+    const lines = run.stdout.trim().split("\n");
+    const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
+    const expected = [
+      /^✔ #1 drw_c1: proof \(version 6\) verified with --rpc, \d+ checks passed$/,
+      /^✔ #2 drw_c2: proof \(version 6\) verified with --rpc, \d+ checks passed$/,
+      new RegExp(`^ℹ #2: the reveal of request 22 of provider ${provider} came in block 420, 300 blocks after its request \\(block 120\\), too late to read that block's hash: the contract discarded it unused \\(EntropyRevealTooLate\\), which allows the drawing's one re-request at once$`),
+      new RegExp(`^ℹ #2: re-requested in block 421: request 22 of provider ${provider} replaced by request 32 of provider ${provider}$`),
+      /^ℹ #3 drw_c3: committed, waiting for its random value \(stage drawing\)$/,
+      new RegExp(`^ℹ #3: the reveal of request 33 of provider ${provider} came in block 440, 300 blocks after its request \\(block 140\\), too late to read that block's hash: the contract discarded it unused \\(EntropyRevealTooLate\\), which allows the drawing's one re-request at once$`),
+    ].map(at);
+    expect(expected.every((i) => i >= 0), run.stdout).toBe(true);
+    expect([...expected].sort((a, b) => a - b)).toEqual(expected);
+    expect(lines.at(-1)).toBe("3 of 3 commits accounted for");
+  });
+
+  it("version 6: a waiting drawing whose re-request's reveal also came too late stays requested, in public", async () => {
+    const knobs: Record<number, ChainKnobs> = { 3: { tooLate: [{ of: "commit", block: lateBlockOf(3) }, { of: "reRequest", block: lateBlockOf(3) + 1 + 300 }] } };
+    const run = await campaign({ version: 6, reRequested: [3], knobs }, "--json");
+    expect(run.code, run.output).toBe(0);
+    const out = JSON.parse(run.stdout) as { checks: { id: string; status: string; number?: number; message: string }[] };
+    expect(out.checks.filter((c) => c.number === 3).map((c) => [c.id, c.status])).toEqual([
+      ["campaign.commit", "info"],
+      ["campaign.lateReveal", "info"],
+      ["campaign.reRequest", "info"],
+      ["campaign.lateReveal", "info"],
+    ]);
+    expect(out.checks.filter((c) => c.number === 3).at(-1)!.message).toMatch(
+      /^#3: the reveal of request 33 of provider 0x[0-9a-f]{40} came in block 741, 300 blocks after its request \(block 441\), .*; the drawing was already re-requested once, so it stays requested$/,
+    );
+  });
+
+  it("version 6: a drawn drawing's proof re-requested early without a discarded reveal fails", async () => {
+    // The chain re-requests drawing 2 in block 421 (before its timeout) but shows no EntropyRevealTooLate.
+    const run = await campaign({ version: 6, reRequested: [2], knobs: { 2: { reRequestBlock: lateBlockOf(2) + 1 } } });
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/^✘ #2: the proof of "drw_c2" fails 1 check \(rpc\.reRequest\.timeout\)$/m);
+    expect(run.stdout).not.toMatch(/EntropyRevealTooLate\), which allows/);
   });
 
   it("reads the commits in windows of at most 10,000 blocks from the deploy block to the latest", async () => {

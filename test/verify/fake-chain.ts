@@ -1,7 +1,9 @@
 // A fake JSON-RPC endpoint holding the contract events of one or more drawings: PrizeDraw's events (built with
 // viem from the declarations in contracts/PrizeDraw.sol) and the Entropy contract's Requested and Revealed events
-// (Pyth's EntropyEventsV2), with knobs to make the chain disagree with the proofs. A version 5 proof's drawing is
-// committed, requested, left unrevealed, re-requested (PrizeDraw.reRequest) and revealed under the new request.
+// (Pyth's EntropyEventsV2), with knobs to make the chain disagree with the proofs. A re-requested proof's drawing
+// (version 5, or 6 when asked) is committed, requested, left unrevealed (version 6: or revealed too late), re-requested
+// (PrizeDraw.reRequest) and revealed under the new request. Version 6 drawings are revealed by the contract that mixes
+// the request block's hash in; the chain's blocks have the hashes chainBlockHash gives, unless told otherwise.
 
 import {
   decodeFunctionData,
@@ -21,6 +23,8 @@ import {
   batchUserRandomNumber,
   contributionOf,
   DEFAULT_TIMEOUT_BLOCKS,
+  chainBlockHash,
+  drawValue,
   drawingSlot,
   idToBytes32,
   keccakHex,
@@ -45,6 +49,12 @@ export const PRIZE_DRAW_ABI = parseAbi([
 /** EntropyRequested as PrizeDraw declares it since batches (the ABI above has it as contracts before batches did). */
 export const BATCH_PRIZE_DRAW_ABI = parseAbi([
   "event EntropyRequested(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, uint256 fee, bytes32 userRandomNumber, uint256 batchIndex, uint256 batchSize)",
+]);
+
+/** The events of PrizeDraw contracts that mix the request block's hash in (version 6 proofs). */
+export const BLOCK_HASH_PRIZE_DRAW_ABI = parseAbi([
+  "event EntropyRevealed(bytes32 indexed campaignId, uint64 indexed number, address provider, uint64 sequence, bytes32 entropyValue, bytes32 requestBlockHash, bytes32 randomValue)",
+  "event EntropyRevealTooLate(address indexed provider, uint64 indexed sequence, uint64 requestBlock, bytes32 entropyValue)",
 ]);
 
 /** The two events as PrizeDraw contracts before drawing slots declared them. */
@@ -152,6 +162,21 @@ export type ChainKnobs = {
   reRequestReverted?: boolean;
   reRequestEventMissing?: boolean;
   latePreviousReveal?: Hex;
+  /**
+   * Version 6: the hash of a block (default chainBlockHash), what the reveal's EntropyRevealed says it mixed in
+   * (default the hash of the request's block on this chain) and the drawing value it reports (default drawValue of
+   * the two), and the EntropyRevealed of a contract before the block hash instead (a version 5 contract).
+   */
+  blockHashes?: Record<number, Hex>;
+  revealedRequestBlockHash?: Hex;
+  revealedDrawValue?: Hex;
+  entropyValueEvent?: boolean;
+  /**
+   * Reveals the contract discarded as too late (EntropyRevealTooLate, in a transaction of its own): of the commit's
+   * request or of the re-request's, in `block`, naming `requestBlock` (default the request's block). A re-requested
+   * drawing whose commit's request was revealed too late is re-requested in the next block unless reRequestBlock says.
+   */
+  tooLate?: { of: "commit" | "reRequest"; block: number; requestBlock?: number }[];
 };
 
 /** A bare commit, for commits that no proof describes. */
@@ -177,6 +202,8 @@ export class FakeChain {
   /** What PrizeDraw.revealTimeoutBlocks() answers; null: it reverts. */
   private revealTimeout: number | null = DEFAULT_TIMEOUT_BLOCKS;
   private latestBlock = 0;
+  /** Blocks whose hash is not chainBlockHash's. */
+  private readonly blockHashes = new Map<number, Hex>();
 
   /**
    * One drawing (`proof` with `knobs`), or several (`[{ proof, knobs }]`, chain-wide `knobs` second) on one
@@ -190,6 +217,7 @@ export class FakeChain {
     this.contract = first.chain.contract;
     this.entropy = (this.chainKnobs.entropyGetter ?? first.chain.entropy ?? ENTROPY_CONTRACT).toLowerCase() as Hex;
     this.entropyAddress = (first.chain.entropy ?? ENTROPY_CONTRACT).toLowerCase() as Hex;
+    for (const [n, h] of Object.entries(this.chainKnobs.blockHashes ?? {})) this.blockHashes.set(Number(n), h);
     list.forEach(({ proof, knobs: k = {} }, i) => this.addDrawing(proof, Array.isArray(drawings) ? k : knobs, 100 + 20 * i));
     if (this.chainKnobs.latestBlock !== undefined) this.latestBlock = this.chainKnobs.latestBlock;
   }
@@ -205,8 +233,13 @@ export class FakeChain {
     return { address, topics, data, blockNumber: hex(block), transactionHash: tx, transactionIndex: "0x0", logIndex: hex(logIndex) };
   }
 
+  /** The hash of block `n` on this chain. */
+  blockHash(n: number): Hex {
+    return this.blockHashes.get(n) ?? chainBlockHash(n);
+  }
+
   private receipt(tx: Hex, block: number, logs: Log[], status = "0x1") {
-    this.receipts.set(tx.toLowerCase(), { transactionHash: tx, blockNumber: hex(block), transactionIndex: "0x0", status, logs });
+    this.receipts.set(tx.toLowerCase(), { transactionHash: tx, blockNumber: hex(block), blockHash: this.blockHash(block), transactionIndex: "0x0", status, logs });
   }
 
   /** A DrawingCommitted no proof describes (the current event layout), in a transaction of its own. */
@@ -245,14 +278,16 @@ export class FakeChain {
     const number = BigInt(p.drawing.number);
     const isEntries = p.entrants !== null;
     const mock = p.entropy.provider === "mock";
-    // Version 5: the commit's request is the previous one; the new one (the re-request's) is revealed.
-    const re = p.proofVersion === 5 ? p.entropy.reRequest : undefined;
+    // Re-requested: the commit's request is the previous one; the new one (the re-request's) is revealed.
+    const re = p.proofVersion >= 5 ? (p.entropy.reRequest ?? undefined) : undefined;
+    for (const n of Object.keys(k.blockHashes ?? {})) this.blockHashes.set(Number(n), k.blockHashes![Number(n)]!);
+    const lateCommit = (k.tooLate ?? []).find((t) => t.of === "commit");
     const provider = (k.provider ?? re?.previousProvider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex;
     const sequence = k.sequence ?? BigInt(re?.previousRequestId ?? p.entropy.requestId);
     const servedProvider = re ? ((k.reRequestProvider ?? (mock ? MOCK_PROVIDER : p.entropy.provider)) as Hex) : provider;
     const servedSequence = re ? (k.reRequestSequence ?? BigInt(p.entropy.requestId)) : sequence;
     const commitBlock = k.commitBlock ?? defaultCommitBlock;
-    const reRequestBlock = k.reRequestBlock ?? commitBlock + (re?.timeoutBlocks ?? 0) + 1;
+    const reRequestBlock = k.reRequestBlock ?? (lateCommit ? lateCommit.block + 1 : commitBlock + (re?.timeoutBlocks ?? 0) + 1);
     const revealBlock = k.revealBlock ?? (re ? reRequestBlock : commitBlock) + 2;
     const listCommitment = k.listCommitment ?? (isEntries ? p.entrants!.commitment : p.winnerList.commitment);
     const slot = k.slot ?? p.drawing.slot ?? drawingSlot(p.drawing.id);
@@ -363,9 +398,17 @@ export class FakeChain {
     this.logs.push(...commitLogs);
     if (!k.commitReceiptMissing) this.receipt(p.chain.commitTx, commitBlock, commitLogs, k.commitReverted ? "0x0" : "0x1");
     if (re) this.addReRequest(p, k, { contract, members, provider, sequence, servedProvider, servedSequence, block: reRequestBlock, revealBlock });
+    for (const t of k.tooLate ?? []) {
+      const [of, ofSequence, ofBlock] = t.of === "commit" ? [provider, sequence, commitBlock] : [servedProvider, servedSequence, reRequestBlock];
+      const lateTx = keccakHex(`too late ${t.of} ${p.chain.commitTx}`);
+      const log = this.make(BLOCK_HASH_PRIZE_DRAW_ABI, contract, "EntropyRevealTooLate", { provider: of, sequence: ofSequence, requestBlock: BigInt(t.requestBlock ?? ofBlock), entropyValue: keccakHex(`late value ${t.of}`) }, t.block, lateTx, 0);
+      this.logs.push(log);
+      this.receipt(lateTx, t.block, [log]);
+    }
     if (k.unrevealed) return;
 
-    const value = k.randomValue ?? p.entropy.value;
+    // Entropy's value: version 6 proofs keep it in revealedValue.
+    const value = k.randomValue ?? p.entropy.revealedValue ?? p.entropy.value;
     const revealLogs: Log[] = [];
     if (!k.noEntropyEvents) {
       const realUser = p.entropy.userContribution ?? derivedUser;
@@ -389,7 +432,20 @@ export class FakeChain {
       }
       revealLogs.push(this.make(ENTROPY_ABI, this.entropyAddress, "Revealed", revealedArgs(k.revealedRandomNumber ?? value, false), revealBlock, p.chain.revealTx, 99));
     }
-    const revealed = this.make(PRIZE_DRAW_ABI, contract, "EntropyRevealed", { campaignId, number, provider: servedProvider, sequence: servedSequence, randomValue: value }, revealBlock, p.chain.revealTx, 0);
+    // Version 6: the contract mixes the hash of the request's block on this chain into the value.
+    const requestBlockHash = k.revealedRequestBlockHash ?? this.blockHash(re ? reRequestBlock : commitBlock);
+    const revealed =
+      p.proofVersion >= 6 && !k.entropyValueEvent
+        ? this.make(
+            BLOCK_HASH_PRIZE_DRAW_ABI,
+            contract,
+            "EntropyRevealed",
+            { campaignId, number, provider: servedProvider, sequence: servedSequence, entropyValue: value, requestBlockHash, randomValue: k.revealedDrawValue ?? drawValue(value, requestBlockHash) },
+            revealBlock,
+            p.chain.revealTx,
+            0,
+          )
+        : this.make(PRIZE_DRAW_ABI, contract, "EntropyRevealed", { campaignId, number, provider: servedProvider, sequence: servedSequence, randomValue: value }, revealBlock, p.chain.revealTx, 0);
     const prizes = p.results.slice(0, p.results.length - (k.missingPrizes ?? 0)).map((r, i) =>
       this.make(
         PRIZE_DRAW_ABI,
@@ -524,14 +580,18 @@ export class FakeChain {
       case "eth_blockNumber":
         return { result: hex(this.latestBlock) };
       case "eth_getBlockByNumber": {
-        if (params[0] !== "finalized") return { error: { code: -32602, message: "only the finalized tag is served" } };
+        if (typeof params[0] === "string" && /^0x[0-9a-f]+$/i.test(params[0])) {
+          const n = Number(BigInt(params[0]));
+          return { result: n > this.latestBlock ? null : { number: hex(n), hash: this.blockHash(n), parentHash: n > 0 ? this.blockHash(n - 1) : `0x${"00".repeat(32)}` } };
+        }
+        if (params[0] !== "finalized") return { error: { code: -32602, message: "only the finalized tag and block numbers are served" } };
         const finalized = this.chainKnobs.finalizedBlock === undefined ? this.latestBlock - 10 : this.chainKnobs.finalizedBlock;
         return finalized === null ? { error: { code: -32602, message: "unknown block tag finalized" } } : { result: { number: hex(finalized) } };
       }
       case "eth_getTransactionReceipt":
         return { result: this.receipts.get(String(params[0]).toLowerCase()) ?? null };
       case "eth_getLogs": {
-        const f = params[0] as { address: string; topics: (string | null)[]; fromBlock: string; toBlock: string };
+        const f = params[0] as { address: string; topics: (string | string[] | null)[]; fromBlock: string; toBlock: string };
         const from = Number(BigInt(f.fromBlock));
         const to = f.toBlock === "latest" ? this.latestBlock : Number(BigInt(f.toBlock));
         this.getLogsRanges.push([from, to]);
@@ -543,7 +603,8 @@ export class FakeChain {
             l.address.toLowerCase() === f.address.toLowerCase() &&
             Number(BigInt(l.blockNumber)) >= from &&
             Number(BigInt(l.blockNumber)) <= to &&
-            f.topics.every((t, i) => t === null || l.topics[i]?.toLowerCase() === t.toLowerCase()),
+            // A position given as a list matches any of its topics.
+            f.topics.every((t, i) => t === null || (Array.isArray(t) ? t : [t]).some((x) => l.topics[i]?.toLowerCase() === x.toLowerCase())),
         );
         return { result };
       }

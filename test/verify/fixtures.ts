@@ -1,4 +1,4 @@
-// An independent generator of draw proofs (format versions 2, 3, 4 and 5) for the verifier's tests.
+// An independent generator of draw proofs (format versions 2 to 6) for the verifier's tests.
 //
 // It follows the spec's "Draw computation" and DESIGN.md sections 5-7 with @noble/hashes and viem, and shares no
 // code with the verifier (api/public/verify/verify-draw.mjs) nor with the service's draw library: the entrant
@@ -56,7 +56,9 @@ export type ProofReRequest = {
   requestTx: Hex;
   requestedAt: string;
 };
-/** A proof of any version; the version 3 to 5 fields are optional here (absent in version 2). */
+/** The block that holds a version 6 proof's revealed request. */
+export type ProofRequestBlock = { number: number | string; hash: Hex };
+/** A proof of any version; the version 3 to 6 fields are optional here (absent in version 2). */
 export type Proof = {
   proofVersion: number;
   campaign: { id: string; slug: string; name: string };
@@ -68,9 +70,12 @@ export type Proof = {
     batch?: { index: number; size: number; contributions: Hex[] };
     userContribution?: Hex;
     providerContribution?: Hex | null;
+    /** Version 6: Entropy's value (what `value` is in versions 2 to 5); `value` is then the mixed one. */
+    revealedValue?: Hex;
+    requestBlock?: ProofRequestBlock;
     value: Hex;
     revealedAt: string;
-    reRequest?: ProofReRequest;
+    reRequest?: ProofReRequest | null;
   };
   prizeTable: { id: string; version: number; denominator: number; tiers: ProofTier[] };
   results: ProofResult[];
@@ -165,6 +170,16 @@ export function batchMembers(self: BatchMember, index: number, others: BatchMemb
 
 export function contributionOf(m: BatchMember): Hex {
   return userRandomNumber(m.campaignId, m.number, m.slot, m.listCommitment);
+}
+
+/** A version 6 drawing's value: keccak256(abi.encode(bytes32 entropyValue, bytes32 requestBlockHash)). */
+export function drawValue(entropyValue: Hex, requestBlockHash: Hex): Hex {
+  return keccakHex(hexToBytes(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [entropyValue, requestBlockHash])));
+}
+
+/** The hash the fake chain (./fake-chain.ts) gives block `n` unless told otherwise. */
+export function chainBlockHash(n: number | bigint): Hex {
+  return keccakHex(`fake chain block ${n}`);
 }
 
 /** Pyth Entropy v2: keccak256(abi.encodePacked(user, provider, bytes32(0))). */
@@ -276,8 +291,16 @@ type Common = {
   number?: number;
   table?: TableSpec;
   provider?: string;
-  /** Proof format version: 2 (default), 3, 4 or 5. */
-  version?: 2 | 3 | 4 | 5;
+  /** Proof format version: 2 (default), 3, 4, 5 or 6. */
+  version?: 2 | 3 | 4 | 5 | 6;
+  /** Version 6: the value was re-requested (version 5 always is). */
+  reRequested?: boolean;
+  /**
+   * Version 6: the request's block (default the fake chain's: 100 for the commit, 100 + timeoutBlocks + 1 for a
+   * re-request) and its hash (default chainBlockHash of it).
+   */
+  requestBlockNumber?: number;
+  requestBlockHash?: Hex;
   /** Versions 4 and 5: this drawing's index in its request's batch (default 1) and the other members (default DEFAULT_BATCH_OTHERS). */
   batchIndex?: number;
   batchOthers?: BatchMember[];
@@ -294,6 +317,10 @@ type Common = {
 
 type Origin = {
   value: Hex;
+  /** The value the draw follows: version 6's drawValue, else `value`. */
+  drawn: Hex;
+  /** Version 6. */
+  requestBlock?: ProofRequestBlock;
   userContribution?: Hex;
   providerContribution?: Hex | null;
   batch?: { index: number; size: number; contributions: Hex[] };
@@ -301,7 +328,18 @@ type Origin = {
   previousUserContribution?: Hex;
 };
 
-/** Version 5: the previous request's provider (always an address) and id. */
+/** Whether the fixture's value was re-requested: always in version 5, when asked in version 6. */
+function isReRequested(opts: Common): boolean {
+  return opts.version === 5 || (opts.version === 6 && opts.reRequested === true);
+}
+
+/** Version 6: the request's block, by default where the fake chain puts the commit (or the re-request). */
+function requestBlockOf(opts: Common): ProofRequestBlock {
+  const number = opts.requestBlockNumber ?? (isReRequested(opts) ? 100 + (opts.timeoutBlocks ?? DEFAULT_TIMEOUT_BLOCKS) + 1 : 100);
+  return { number, hash: opts.requestBlockHash ?? chainBlockHash(number) };
+}
+
+/** Versions 5 and 6: the previous request's provider (always an address) and id. */
 function previousOf(opts: Common): { provider: Hex; requestId: string } {
   const provider = opts.previousProvider ?? ((opts.provider ?? "mock") === "mock" ? MOCK_PROVIDER_ADDRESS : opts.provider!);
   return { provider: provider.toLowerCase() as Hex, requestId: opts.previousRequestId ?? DEFAULT_PREVIOUS_REQUEST_ID };
@@ -309,14 +347,23 @@ function previousOf(opts: Common): { provider: Hex; requestId: string } {
 
 /**
  * The random value: version 2, any value; version 3, the user contribution derived from the commit; version 4,
- * the batch's (this drawing's contribution among the others'); version 5, the re-request's (the batch's is the
- * previous request's); and for a real provider, a provider contribution with value = combine(user, provider).
- * Takes one value from `rng`.
+ * the batch's (this drawing's contribution among the others'); re-requested (version 5, and 6 when asked), the
+ * re-request's (the batch's is the previous request's); and for a real provider, a provider contribution with
+ * value = combine(user, provider). Version 6 draws follow drawValue(value, request block hash). Takes one value
+ * from `rng`.
  */
 function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
+  const origin = entropyOriginOf(opts, listCommitment, rng);
+  if ((opts.version ?? 2) < 6) return origin;
+  const requestBlock = requestBlockOf(opts);
+  return { ...origin, requestBlock, drawn: drawValue(origin.value, requestBlock.hash) };
+}
+
+/** originOf before version 6's block hash: Entropy's value and where it comes from. */
+function entropyOriginOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
   const first = rng.bytes32();
   const version = opts.version ?? 2;
-  if (version === 2) return { value: first };
+  if (version === 2) return { value: first, drawn: first };
   const campaignId = opts.campaignId ?? "summer-daily";
   const number = opts.number ?? 7;
   const own = userRandomNumber(campaignId, number, drawingSlot(opts.drawingId ?? `drw_test_${number}`), listCommitment);
@@ -330,13 +377,14 @@ function originOf(opts: Common, listCommitment: Hex, rng: Rng): Origin {
     batch = { index, size: contributions.length, contributions };
     user = batchUserRandomNumber(contributions);
   }
-  if (version === 5) {
+  if (isReRequested(opts)) {
     previousUserContribution = user;
     const previous = previousOf(opts);
     user = reRequestUserRandomNumber(previous.provider, previous.requestId);
   }
-  if ((opts.provider ?? "mock") === "mock") return { value: first, userContribution: user, providerContribution: null, batch, previousUserContribution };
-  return { value: combine(user, first), userContribution: user, providerContribution: first, batch, previousUserContribution };
+  if ((opts.provider ?? "mock") === "mock") return { value: first, drawn: first, userContribution: user, providerContribution: null, batch, previousUserContribution };
+  const value = combine(user, first);
+  return { value, drawn: value, userContribution: user, providerContribution: first, batch, previousUserContribution };
 }
 
 function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
@@ -346,6 +394,7 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
   const version = opts.version ?? 2;
   const origin = originOf(opts, listCommitment ?? fingerprint(winners), rng);
   const entropy = origin.value;
+  const drawn = origin.drawn;
   const drawingId = opts.drawingId ?? `drw_test_${number}`;
   const drawAt = opts.drawAt ?? "2026-11-25T20:00:00.000Z";
   const provider = opts.provider ?? "mock";
@@ -353,7 +402,7 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
   const revealTx = rng.bytes32();
   const contract = "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Hex;
   let reRequest: ProofReRequest | undefined;
-  if (version === 5) {
+  if (isReRequested({ ...opts, version })) {
     const previous = previousOf(opts);
     reRequest = {
       previousProvider: previous.provider,
@@ -377,13 +426,14 @@ function base(opts: Common, winners: string[], rng: Rng, listCommitment?: Hex) {
             ...(version >= 4 ? { batch: origin.batch } : {}),
             userContribution: origin.userContribution,
             providerContribution: origin.providerContribution ?? null,
-            value: entropy,
+            // Version 6: `value` is the mixed value the results follow, after Entropy's and the request block.
+            ...(version >= 6 ? { revealedValue: entropy, requestBlock: origin.requestBlock, value: drawn } : { value: entropy }),
             revealedAt: "2026-11-25T19:31:00.000Z",
-            ...(reRequest ? { reRequest } : {}),
+            ...(reRequest ? { reRequest } : version >= 6 ? { reRequest: null } : {}),
           }
         : { provider, requestId: "12", value: entropy, revealedAt: "2026-11-25T19:31:00.000Z" },
     prizeTable: tableForProof(table),
-    results: computeResults(entropy, campaignId, number, table, winners),
+    results: computeResults(drawn, campaignId, number, table, winners),
     entrants: null,
     chain: version >= 3 ? { chainId: 31337, contract, entropy: ENTROPY_CONTRACT, commitTx, revealTx } : { chainId: 31337, contract, commitTx, revealTx },
   } satisfies Proof;
@@ -430,7 +480,7 @@ export function makeEntriesProof(opts: Common & { entrants?: EntrantSpec[]; winn
   const hashes = entrants.map((e) => keccakHex(e.id));
   const commitment = entrantsCommitment(hashes, weights);
   // The entropy comes from the first value of rng in base(); derive it here the same way to select before building.
-  const entropy = originOf({ ...opts, campaignId, number }, commitment, new Rng(opts.seed ?? "entries")).value;
+  const entropy = originOf({ ...opts, campaignId, number }, commitment, new Rng(opts.seed ?? "entries")).drawn;
   const picked = selectEntrantsLinear(entropy, campaignId, number, weights, n);
   const winners = picked.map((i) => entrants[i]!.id);
   const proof: Proof = base({ ...opts, campaignId, number }, winners, rng, commitment);

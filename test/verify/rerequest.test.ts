@@ -7,9 +7,9 @@
 // against the fake chain (./fake-chain.ts), which commits, re-requests and reveals them.
 
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeChain, MOCK_PROVIDER, type ChainKnobs } from "./fake-chain.js";
+import { MOCK_PROVIDER, type ChainKnobs } from "./fake-chain.js";
 import { clone, combine, keccakHex, makeEntriesProof, makeWinnersProof, reRequestUserRandomNumber, type Proof } from "./fixtures.js";
-import { TempDir, hasStackTrace, runVerifier, serve, type JsonReport } from "./run.js";
+import { TempDir, hasStackTrace, runVerifier, verifyWithChain, type JsonReport } from "./run.js";
 
 const tmp = new TempDir();
 afterAll(() => tmp.remove());
@@ -24,16 +24,6 @@ async function verify(proof: unknown, ...flags: string[]) {
   return runVerifier([tmp.write(proof), ...flags]);
 }
 
-/** Runs the verifier with --rpc against a fake chain built from `onChain` (default the proof itself). */
-async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}, onChain: Proof = proof, ...flags: string[]) {
-  const chain = new FakeChain(onChain, knobs);
-  const server = await serve(chain.handler);
-  try {
-    return await runVerifier([tmp.write(proof), "--rpc", server.url, ...flags]);
-  } finally {
-    await server.close();
-  }
-}
 
 /** A forger's edit of the previous request that keeps the proof consistent offline (mock provider: no combination to break). */
 function renamePrevious(proof: Proof, previousRequestId: string): Proof {
@@ -202,7 +192,7 @@ describe("proof format version 5: a re-requested random value, offline", () => {
 
 describe("proof format version 5 with --rpc", () => {
   it("the commit's request is the previous one, the re-request replaced it after the timeout, and the new request was revealed", async () => {
-    const run = await verifyWithChain(v5Winners());
+    const run = await verifyWithChain(tmp, v5Winners());
     expect(run.code, run.output).toBe(0);
     for (const line of [
       /^✔ random value requested after the list was committed, in the same transaction \(request 11 to provider 0x52deaa1c84233f7bb8c8a45baede41091c616506\)$/m,
@@ -223,28 +213,28 @@ describe("proof format version 5 with --rpc", () => {
 
   it("another provider for the new request, the mock provider, an entries draw and a longer timeout pass too", async () => {
     const moved = v5Winners({ previousProvider: OTHER_PROVIDER, seed: "rerequest-moved" });
-    const run = await verifyWithChain(moved);
+    const run = await verifyWithChain(tmp, moved);
     expect(run.code, run.output).toBe(0);
     expect(run.stdout).toMatch(/request 11 of provider 0x1{40} replaced by request 12 of provider 0x52deaa1c84233f7bb8c8a45baede41091c616506/);
 
-    const mock = await verifyWithChain(v5Winners({ provider: "mock", seed: "rerequest-rpc-mock" }));
+    const mock = await verifyWithChain(tmp, v5Winners({ provider: "mock", seed: "rerequest-rpc-mock" }));
     expect(mock.code, mock.output).toBe(0);
     expect(mock.stdout).toMatch(/^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value for request 12 of provider 0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344$/m);
     expect(mock.stdout).toMatch(/^ℹ test randomness \(mock provider\): revealed onchain by the test service itself/m);
 
     const entries = makeEntriesProof({ seed: "rerequest-rpc-entries", winnersExpected: 4, provider: PROVIDER, version: 5 }).proof;
-    const run2 = await verifyWithChain(entries);
+    const run2 = await verifyWithChain(tmp, entries);
     expect(run2.code, run2.output).toBe(0);
     expect(run2.stdout).toMatch(/^✔ winnerList\.commitment was recorded onchain \(WinnersRecorded, block 360\)$/m);
 
     const base = v5Winners({ timeoutBlocks: 43_200, seed: "rerequest-base" });
-    const run3 = await verifyWithChain(base);
+    const run3 = await verifyWithChain(tmp, base);
     expect(run3.code, run3.output).toBe(0);
     expect(run3.stdout).toMatch(/^✔ the contract's revealTimeoutBlocks\(\) is 43,200, entropy\.reRequest\.timeoutBlocks, and the re-request \(block 43301\) came after the commit's block 100 \+ 43200 = 43300$/m);
   });
 
   it("a late reveal of the previous request (ignored by the contract) does not count", async () => {
-    const run = await verifyWithChain(v5Winners(), { latePreviousReveal: keccakHex("too late") });
+    const run = await verifyWithChain(tmp, v5Winners(), { latePreviousReveal: keccakHex("too late") });
     expect(run.code, run.output).toBe(0);
     expect(run.stdout).toMatch(/^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value for request 12 /m);
   });
@@ -275,7 +265,7 @@ describe("proof format version 5 with --rpc", () => {
   ];
 
   it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
-    const run = await verifyWithChain(make(), knobs);
+    const run = await verifyWithChain(tmp, make(), knobs);
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(expected);
     expect(run.stdout).toMatch(/^FAIL: /m);
@@ -285,7 +275,7 @@ describe("proof format version 5 with --rpc", () => {
     const honest = v5Winners({ provider: "mock", seed: "rerequest-forged" });
     const forged = renamePrevious(clone(honest), "10");
     expect((await verify(forged)).code).toBe(0); // offline the forgery is self-consistent
-    const run = await verifyWithChain(forged, {}, honest);
+    const run = await verifyWithChain(tmp, forged, {}, honest);
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/^✘ onchain request id 11, entropy\.reRequest\.previousRequestId 10$/m);
     expect(run.stdout).toMatch(/onchain the re-request replaced request 11, entropy\.reRequest\.previousRequestId is 10/);
@@ -299,14 +289,14 @@ describe("proof format version 5 with --rpc", () => {
     v4.proofVersion = 4;
     v4.entropy.userContribution = honest.entropy.reRequest!.previousUserContribution;
     expect((await verify(v4)).code).toBe(0); // mock: consistent offline
-    const run = await verifyWithChain(v4, {}, honest);
+    const run = await verifyWithChain(tmp, v4, {}, honest);
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/^✘ onchain request id 11, entropy\.requestId 12$/m);
     expect(run.stdout).toMatch(/revealed for request 12, the drawing requested 11/);
   });
 
   it("--json carries the re-request checks", async () => {
-    const run = await verifyWithChain(v5Winners(), { reRequestBlock: 300 }, undefined, "--json");
+    const run = await verifyWithChain(tmp, v5Winners(), { reRequestBlock: 300 }, undefined, "--json");
     expect(run.code, run.output).toBe(1);
     const report = JSON.parse(run.stdout) as JsonReport;
     const status = (id: string) => report.checks.find((c) => c.id === id)?.status;

@@ -6,7 +6,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { VERIFIER } from "./fixtures.js";
+import { FakeChain, type ChainKnobs } from "./fake-chain.js";
+import { VERIFIER, type Proof } from "./fixtures.js";
 
 /** The verifier's `--json` report: the result and every check. */
 export type JsonReport = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string; details?: string[] }[] };
@@ -67,4 +68,15 @@ export async function closedPort(): Promise<number> {
 /** The output holds no stack trace. */
 export function hasStackTrace(text: string): boolean {
   return /^\s{4}at /m.test(text) || /\n\s+at .+:\d+:\d+\)?$/m.test(text);
+}
+
+/** Runs the verifier with --rpc on `proof` (written to `tmp`) against a fake chain built from `onChain` (default the proof itself). */
+export async function verifyWithChain(tmp: TempDir, proof: Proof, knobs: ChainKnobs = {}, onChain: Proof = proof, ...flags: string[]): Promise<Run> {
+  const chain = new FakeChain(onChain, knobs);
+  const server = await serve(chain.handler);
+  try {
+    return await runVerifier([tmp.write(proof), "--rpc", server.url, ...flags]);
+  } finally {
+    await server.close();
+  }
 }

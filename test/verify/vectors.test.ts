@@ -1,13 +1,14 @@
-// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2 to 5 proofs:
+// The shared draw vectors (test/vectors/draw-vectors.json, data only) turned into version 2 to 6 proofs:
 // the verifier must pass each one, and fail it once a value is changed; its slot, user contribution, batch
-// contribution, re-request contribution and Entropy combination must reproduce the vectors' `slot`,
-// `userRandomNumber`, `batches`, `reRequest` and `combine`. This keeps the verifier equal to the other two
+// contribution, re-request contribution, Entropy combination and drawing value must reproduce the vectors' `slot`,
+// `userRandomNumber`, `batches`, `reRequest`, `combine` and `drawValue`. Version 6 proofs are built for the cases
+// whose value is a drawing value (drawValue's caseName), end to end. This keeps the verifier equal to the other two
 // implementations of the draw math (contract and service) without importing either.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, fingerprint, keccakHex, reRequestUserRandomNumber, userRandomNumber } from "./fixtures.js";
+import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, drawValue, fingerprint, keccakHex, reRequestUserRandomNumber, userRandomNumber } from "./fixtures.js";
 import { TempDir, runVerifier } from "./run.js";
 
 const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
@@ -46,9 +47,10 @@ type BatchVector = {
   userRandomNumber: string;
 };
 type ReRequestVector = { name: string; previousProvider: string; previousSequence: string; userRandomNumber: string };
+type DrawValueVector = { name: string; entropyValue: string; requestBlockHash: string; drawValue: string; caseName: string | null };
 const vectors = existsSync(VECTORS)
-  ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[]; batches: BatchVector[]; reRequest: ReRequestVector[] })
-  : { cases: [], combine: [], batches: [], reRequest: [] };
+  ? (JSON.parse(readFileSync(VECTORS, "utf8")) as { cases: VectorCase[]; combine: CombineVector[]; batches: BatchVector[]; reRequest: ReRequestVector[]; drawValue: DrawValueVector[] })
+  : { cases: [], combine: [], batches: [], reRequest: [], drawValue: [] };
 const cases = vectors.cases;
 
 type Derivations = {
@@ -57,6 +59,7 @@ type Derivations = {
   combineRandomValues: (user: string, provider: string) => string;
   batchUserRandomNumber: (contributions: string[]) => string;
   reRequestUserRandomNumber: (previousProvider: string, previousSequence: bigint) => string;
+  drawValue: (entropyValue: string, requestBlockHash: string) => string;
 };
 let verifier: Derivations;
 beforeAll(async () => {
@@ -156,6 +159,38 @@ function proofV5Of(c: VectorCase) {
   };
 }
 
+/**
+ * A case whose value is a drawing value (`origin`, its drawValue vector) as a version 6 proof: version 4's batch
+ * (mock provider), Entropy's value (revealedValue) and the request block's hash from the vector, and the case's own
+ * value (the mixed one) and results.
+ */
+function proofV6Of(c: VectorCase, origin: DrawValueVector) {
+  const p = proofV4Of(c);
+  const { provider, requestId, batch, userContribution, providerContribution, revealedAt } = p.entropy;
+  return {
+    ...p,
+    proofVersion: 6,
+    entropy: {
+      provider,
+      requestId,
+      batch,
+      userContribution,
+      providerContribution,
+      revealedValue: origin.entropyValue,
+      requestBlock: { number: 1_234_567, hash: origin.requestBlockHash },
+      value: c.inputs.entropy,
+      revealedAt,
+      reRequest: null,
+    },
+  };
+}
+
+/** The cases whose value is a drawing value, with that vector. */
+const v6Cases = vectors.drawValue.flatMap((d) => {
+  const c = cases.find((x) => x.name === d.caseName);
+  return c ? [[c.name, c, d] as const] : [];
+});
+
 describe.skipIf(cases.length === 0)("shared draw vectors", () => {
   it("the vectors agree with this suite's own generator on hashes and fingerprints", () => {
     for (const c of cases) {
@@ -241,6 +276,41 @@ describe.skipIf(cases.length === 0)("shared draw vectors", () => {
     const run = await runVerifier([tmp.write(proof)]);
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/^✘ keccak256\(abi\.encode\(0x[0-9a-f]{40}, 1\)\) is 0x[0-9a-f]{64}, entropy\.userContribution is /m);
+  });
+
+  it("the vectors' drawing values agree with this suite's generator and with the verifier", () => {
+    expect(vectors.drawValue.length).toBeGreaterThanOrEqual(5);
+    for (const v of vectors.drawValue) {
+      expect(drawValue(v.entropyValue as `0x${string}`, v.requestBlockHash as `0x${string}`)).toBe(v.drawValue);
+      expect(verifier.drawValue(v.entropyValue, v.requestBlockHash)).toBe(v.drawValue);
+    }
+    // A winners case and an entrant case follow a drawing value, so both kinds run end to end below.
+    expect(v6Cases.map(([, c]) => c.entrants === null)).toEqual([true, false]);
+  });
+
+  it.each(v6Cases)("%s: the verifier passes the vector's version 6 proof (its value a drawing value)", async (_name, c, origin) => {
+    const run = await runVerifier([tmp.write(proofV6Of(c, origin))]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toMatch(/^✔ entropy\.value = keccak256\(abi\.encode\(entropy\.revealedValue, entropy\.requestBlock\.hash\)\)/m);
+    expect(run.stdout).toMatch(/^✔ every random value, roll and prize recomputes from entropy\.value/m);
+  });
+
+  it.each(v6Cases)("%s: the verifier fails the version 6 proof with another request block hash, or with the case's value taken for Entropy's", async (_name, c, origin) => {
+    const moved = proofV6Of(c, origin);
+    // Another vector's block hash, not the zero one (which fails a check of its own).
+    moved.entropy.requestBlock.hash = vectors.drawValue.find((d) => d.requestBlockHash !== origin.requestBlockHash && !/^0x0{64}$/.test(d.requestBlockHash))!.requestBlockHash;
+    const run = await runVerifier([tmp.write(moved)]);
+    expect(run.code, run.output).toBe(1);
+    expect(run.stdout).toMatch(/^FAIL: 1 of \d+ checks failed \(entropy\.value\)/m);
+    // The case's value taken for Entropy's, and mixed again: the results (and an entrant draw's winners) no longer
+    // follow the proof's value, but do follow its revealedValue.
+    const skipped = proofV6Of(c, origin);
+    skipped.entropy.revealedValue = c.inputs.entropy;
+    skipped.entropy.value = drawValue(c.inputs.entropy as `0x${string}`, origin.requestBlockHash as `0x${string}`);
+    const run2 = await runVerifier([tmp.write(skipped)]);
+    expect(run2.code, run2.output).toBe(1);
+    expect(run2.stdout).toMatch(/^✘ \d+ of \d+ positions? (does|do) not recompute$/m);
+    expect(run2.stdout).toMatch(/^ {4}- these follow from entropy\.revealedValue instead of entropy\.value/m);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s: the verifier passes the vector's version 3 proof", async (_name, c) => {

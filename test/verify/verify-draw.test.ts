@@ -631,9 +631,9 @@ describe("unusable input exits 2 with one line and no stack trace", () => {
   it("proofVersion 1", async () => {
     const p = makeWinnersProof({ seed: "v1" });
     p.proofVersion = 1;
-    expectUnusable(await verifyFile(p), /proof field proofVersion is 1: this verifier checks proof format versions 2, 3, 4 and 5$/m);
-    p.proofVersion = 6;
-    expectUnusable(await verifyFile(p), /proof field proofVersion is 6: this verifier checks proof format versions 2, 3, 4 and 5$/m);
+    expectUnusable(await verifyFile(p), /proof field proofVersion is 1: this verifier checks proof format versions 2, 3, 4, 5 and 6$/m);
+    p.proofVersion = 7;
+    expectUnusable(await verifyFile(p), /proof field proofVersion is 7: this verifier checks proof format versions 2, 3, 4, 5 and 6$/m);
   });
 
   it("a version 3 proof without its version 3 fields", async () => {

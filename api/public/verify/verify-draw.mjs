@@ -1,18 +1,18 @@
 #!/usr/bin/env node
-// verify-draw.mjs: checks a prize draw proof (format version 2, 3, 4 or 5) by recomputing it.
+// verify-draw.mjs: checks a prize draw proof (format version 2, 3, 4, 5 or 6) by recomputing it.
 //
 //   node verify-draw.mjs <proof URL or file> [--json] [--rpc URL] [--entrant ID]
 //   node verify-draw.mjs --campaign <draws.json URL> --rpc URL [--json]
 //
 // One file, no packages, Node.js 18 or later. It self-tests its own keccak256, loads the proof, then checks the
 // prize table, the winner list fingerprint, (entries campaigns) the entrant list commitment and the selection of
-// the winners from it, (versions 3 to 5) the drawing's slot and the origin of the random value (versions 4 and 5:
-// through the batch of drawings its randomness request served; version 5: through the public re-request of a value
-// not revealed in time), and every random value,
-// roll and prize, top-prize-once rule included. With --rpc it also reads the contract's events over plain
-// JSON-RPC: the list commitment, the randomness request (version 5: and its re-request) and the revealed random
-// value, and (versions 3 to 5) the Entropy contract's own requests and reveal, so the origin of the random value is
-// checked too.
+// the winners from it, (versions 3 to 6) the drawing's slot and the origin of the random value (versions 4 to 6:
+// through the batch of drawings its randomness request served; versions 5 and 6: through the public re-request of a
+// value not revealed in time; version 6: mixed with the hash of the block that holds the request), and every random
+// value, roll and prize, top-prize-once rule included. With --rpc it also reads the contract's events over plain
+// JSON-RPC: the list commitment, the randomness request (versions 5 and 6: and its re-request) and the revealed
+// random value, (versions 3 to 6) the Entropy contract's own requests and reveal, so the origin of the random value
+// is checked too, and (version 6) the request block's hash and the reveal's distance from it.
 // --entrant ID says whether ID was in the committed list, the chance it had and whether it won.
 // --campaign reads every commit of a campaign from the chain and accounts for each with the campaign's draws.json:
 // each drawn draw's proof is verified with --rpc, and a commit that draws.json does not show is a failure.
@@ -24,17 +24,18 @@
 // The draw computation (all hashes keccak256 over Solidity abi.encode):
 //   winnerHash   = keccak256(utf8 winner id)
 //   fingerprint  = keccak256(abi.encode(bytes32[] winnerHashes))            position 0 first
-//   randomValue  = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, uint256 position, uint256 k))
+//   value        = entropy.value: version 6, drawValue (below); versions 2 to 5, entropy (below)
+//   randomValue  = keccak256(abi.encode(bytes32 value, bytes32 campaignId, uint64 number, uint256 position, uint256 k))
 //                  k = 0, 1, ... while randomValue < 2^256 mod denominator (rejection, keeps every roll equally likely)
 //   roll         = randomValue mod denominator; the tier is the first whose threshold (cumulative weight) exceeds it;
 //                  a top-tier roll after the top prize was already awarded in the same draw pays the second tier.
 // Entries campaigns:
 //   entrantsCommitment = keccak256(abi.encode(bytes32[] idHashes, uint256[] weights))   arrival order
 //   winner j = 0..n-1: T = sum of weights not yet drawn;
-//                  v = keccak256(abi.encode(bytes32 entropy, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
+//                  v = keccak256(abi.encode(bytes32 value, bytes32 campaignId, uint64 number, bytes32 "entrants", uint256 j, uint256 k))
 //                  discarded while v < 2^256 mod T; u = v mod T; the winner is the first undrawn entrant (position
 //                  order) whose running sum of undrawn weights exceeds u; it is then removed.
-// Origin of the random value (versions 3 to 5; Pyth Entropy v2):
+// Origin of the random value (versions 3 to 6; Pyth Entropy v2):
 //   slot             = keccak256(utf8 drawing id)
 //   contribution     = keccak256(abi.encode(bytes32 campaignId, uint64 number, bytes32 slot, bytes32 listCommitment))
 //                      listCommitment = entrantsCommitment (entries campaigns) or the winner fingerprint
@@ -43,11 +44,16 @@
 //                      batch.contributions[batch.index] = contribution, and
 //                      userContribution = contributions[0] for a batch of one,
 //                                         keccak256(contributions[0] ‖ … ‖ contributions[size-1]) otherwise
-//                      version 5: the request the commit made (previous, with the batch's contribution above, kept in
-//                      reRequest.previousUserContribution) was not revealed within reRequest.timeoutBlocks blocks and
-//                      was requested again, once, in public; the new request's
+//                      versions 5 and 6: the request the commit made (previous, with the batch's contribution above,
+//                      kept in reRequest.previousUserContribution) was not revealed within reRequest.timeoutBlocks
+//                      blocks (version 6: or its reveal came too late to use) and was requested again, once, in
+//                      public; the new request's
 //                      userContribution = keccak256(abi.encode(address previousProvider, uint64 previousRequestId))
 //   entropy          = keccak256(userContribution ‖ providerContribution ‖ bytes32(0))   (abi.encodePacked)
+//                      Entropy's value: entropy.revealedValue in version 6, entropy.value in versions 2 to 5
+//   drawValue        = version 6: keccak256(abi.encode(bytes32 entropy, bytes32 requestBlock.hash)), requestBlock the
+//                      block that holds the revealed request (the commit's, or the re-request's); the contract uses
+//                      a reveal only within 256 blocks of it, while the EVM still returns the block's hash
 
 // The same file also loads as an ES module in a browser (the campaign page's "check this draw here" button):
 // `verifyDraw(proof URL or object, { rpcUrl })` runs the checks of the command line and returns its --json report.
@@ -57,8 +63,8 @@
 const IS_NODE = typeof process !== "undefined" && Boolean(process.versions && process.versions.node);
 
 /** The proof format versions this verifier checks; the last is the current one, which the service publishes. */
-export const PROOF_VERSIONS = [2, 3, 4, 5];
-export const PROOF_VERSION = 5;
+export const PROOF_VERSIONS = [2, 3, 4, 5, 6];
+export const PROOF_VERSION = 6;
 export const SELECTION_METHOD = "sequential-weighted-v1";
 
 const MAX_DENOMINATOR = 2_147_483_647;
@@ -72,6 +78,9 @@ const LOG_CHUNK_BLOCKS = 10_000n;
 const MAX_SCAN_BLOCKS = 1_000_000n;
 const MAX_DETAIL_LINES = 20;
 const TWO_256 = 1n << 256n;
+/** Blocks whose hash the EVM still returns (PrizeDraw.BLOCKHASH_WINDOW): a version 6 reveal comes within them of its request. */
+const BLOCKHASH_WINDOW = 256n;
+const ZERO_WORD = "0x" + "0".repeat(64);
 
 // ---------------------------------------------------------------------------------------------- keccak256
 // Keccak-f[1600] with Ethereum's padding (0x01 ... 0x80), not SHA3-256's (0x06). A 64-bit lane i is held as two
@@ -436,7 +445,7 @@ function optionalString(value, path) {
 
 // ---------------------------------------------------------------------------------------------- proof parsing
 
-/** "2, 3, 4 and 5" */
+/** "2, 3, 4, 5 and 6" */
 function versionList() {
   return `${PROOF_VERSIONS.slice(0, -1).join(", ")} and ${PROOF_VERSIONS.at(-1)}`;
 }
@@ -452,7 +461,7 @@ export function parseProof(raw) {
   if (!PROOF_VERSIONS.includes(version)) {
     throw new InputError(`proof field proofVersion is ${JSON.stringify(version)}: this verifier checks proof format versions ${versionList()}`);
   }
-  // Version 4 has every field of version 3, version 5 every field of version 4.
+  // Each version has every field of the one before.
   const v3 = version >= 3;
 
   const campaign = object(raw.campaign, "campaign");
@@ -483,7 +492,8 @@ export function parseProof(raw) {
   } else {
     requestId = null;
   }
-  const entropyValue = hex32(entropy.value, "entropy.value");
+  // Entropy's value: version 6 names it revealedValue, its `value` being the mixed one every result follows from.
+  const entropyValue = version >= 6 ? hex32(entropy.revealedValue, "entropy.revealedValue") : hex32(entropy.value, "entropy.value");
   let userContribution = null;
   let providerContribution = null;
   let batch = null;
@@ -493,8 +503,8 @@ export function parseProof(raw) {
     batch = { index: uint(b.index, "entropy.batch.index"), size: uint(b.size, "entropy.batch.size"), contributions };
   }
   let reRequest = null;
-  // Version 5: null for a value revealed at the commit's request; a missing field is a malformed proof.
-  if (version === 5 && entropy.reRequest !== null) {
+  // Versions 5 and 6: null for a value revealed at the commit's request; a missing field is a malformed proof.
+  if (version >= 5 && entropy.reRequest !== null) {
     const r = object(entropy.reRequest, "entropy.reRequest");
     reRequest = {
       previousProvider: address(r.previousProvider, "entropy.reRequest.previousProvider"),
@@ -514,6 +524,13 @@ export function parseProof(raw) {
       if (entropy.providerContribution === undefined) bad("entropy.providerContribution", "a 0x-prefixed 32-byte hex string or null", undefined);
       providerContribution = hex32(entropy.providerContribution, "entropy.providerContribution (a 32-byte hex string or null)");
     }
+  }
+  let requestBlock = null;
+  let mixedValue = null;
+  if (version >= 6) {
+    const b = object(entropy.requestBlock, "entropy.requestBlock");
+    requestBlock = { number: uint64(b.number, "entropy.requestBlock.number"), hash: hex32(b.hash, "entropy.requestBlock.hash") };
+    mixedValue = hex32(entropy.value, "entropy.value");
   }
 
   const table = object(raw.prizeTable, "prizeTable");
@@ -583,7 +600,8 @@ export function parseProof(raw) {
     drawing: { id: drawingId, number, drawAt, slot },
     winners,
     winnersCommitment,
-    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution, batch, reRequest },
+    // `value` is Entropy's value and `drawValue` (version 6) what the results follow, whatever the proof calls them.
+    entropy: { provider, requestId, value: entropyValue, userContribution, providerContribution, batch, reRequest, requestBlock, drawValue: mixedValue },
     table: { id: tableId, version: tableVersion, denominator, tiers },
     results,
     entrants,
@@ -598,7 +616,7 @@ function chainIdOf(value, path) {
   return uint(chainId, path);
 }
 
-/** The proof's chain object, checked for --rpc. Versions 3 to 5 also name the Entropy contract. */
+/** The proof's chain object, checked for --rpc. Versions 3 to 6 also name the Entropy contract. */
 function parseChain(chain, version) {
   if (chain === null) bad("chain", "an object (needed by --rpc)", chain);
   return {
@@ -685,6 +703,17 @@ export function combineRandomValues(user, provider) {
   if (!hex32Into(user, packed, 0)) throw new InputError("the user contribution is not a 32-byte hex string");
   if (!hex32Into(provider, packed, 32)) throw new InputError("the provider contribution is not a 32-byte hex string");
   return toHex(keccak256(packed));
+}
+
+/**
+ * A version 6 drawing's value (hex), from which every prize follows: keccak256(abi.encode(bytes32 entropyValue,
+ * bytes32 requestBlockHash)) (DrawMath.drawValue), Entropy's value mixed with the hash of the request's block.
+ */
+export function drawValue(entropyValue, requestBlockHash) {
+  const encoded = new Uint8Array(64);
+  if (!hex32Into(entropyValue, encoded, 0)) throw new InputError("the entropy value is not a 32-byte hex string");
+  if (!hex32Into(requestBlockHash, encoded, 32)) throw new InputError("the request block hash is not a 32-byte hex string");
+  return toHex(keccak256(encoded));
 }
 
 /** 2^256 mod m: random values below it are discarded. */
@@ -905,13 +934,9 @@ function checkEntrants(report, proof, winnerHashes) {
     report.fail("entrants.selection", `the proof lists ${formatInt(n)} winners, more than the ${formatInt(e.size)} entrants`);
     return;
   }
-  const selected = selectEntrants({
-    entropy: proof.entropy.value,
-    campaignIdBytes: proof.campaign.idBytes,
-    number: proof.drawing.number,
-    weights: e.weights,
-    count: n,
-  });
+  const select = (entropy) => selectEntrants({ entropy, campaignIdBytes: proof.campaign.idBytes, number: proof.drawing.number, weights: e.weights, count: n });
+  const follows = (selected) => selected.length === n && selected.every((pos, j) => e.hashes[pos] === winnerHashes[j]);
+  const selected = select(valueOf(proof));
   for (let j = 0; j < n; j++) {
     const pos = selected[j];
     if (pos === undefined) {
@@ -922,13 +947,34 @@ function checkEntrants(report, proof, winnerHashes) {
       problems.push(`winner ${j}: ${JSON.stringify(proof.winners[j])} (hash ${short(winnerHashes[j])}) in proof, the draw selects entrant ${pos} (hash ${short(e.hashes[pos])})`);
     }
   }
+  const wrong = problems.length;
+  // A version 6 list selected from Entropy's value alone skipped the block hash: said first, it explains the rest.
+  if (wrong && proof.version >= 6 && follows(select(proof.entropy.value))) problems.unshift(ENTROPY_VALUE_USED);
   report.check(
     "entrants.selection",
     problems,
-    `the ${formatInt(n)} winners are the entrants the random value selects, in order (${SELECTION_METHOD})`,
-    `${problems.length} of ${formatInt(n)} winners ${problems.length === 1 ? "is not the entrant" : "are not the entrants"} the random value selects`,
+    `the ${formatInt(n)} winners are the entrants ${valueName(proof)} selects, in order (${SELECTION_METHOD})`,
+    `${wrong} of ${formatInt(n)} winners ${wrong === 1 ? "is not the entrant" : "are not the entrants"} ${valueName(proof)} selects`,
   );
 }
+
+/** The value every result follows from: version 6, Entropy's mixed with the request block's hash; else Entropy's. */
+function valueOf(proof) {
+  return proof.version >= 6 ? proof.entropy.drawValue : proof.entropy.value;
+}
+
+/** What valueOf is called in messages. */
+function valueName(proof) {
+  return proof.version >= 6 ? "entropy.value" : "the random value";
+}
+
+/** The proof field that holds Entropy's value: version 6 keeps `value` for the mixed one. */
+function entropyField(proof) {
+  return proof.version >= 6 ? "entropy.revealedValue" : "entropy.value";
+}
+
+const ENTROPY_VALUE_USED =
+  "these follow from entropy.revealedValue instead of entropy.value: a version 6 draw follows Entropy's value mixed with the request block's hash, entropy.value = keccak256(abi.encode(entropy.revealedValue, entropy.requestBlock.hash))";
 
 function checkResults(report, proof) {
   const { winners, results, table } = proof;
@@ -952,14 +998,9 @@ function checkResults(report, proof) {
     report.fail("results.prizes", "cannot recompute prizes: the prize table has no rolls");
     return null;
   }
-  const computed = computePrizes({
-    entropy: proof.entropy.value,
-    campaignIdBytes: proof.campaign.idBytes,
-    number: proof.drawing.number,
-    denominator: table.denominator,
-    tiers: table.tiers,
-    count: results.length,
-  });
+  const prizesOf = (entropy) =>
+    computePrizes({ entropy, campaignIdBytes: proof.campaign.idBytes, number: proof.drawing.number, denominator: table.denominator, tiers: table.tiers, count: results.length });
+  const computed = prizesOf(valueOf(proof));
   const problems = [];
   let mismatched = 0;
   results.forEach((r, i) => {
@@ -970,12 +1011,19 @@ function checkResults(report, proof) {
     if (r.amountCents !== c.amountCents) problems.push(`position ${i}: amountCents ${r.amountCents} in proof, ${c.amountCents} recomputed (tier ${c.tier})`);
     if (problems.length > before) mismatched++;
   });
+  // A version 6 proof whose results follow Entropy's value alone skipped the block hash: said first.
+  if (mismatched && proof.version >= 6) {
+    const fromEntropy = prizesOf(proof.entropy.value);
+    if (results.every((r, i) => r.randomValue === fromEntropy[i].randomValue && r.roll === fromEntropy[i].roll && r.amountCents === fromEntropy[i].amountCents)) {
+      problems.unshift(ENTROPY_VALUE_USED);
+    }
+  }
   const retries = computed.reduce((sum, c) => sum + c.retries, 0);
   const totalCents = computed.reduce((sum, c) => sum + c.amountCents, 0);
   report.check(
     "results.prizes",
     problems,
-    `every random value, roll and prize recomputes (${formatInt(results.length)} positions, ${formatCents(totalCents)} in total${retries ? `, ${retries} rejected value${retries === 1 ? "" : "s"} redrawn` : ""})`,
+    `every random value, roll and prize recomputes${proof.version >= 6 ? " from entropy.value" : ""} (${formatInt(results.length)} positions, ${formatCents(totalCents)} in total${retries ? `, ${retries} rejected value${retries === 1 ? "" : "s"} redrawn` : ""})`,
     `${mismatched} of ${formatInt(results.length)} positions ${mismatched === 1 ? "does" : "do"} not recompute`,
   );
   return computed;
@@ -1026,15 +1074,15 @@ function requestSource(proof) {
   return proof.version >= 4 ? "the batch derives" : "the commit derives";
 }
 
-/** Version 5: the re-request's user contribution, derived from the previous request the proof names. */
+/** Versions 5 and 6: the re-request's user contribution, derived from the previous request the proof names. */
 function reRequestContribution(proof) {
   const { previousProvider, previousRequestId } = proof.entropy.reRequest;
   return reRequestUserRandomNumber(previousProvider, BigInt(previousRequestId));
 }
 
-/** Whether the proof's random value came from a re-request (version 5 with entropy.reRequest set). */
+/** Whether the proof's random value came from a re-request (version 5 or 6 with entropy.reRequest set). */
 function reRequested(proof) {
-  return proof.version === 5 && proof.entropy.reRequest !== null;
+  return proof.version >= 5 && proof.entropy.reRequest !== null;
 }
 
 /** The proof field that holds the commit's request's user contribution: a re-request keeps it in entropy.reRequest. */
@@ -1045,10 +1093,10 @@ function commitContributionField(proof) {
 }
 
 /**
- * Versions 4 and 5: the request's batch holds this drawing's own contribution at batch.index, batch.size members,
- * and its contributions give the commit's request's user contribution by the batch rule: entropy.userContribution
- * (version 4) or entropy.reRequest.previousUserContribution (version 5, whose entropy.userContribution is the
- * re-request's).
+ * Versions 4 to 6: the request's batch holds this drawing's own contribution at batch.index, batch.size members,
+ * and its contributions give the commit's request's user contribution by the batch rule: entropy.userContribution,
+ * or entropy.reRequest.previousUserContribution when the value was re-requested (entropy.userContribution is then
+ * the re-request's).
  */
 function checkBatch(report, proof, own, listName) {
   const { index, size, contributions } = proof.entropy.batch;
@@ -1084,9 +1132,10 @@ function checkBatch(report, proof, own, listName) {
 }
 
 /**
- * Version 5: the value was re-requested (said as information: offline it is the proof's word), and the new
+ * Versions 5 and 6: the value was re-requested (said as information: offline it is the proof's word), and the new
  * request's user contribution is the re-request's, keccak256(abi.encode(previousProvider, previousRequestId)): the
- * previous request is public since the commit, so whoever re-requested added nothing of their own.
+ * previous request is public since the commit, so whoever re-requested added nothing of their own. Version 6 also
+ * re-requests a request whose reveal came too late to use (more than 256 blocks after it).
  */
 function checkReRequest(report, proof) {
   const { provider, requestId, userContribution } = proof.entropy;
@@ -1094,9 +1143,13 @@ function checkReRequest(report, proof) {
   if (provider === previousProvider && requestId === previousRequestId) {
     report.fail("entropy.reRequest", `entropy.requestId ${requestId} of provider ${provider} is the previous request itself: a re-request is another request`);
   } else {
+    const why =
+      proof.version >= 6
+        ? `was not revealed within ${formatInt(timeoutBlocks)} blocks, or its reveal came more than ${BLOCKHASH_WINDOW} blocks after it and was discarded`
+        : `was not revealed within ${formatInt(timeoutBlocks)} blocks`;
     report.info(
       "entropy.reRequest",
-      `the random value was re-requested, once, in transaction ${short(requestTx)} (${requestedAt}): request ${previousRequestId} of provider ${previousProvider} was not revealed within ${formatInt(timeoutBlocks)} blocks; request ${requestId ?? "(none)"} replaced it`,
+      `the random value was re-requested, once, in transaction ${short(requestTx)} (${requestedAt}): request ${previousRequestId} of provider ${previousProvider} ${why}; request ${requestId ?? "(none)"} replaced it`,
     );
   }
   const user = reRequestContribution(proof);
@@ -1108,9 +1161,9 @@ function checkReRequest(report, proof) {
 }
 
 /**
- * Versions 3 to 5: the drawing's slot, the request's user contribution (version 4: through the batch; version 5:
- * the batch's for the request the commit made, the re-request's for the one that was revealed) and (real providers)
- * the random value's origin.
+ * Versions 3 to 6: the drawing's slot, the request's user contribution (versions 4 to 6: through the batch; versions
+ * 5 and 6 when re-requested: the batch's for the request the commit made, the re-request's for the one that was
+ * revealed) and (real providers) the random value's origin.
  */
 function checkOrigin(report, proof) {
   const slot = drawingSlot(proof.drawing.id);
@@ -1133,9 +1186,30 @@ function checkOrigin(report, proof) {
   if (provider === "mock" || providerContribution === null) return;
   const combined = combineRandomValues(proof.entropy.userContribution, providerContribution);
   if (combined === value) {
-    report.pass("entropy.value", `entropy.value = keccak256(userContribution, providerContribution, 0): the random value combines the ${reRequested(proof) ? "re-request's" : "commit's"} contribution with the provider's`);
+    report.pass(entropyField(proof), `${entropyField(proof)} = keccak256(userContribution, providerContribution, 0): the random value combines the ${reRequested(proof) ? "re-request's" : "commit's"} contribution with the provider's`);
   } else {
-    report.fail("entropy.value", `keccak256(userContribution, providerContribution, 0) is ${combined}, entropy.value is ${value}`);
+    report.fail(entropyField(proof), `keccak256(userContribution, providerContribution, 0) is ${combined}, ${entropyField(proof)} is ${value}`);
+  }
+}
+
+/**
+ * Version 6: the request block is one that can hold a request (a number above 0, a hash that is not zero: the EVM
+ * answers zero for a block it no longer knows, and the contract then discards the reveal), and entropy.value is
+ * keccak256(abi.encode(entropy.revealedValue, requestBlock.hash)). Offline the block is the proof's word; --rpc
+ * reads it.
+ */
+function checkDrawValue(report, proof) {
+  const { value, requestBlock, drawValue: claimed } = proof.entropy;
+  const which = reRequested(proof) ? "the re-request's" : "the commit's";
+  const blockProblems = [];
+  if (requestBlock.number === 0n) blockProblems.push("entropy.requestBlock.number is 0: the genesis block holds no request");
+  if (requestBlock.hash === ZERO_WORD) blockProblems.push("entropy.requestBlock.hash is zero: the contract never mixes a zero hash in (it discards a reveal that came too late to read the block's hash)");
+  report.check("entropy.requestBlock", blockProblems, `the request's block (${which}) is block ${requestBlock.number}, hash ${short(requestBlock.hash)}`);
+  const computed = drawValue(value, requestBlock.hash);
+  if (computed === claimed) {
+    report.pass("entropy.value", `entropy.value = keccak256(abi.encode(entropy.revealedValue, entropy.requestBlock.hash)) = ${short(computed)}: Entropy's value mixed with the request block's hash, which every result follows from`);
+  } else {
+    report.fail("entropy.value", `keccak256(abi.encode(entropy.revealedValue, entropy.requestBlock.hash)) is ${computed}, entropy.value is ${claimed}`);
   }
 }
 
@@ -1146,6 +1220,7 @@ export function verifyProof(proof) {
   const winnerHashes = checkFingerprint(report, proof);
   if (proof.entrants) checkEntrants(report, proof, winnerHashes);
   if (proof.version >= 3) checkOrigin(report, proof);
+  if (proof.version >= 6) checkDrawValue(report, proof);
   const computed = checkResults(report, proof);
   checkTopPrizeOnce(report, proof, computed);
   return report;
@@ -1167,10 +1242,18 @@ function originInfo(report, proof) {
 const EVENT_SIGNATURES = {
   committed: "DrawingCommitted(bytes32,uint64,bytes32,uint40,uint8,bytes32,uint32,uint32,uint64,bytes32,uint32,uint64,address)",
   requested: "EntropyRequested(bytes32,uint64,address,uint64,uint256,bytes32,uint256,uint256)",
-  revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
+  revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32,bytes32,bytes32)",
+  revealTooLate: "EntropyRevealTooLate(address,uint64,uint64,bytes32)",
   winnersRecorded: "WinnersRecorded(bytes32,uint64,bytes32,uint256)",
   prizeAwarded: "PrizeAwarded(bytes32,uint64,uint256,bytes32,uint256,uint256,uint256,bool)",
   reRequested: "EntropyReRequested(bytes32,uint64,address,uint64,address,uint64,uint256,bytes32,address)",
+};
+/**
+ * EntropyRevealed of PrizeDraw contracts deployed before the request block's hash was mixed in (versions 2 to 5
+ * proofs): its randomValue is Entropy's value, which the prizes follow as is.
+ */
+const ENTROPY_VALUE_EVENT_SIGNATURES = {
+  revealed: "EntropyRevealed(bytes32,uint64,address,uint64,bytes32)",
 };
 /** EntropyRequested of PrizeDraw contracts deployed before batches (one drawing per request; version 2 and 3 proofs only). */
 const SINGLE_REQUEST_EVENT_SIGNATURES = {
@@ -1351,17 +1434,21 @@ async function scanForward(rpc, filter, from, onLog, enough) {
 /**
  * The --rpc checks of one proof. Version 2 proofs may come from a contract before drawing slots (events without
  * slots), version 2 and 3 proofs from a contract before batches (EntropyRequested without the batch fields);
- * versions 3 to 5 also check the slot, the draw time, the user contribution and the Entropy contract's own
- * request and reveal; versions 4 and 5 also the request's batch against the commit transaction's events. Version 5:
- * the commit's checks apply to the request the commit made (entropy.reRequest's previous request), then the
- * re-request transaction must replace it with entropy.requestId, after the contract's timeout, and the reveal checks
- * apply to the new request.
+ * versions 3 to 6 also check the slot, the draw time, the user contribution and the Entropy contract's own
+ * request and reveal; versions 4 to 6 also the request's batch against the commit transaction's events. Versions 5
+ * and 6 when re-requested: the commit's checks apply to the request the commit made (entropy.reRequest's previous
+ * request), then the re-request transaction must replace it with entropy.requestId, after the contract's timeout
+ * (version 6: or after the previous request's reveal came too late), and the reveal checks apply to the new
+ * request. Version 6: the reveal carries the request block's hash and the drawing value, the block is the request
+ * transaction's, and the reveal came within 256 blocks of it; versions 2 to 5 come from contracts whose
+ * EntropyRevealed carries Entropy's value only.
  */
 async function checkChain(report, proof, rpc) {
   const chain = parseChain(proof.chain, proof.version);
   const v3 = proof.version >= 3;
   const v4 = proof.version >= 4;
   const v5 = reRequested(proof);
+  const v6 = proof.version >= 6;
   const campaignTopic = toHex(proof.campaign.idBytes);
   const numberTopic = wordHex(proof.drawing.number);
   const topic = topicsOf(EVENT_SIGNATURES);
@@ -1447,7 +1534,7 @@ async function checkChain(report, proof, rpc) {
   let requested = commitLogs.find((l) => logMatches(l, chain.contract, topic.requested, campaignTopic, numberTopic));
   if (!requested && !v4) requested = commitLogs.find((l) => logMatches(l, chain.contract, single.requested, campaignTopic, numberTopic));
   if (!requested && !v3) requested = commitLogs.find((l) => logMatches(l, chain.contract, legacy.requested, campaignTopic, numberTopic));
-  // The request whose reveal the checks below look for (version 5: the re-request's), and the commit's own.
+  // The request whose reveal the checks below look for (re-requested: the re-request's), and the commit's own.
   let provider = null;
   let sequence = null;
   let commitRequest = null;
@@ -1460,7 +1547,7 @@ async function checkChain(report, proof, rpc) {
     commitRequest = { provider, sequence };
     const problems = [];
     if (BigInt(requested.logIndex) <= BigInt(committed.logIndex)) problems.push("the random value was requested before the list was committed");
-    // Version 5: the commit's request is the previous one; its provider is an address even with the mock.
+    // Re-requested: the commit's request is the previous one; its provider is an address even with the mock.
     const expected = v5
       ? { id: proof.entropy.reRequest.previousRequestId, idName: "entropy.reRequest.previousRequestId", provider: proof.entropy.reRequest.previousProvider, providerName: "entropy.reRequest.previousProvider" }
       : { id: proof.entropy.requestId, idName: "entropy.requestId", provider: proof.entropy.provider, providerName: "entropy.provider" };
@@ -1481,7 +1568,7 @@ async function checkChain(report, proof, rpc) {
     if (v4) checkBatchOnchain(report, proof, chain, commitLogs, requested, topic);
   }
 
-  // Version 5: the request that was revealed is the re-request's.
+  // Versions 5 and 6: the request that was revealed is the re-request's.
   let reRequest = null;
   if (v5) {
     reRequest = await checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt, previous: commitRequest });
@@ -1489,28 +1576,64 @@ async function checkChain(report, proof, rpc) {
     sequence = reRequest ? reRequest.sequence : null;
   }
 
-  // The reveal.
+  // The reveal. Version 6: what its EntropyRevealed mixed in (null until read).
+  let revealDrawValue = null;
   const revealReceipt = await rpc.get("eth_getTransactionReceipt", [chain.revealTx]);
   let revealBlock = commitBlock;
   if (!revealReceipt) {
     report.fail("rpc.reveal", `reveal transaction ${chain.revealTx} not found on chain ${chain.chainId}`);
   } else {
     revealBlock = BigInt(revealReceipt.blockNumber);
-    const revealed = (revealReceipt.logs || []).find((l) => logMatches(l, chain.contract, topic.revealed, campaignTopic, numberTopic));
+    // Version 6: the event that carries the request block's hash; earlier versions: the one before it.
+    const before = topicsOf(ENTROPY_VALUE_EVENT_SIGNATURES);
+    const [wanted, other] = v6 ? [topic.revealed, before.revealed] : [before.revealed, topic.revealed];
+    const revealLogs = revealReceipt.logs || [];
+    const revealed = revealLogs.find((l) => logMatches(l, chain.contract, wanted, campaignTopic, numberTopic));
     if (!revealed) {
-      report.fail("rpc.reveal", `no EntropyRevealed event of this drawing in the reveal transaction ${chain.revealTx}`);
+      const otherKind = revealLogs.some((l) => logMatches(l, chain.contract, other, campaignTopic, numberTopic));
+      const hint = !otherKind
+        ? ""
+        : v6
+          ? ": it holds the EntropyRevealed of a contract that does not mix the request block's hash in, whose prizes follow Entropy's value (a version 5 proof or earlier)"
+          : ": it holds the EntropyRevealed of a contract that mixes the request block's hash in, whose prizes follow the mixed value (a version 6 proof)";
+      report.fail("rpc.reveal", `no EntropyRevealed event of this drawing in the reveal transaction ${chain.revealTx}${hint}`);
     } else {
-      const [providerWord, sequenceWord, valueWord] = dataWords(revealed.data);
+      const words = dataWords(revealed.data);
+      const [providerWord, sequenceWord, valueWord] = words;
+      if (v6) revealDrawValue = { requestBlockHash: words[3], randomValue: words[4] };
       const problems = [];
-      if (wordHex(valueWord) !== proof.entropy.value) problems.push(`onchain random value ${wordHex(valueWord)}, entropy.value ${proof.entropy.value}`);
+      if (wordHex(valueWord) !== proof.entropy.value) problems.push(`onchain random value ${wordHex(valueWord)}, ${entropyField(proof)} ${proof.entropy.value}`);
       if (sequence !== null && sequenceWord !== sequence) problems.push(`revealed for request ${sequenceWord}, the drawing ${v5 ? "re-requested" : "requested"} ${sequence}`);
       if (provider !== null && wordAddress(providerWord) !== provider) problems.push(`revealed by provider ${wordAddress(providerWord)}, ${v5 ? "re-requested" : "requested"} from ${provider}`);
       const c = blockOf(commitReceipt);
       const r = blockOf(revealReceipt);
       if (r.block < c.block || (r.block === c.block && r.index <= c.index)) problems.push("the reveal transaction is not after the commit transaction");
       if (reRequest && !isAfter(r, blockOf(reRequest.receipt))) problems.push("the reveal transaction is not after the re-request transaction");
-      report.check("rpc.reveal", problems, `entropy.value was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
+      report.check("rpc.reveal", problems, `${entropyField(proof)} was revealed onchain by provider ${wordAddress(providerWord)} in transaction ${short(chain.revealTx)} (block ${revealBlock})`);
     }
+  }
+
+  if (v6) {
+    if (revealDrawValue) {
+      const { requestBlockHash, randomValue } = revealDrawValue;
+      const problems = [];
+      if (requestBlockHash === undefined || randomValue === undefined) problems.push("the EntropyRevealed event is too short to carry the request block's hash and the drawing value");
+      else {
+        if (wordHex(requestBlockHash) !== proof.entropy.requestBlock.hash) problems.push(`onchain the reveal mixed in the request block hash ${wordHex(requestBlockHash)}, entropy.requestBlock.hash is ${proof.entropy.requestBlock.hash}`);
+        if (wordHex(randomValue) !== proof.entropy.drawValue) problems.push(`onchain the value the prizes follow is ${wordHex(randomValue)}, entropy.value is ${proof.entropy.drawValue}`);
+      }
+      report.check(
+        "rpc.reveal.value",
+        problems,
+        `the contract mixed entropy.revealedValue with the request block's hash ${short(proof.entropy.requestBlock.hash)} into entropy.value ${short(proof.entropy.drawValue)} (EntropyRevealed)`,
+      );
+    }
+    await checkRequestBlock(report, proof, rpc, chain, {
+      receipt: v5 ? (reRequest ? reRequest.receipt : null) : commitReceipt,
+      tx: v5 ? proof.entropy.reRequest.requestTx : chain.commitTx,
+      what: v5 ? "re-request" : "commit",
+      revealBlock: revealReceipt ? revealBlock : null,
+    });
   }
 
   if (revealReceipt) await reportFinality(report, rpc, revealBlock);
@@ -1602,6 +1725,40 @@ async function checkChain(report, proof, rpc) {
 }
 
 /**
+ * Version 6 with --rpc: entropy.requestBlock is the chain's block of that number (eth_getBlockByNumber), the request
+ * transaction (the commit, or the re-request when there is one) was mined in it, and the reveal came 1 to 256
+ * blocks after it: the contract reads the block's hash with `blockhash`, which answers only for the 256 blocks
+ * before the current one, and discards a later reveal (EntropyRevealTooLate). A reveal outside that window means
+ * the proof names another block than the one the contract used.
+ */
+async function checkRequestBlock(report, proof, rpc, chain, { receipt, tx, what, revealBlock }) {
+  const { number, hash } = proof.entropy.requestBlock;
+  const problems = [];
+  const { result: block, error } = await rpc.call("eth_getBlockByNumber", [quantity(number), false]);
+  if (error) problems.push(`eth_getBlockByNumber(${number}) failed: ${error.message ?? JSON.stringify(error)}`);
+  else if (!block || typeof block.hash !== "string") problems.push(`block ${number} is not on chain ${chain.chainId}`);
+  else if (block.hash.toLowerCase() !== hash) problems.push(`block ${number}'s hash is ${block.hash.toLowerCase()} onchain, entropy.requestBlock.hash is ${hash}`);
+  if (!receipt) problems.push(`the ${what} transaction ${tx} cannot be read, so the block that holds the request is unknown`);
+  else {
+    const mined = BigInt(receipt.blockNumber);
+    if (mined !== number) problems.push(`the ${what} transaction ${short(tx)} was mined in block ${mined}, entropy.requestBlock.number is ${number}`);
+    else if (typeof receipt.blockHash === "string" && receipt.blockHash.toLowerCase() !== hash) problems.push(`the ${what} transaction ${short(tx)} was mined in block ${mined} with hash ${receipt.blockHash.toLowerCase()}, entropy.requestBlock.hash is ${hash}`);
+  }
+  report.check("rpc.requestBlock", problems, `entropy.requestBlock is block ${number} of chain ${chain.chainId} (hash ${short(hash)}), which holds the ${what} transaction ${short(tx)}`);
+
+  if (revealBlock === null) return;
+  const distance = revealBlock - number;
+  const windowProblems = [];
+  if (distance < 1n) windowProblems.push(`the reveal (block ${revealBlock}) is not after the request block ${number}`);
+  else if (distance > BLOCKHASH_WINDOW) {
+    windowProblems.push(
+      `the reveal (block ${revealBlock}) is ${distance} blocks after the request block ${number}, more than ${BLOCKHASH_WINDOW}: the contract cannot read that block's hash then and discards such a reveal (EntropyRevealTooLate), so entropy.requestBlock is not the block it used`,
+    );
+  }
+  report.check("rpc.requestBlock.window", windowProblems, `the reveal (block ${revealBlock}) came ${distance} block${distance === 1n ? "" : "s"} after the request block ${number}, within the ${BLOCKHASH_WINDOW} whose hash the contract can read`);
+}
+
+/**
  * Version 4 with --rpc: the request's batch as the commit transaction recorded it. Every drawing of a batch is
  * committed and requested in that one transaction, so its EntropyRequested events of (provider, sequence) are the
  * batch: there must be batch.size of them, this drawing's must say batch.index of batch.size, and member i's
@@ -1649,12 +1806,12 @@ function checkBatchOnchain(report, proof, chain, commitLogs, requested, topic) {
 }
 
 /**
- * Version 5 with --rpc: the re-request transaction holds this drawing's EntropyReRequested, from the contract, naming
+ * Versions 5 and 6 with --rpc: the re-request transaction holds this drawing's EntropyReRequested, from the contract, naming
  * the request the commit made (the proof's previous provider and request id) and the new one (entropy.provider and
  * entropy.requestId) with the user contribution derived from the previous request; and it came after the commit's
  * block plus the contract's revealTimeoutBlocks() (which must be entropy.reRequest.timeoutBlocks): the contract
  * re-requests only a request Entropy did not reveal within that many blocks of the request, which Entropy recorded
- * in the commit's block. Returns the new request ({ provider, sequence, receipt, block }), or null when the
+ * in the commit's block (version 6: or, at once, one whose reveal it discarded as too late). Returns the new request ({ provider, sequence, receipt, block }), or null when the
  * re-request cannot be read.
  */
 async function checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt, previous }) {
@@ -1702,8 +1859,10 @@ async function checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt,
     `the value was re-requested in transaction ${short(r.requestTx)} (block ${block}) by ${wordAddress(byWord)}: request ${previousSequence} of provider ${previousProvider} replaced by request ${sequence} of provider ${provider}, with the user contribution derived from the previous request`,
   );
 
-  // The contract's rule: a request not revealed within revealTimeoutBlocks (an immutable of the deployment).
+  // The contract's rule: a request not revealed within revealTimeoutBlocks (an immutable of the deployment), or
+  // (version 6) one whose reveal came too late to use, at once.
   const commitBlock = BigInt(commitReceipt.blockNumber);
+  const tooLate = proof.version >= 6 ? await checkRevealTooLate(report, rpc, chain, { provider: previousProvider, sequence: previousSequence, commitBlock, reRequestReceipt: receipt }) : null;
   const selector = toHex(keccak256(REVEAL_TIMEOUT_GETTER), 0, 4);
   const { result, error } = await rpc.call("eth_call", [{ to: chain.contract, data: selector }, "latest"]);
   if (error || typeof result !== "string" || result.length < 66) {
@@ -1713,22 +1872,65 @@ async function checkReRequestOnchain(report, proof, rpc, chain, { commitReceipt,
     const due = commitBlock + timeout;
     const timeoutProblems = [];
     if (timeout !== BigInt(r.timeoutBlocks)) timeoutProblems.push(`the contract's revealTimeoutBlocks() is ${timeout}, entropy.reRequest.timeoutBlocks is ${r.timeoutBlocks}`);
-    if (block <= due) timeoutProblems.push(`the re-request is in block ${block}, not after the commit's block ${commitBlock} + ${timeout} = ${due}: the contract re-requests only a request not revealed within its revealTimeoutBlocks`);
+    if (block <= due && tooLate === null) {
+      timeoutProblems.push(
+        `the re-request is in block ${block}, not after the commit's block ${commitBlock} + ${timeout} = ${due}: the contract re-requests only a request not revealed within its revealTimeoutBlocks` +
+          (proof.version >= 6 ? ", or one whose reveal it discarded as too late (no EntropyRevealTooLate of it before the re-request)" : ""),
+      );
+    }
     report.check(
       "rpc.reRequest.timeout",
       timeoutProblems,
-      `the contract's revealTimeoutBlocks() is ${formatInt(timeout)}, entropy.reRequest.timeoutBlocks, and the re-request (block ${block}) came after the commit's block ${commitBlock} + ${timeout} = ${due}`,
+      block > due
+        ? `the contract's revealTimeoutBlocks() is ${formatInt(timeout)}, entropy.reRequest.timeoutBlocks, and the re-request (block ${block}) came after the commit's block ${commitBlock} + ${timeout} = ${due}`
+        : `the contract's revealTimeoutBlocks() is ${formatInt(timeout)}, entropy.reRequest.timeoutBlocks; the re-request (block ${block}) came before the commit's block ${commitBlock} + ${timeout} = ${due}, which the contract allows once it discarded the previous request's reveal as too late (block ${tooLate})`,
     );
   }
   return { provider, sequence, receipt, block };
 }
 
 /**
- * Versions 3 to 5 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
+ * Version 6 with --rpc, a re-requested value: whether the contract discarded a reveal of the previous request as too
+ * late (EntropyRevealTooLate, from the commit's block to the re-request transaction). Said as information when it
+ * did, like the re-request itself; such an event must name the commit's block as the request's and come more than
+ * 256 blocks after it. Returns the event's block, or null when there is none (or it does not hold).
+ */
+async function checkRevealTooLate(report, rpc, chain, { provider, sequence, commitBlock, reRequestReceipt }) {
+  const topic0 = eventTopic(EVENT_SIGNATURES.revealTooLate);
+  const topics = [topic0, addressTopic(provider), wordHex(sequence)];
+  const reRequestAt = blockOf(reRequestReceipt);
+  const logs = (await logsInRange(rpc, { address: chain.contract, topics }, commitBlock, reRequestAt.block)).filter(
+    (l) =>
+      typeof l.address === "string" &&
+      l.address.toLowerCase() === chain.contract &&
+      topics.every((t, i) => String((l.topics || [])[i]).toLowerCase() === t) &&
+      isAfter(reRequestAt, blockOf(l)),
+  );
+  if (logs.length === 0) return null;
+  const log = logs[0];
+  const at = BigInt(log.blockNumber);
+  const [requestBlockWord, valueWord] = dataWords(log.data);
+  const label = `request ${sequence} of provider ${provider}`;
+  const problems = [];
+  if (requestBlockWord !== commitBlock) problems.push(`the contract's EntropyRevealTooLate of ${label} names request block ${requestBlockWord ?? "(missing)"}, the commit's block is ${commitBlock}`);
+  else if (at - commitBlock <= BLOCKHASH_WINDOW) problems.push(`the contract discarded a reveal of ${label} as too late in block ${at}, only ${at - commitBlock} blocks after its request (block ${commitBlock})`);
+  if (problems.length) {
+    report.fail("rpc.reRequest.tooLate", problems[0], problems.slice(1));
+    return null;
+  }
+  report.info(
+    "rpc.reRequest.tooLate",
+    `the reveal of ${label} came in block ${at}, ${at - commitBlock} blocks after its request (block ${commitBlock}), too late to read that block's hash: the contract discarded its value ${short(wordHex(valueWord ?? 0n))} unused (EntropyRevealTooLate), and the re-request followed`,
+  );
+  return at;
+}
+
+/**
+ * Versions 3 to 6 with --rpc: the Entropy contract the PrizeDraw contract names (entropy(), not the proof) recorded the
  * request with the user contribution derived from the commit, and revealed the proof's value; for a real provider
  * the value is keccak256(userContribution, providerContribution, 0) of its Revealed event. A Revealed event with
  * callbackFailed (a callback retried later) may precede the successful one: every one must carry the same value.
- * Version 5: Entropy recorded both requests (the commit's with the batch's contribution, the re-request's with the
+ * Versions 5 and 6: Entropy recorded both requests (the commit's with the batch's contribution, the re-request's with the
  * one derived from the previous request), and the reveal is the new request's, after the re-request.
  */
 async function checkEntropyContract(report, proof, rpc, chain, ctx) {
@@ -1782,7 +1984,7 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   const commitFrom = `the ${proof.version >= 4 ? "batch" : "commit"}`;
   checkRequested("rpc.entropy.request", ctx.commitRequest, ctx.commitReceipt, chain.commitTx, "commit", requestUserContribution(proof), requestSource(proof), commitFrom);
 
-  // Version 5: the re-request, in its own transaction; the reveal is the new request's.
+  // Versions 5 and 6: the re-request, in its own transaction; the reveal is the new request's.
   let served = { request: ctx.commitRequest, derived: requestUserContribution(proof), source: requestSource(proof), from: ctx.commitBlock, what: proof.version >= 4 ? "batch's" : "commit's" };
   if (v5) {
     if (ctx.reRequest === null) {
@@ -1825,13 +2027,13 @@ async function checkEntropyContract(report, proof, rpc, chain, ctx) {
   if (values.length > 1) problems.push(`the Revealed events of ${label} carry ${values.length} different random numbers: ${values.join(", ")}`);
   const reveal = succeeded[0];
   if (reveal) {
-    if (reveal.randomNumber !== proof.entropy.value) problems.push(`Entropy revealed ${reveal.randomNumber}, entropy.value is ${proof.entropy.value}`);
+    if (reveal.randomNumber !== proof.entropy.value) problems.push(`Entropy revealed ${reveal.randomNumber}, ${entropyField(proof)} is ${proof.entropy.value}`);
     if (reveal.tx !== chain.revealTx) problems.push(`the successful Revealed event is in transaction ${reveal.tx}, not in the reveal transaction ${chain.revealTx}`);
   }
   report.check(
     "rpc.entropy.reveal",
     problems,
-    `Entropy ${short(entropy)} revealed entropy.value for ${label}${failed ? ` (after ${failed} failed callback${failed === 1 ? "" : "s"} with the same value)` : ""}`,
+    `Entropy ${short(entropy)} revealed ${entropyField(proof)} for ${label}${failed ? ` (after ${failed} failed callback${failed === 1 ? "" : "s"} with the same value)` : ""}`,
   );
   if (!reveal || proof.entropy.provider === "mock") return; // the mock reveals no contributions: entropy.origin says so
 
@@ -2092,7 +2294,10 @@ function unixSeconds(iso) {
  * --campaign: reads every DrawingCommitted event of the campaign (deployBlock to the latest block, in windows of at
  * most 10,000 blocks) and accounts for each commit with draws.json: the draw of that number is listed with the
  * committed slot (= keccak256 of its id) and draw time, and is either drawn (its proof verifies with --rpc) or
- * waiting for its random value. Numbers run 1..last without gaps; no slot or draw time repeats.
+ * waiting for its random value. Numbers run 1..last without gaps; no slot or draw time repeats. The same scan reads
+ * the campaign's randomness requests and re-requests; each re-request, and each reveal the contract discarded as
+ * too late (EntropyRevealTooLate, contracts that mix the request block's hash in), is said as information under its
+ * drawing: both are public and leave the drawing to the next request, or requested for good after the one re-request.
  * Emits one check per finding; returns { commits, accounted } or null when the chain is the wrong one.
  */
 async function verifyCampaign(url, rpc, emit) {
@@ -2107,15 +2312,38 @@ async function verifyCampaign(url, rpc, emit) {
   emit({ id: "rpc.chain", status: "pass", message: `the RPC serves chain ${campaign.chainId}, the campaign's chain` });
 
   const topic = topicsOf(EVENT_SIGNATURES);
+  // Every contract version's EntropyRequested starts its data with (provider, sequence).
+  const requestTopics = [topic.requested, eventTopic(SINGLE_REQUEST_EVENT_SIGNATURES.requested), eventTopic(LEGACY_EVENT_SIGNATURES.requested)];
   const latest = BigInt(await rpc.get("eth_blockNumber", []));
-  const logs = await logsInRange(rpc, { address: campaign.contract, topics: [topic.committed, campaign.campaignId] }, campaign.deployBlock, latest);
+  const logs = await logsInRange(
+    rpc,
+    { address: campaign.contract, topics: [[topic.committed, ...requestTopics, topic.reRequested], campaign.campaignId] },
+    campaign.deployBlock,
+    latest,
+  );
   const commits = [];
+  /** number -> the campaign's randomness requests of that drawing: { provider, sequence, block, previous (re-requests) }. */
+  const requests = new Map();
   for (const log of logs) {
     const topics = (log && log.topics) || [];
-    if (typeof log.address !== "string" || log.address.toLowerCase() !== campaign.contract || topics.length < 4) continue;
-    if (String(topics[0]).toLowerCase() !== topic.committed || String(topics[1]).toLowerCase() !== campaign.campaignId) continue;
+    if (typeof log.address !== "string" || log.address.toLowerCase() !== campaign.contract || topics.length < 3) continue;
+    if (String(topics[1]).toLowerCase() !== campaign.campaignId) continue;
+    const topic0 = String(topics[0]).toLowerCase();
     const words = dataWords(log.data);
-    commits.push({ number: BigInt(topics[2]), slot: String(topics[3]).toLowerCase(), drawAt: words[0] ?? null, block: BigInt(log.blockNumber ?? 0) });
+    const block = BigInt(log.blockNumber ?? 0);
+    if (topic0 === topic.committed) {
+      if (topics.length < 4) continue;
+      commits.push({ number: BigInt(topics[2]), slot: String(topics[3]).toLowerCase(), drawAt: words[0] ?? null, block });
+      continue;
+    }
+    const re = topic0 === topic.reRequested;
+    if (!re && !requestTopics.includes(topic0)) continue;
+    const [provider, sequence] = re ? [words[2], words[3]] : [words[0], words[1]];
+    if (provider === undefined || sequence === undefined) continue;
+    const number = BigInt(topics[2]);
+    const list = requests.get(number) ?? [];
+    list.push({ provider: wordAddress(provider), sequence, block, previous: re ? { provider: wordAddress(words[0]), sequence: words[1] } : null });
+    requests.set(number, list);
   }
   commits.sort((a, b) => (a.number < b.number ? -1 : a.number > b.number ? 1 : a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
   emit({ id: "campaign.commits", status: "pass", message: `${formatInt(commits.length)} DrawingCommitted event${commits.length === 1 ? "" : "s"} of campaign ${campaign.slug ?? campaign.campaignId} read from contract ${campaign.contract} (blocks ${campaign.deployBlock} to ${latest})` });
@@ -2165,11 +2393,8 @@ async function verifyCampaign(url, rpc, emit) {
     if (!byNumber.has(k)) note(chainProblems, k, `no commit onchain, yet commits go up to #${last}`);
   }
 
-  // Number by number, in order.
-  for (const message of listProblems.get(null) ?? []) fail(null, message);
-  const numbers = [...new Set([...byNumber.keys(), ...chainProblems.keys(), ...listed.keys(), ...[...listProblems.keys()].filter((k) => k !== null)])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  let accounted = 0;
-  for (const number of numbers) {
+  /** One number: its commit and listing agree, then its proof passes or it waits for its random value. */
+  async function accountFor(number) {
     const problems = [...(chainProblems.get(number) ?? []), ...(listProblems.get(number) ?? [])];
     const problem = (message, details) => {
       problems.push(message);
@@ -2182,11 +2407,11 @@ async function verifyCampaign(url, rpc, emit) {
       for (const d of same) {
         if (d.stage === "drawn" || d.stage === "paid") problem(`draws.json shows ${JSON.stringify(d.id)} as ${d.stage}, but nothing is committed onchain as #${number}`);
       }
-      continue;
+      return;
     }
     if (same.length === 0) {
       problem(`committed onchain (slot ${short(c.slot)}, draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}) but draws.json lists no draw #${number}`);
-      continue;
+      return;
     }
     if (same.length > 1) problem(`draws.json lists ${same.length} draws numbered #${number}: ${same.map((d) => JSON.stringify(d.id)).join(", ")}`);
     const d = same[0];
@@ -2196,7 +2421,7 @@ async function verifyCampaign(url, rpc, emit) {
     if (idSlot !== c.slot) problem(`keccak256 of the draw id ${JSON.stringify(d.id)} is ${idSlot}, not the committed slot ${c.slot}`);
     const drawAt = unixSeconds(d.drawAt);
     if (drawAt === null || drawAt !== c.drawAt) problem(`draws.json drawAt ${d.drawAt}, committed draw time ${c.drawAt === null ? "missing" : isoOfSeconds(c.drawAt)}`);
-    if (problems.length) continue;
+    if (problems.length) return;
 
     if (d.stage === "drawn" || d.stage === "paid") {
       if (await verifyListedProof(number, d, campaign, rpc, emit, (message, details) => problem(message, details))) accounted++;
@@ -2207,7 +2432,84 @@ async function verifyCampaign(url, rpc, emit) {
       problem(`committed onchain, but draws.json shows ${JSON.stringify(d.id)} at stage ${JSON.stringify(d.stage)}`);
     }
   }
+
+  const late = await lateReveals(rpc, campaign, requests, listed, latest);
+
+  // Number by number, in order.
+  for (const message of listProblems.get(null) ?? []) fail(null, message);
+  const numbers = [...new Set([...byNumber.keys(), ...chainProblems.keys(), ...listed.keys(), ...[...listProblems.keys()].filter((k) => k !== null)])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let accounted = 0;
+  for (const number of numbers) {
+    await accountFor(number);
+    for (const check of randomnessNotes(number, requests.get(number) ?? [], late.get(number) ?? [])) emit(check);
+  }
   return { commits: commits.length, accounted };
+}
+
+/**
+ * --campaign: the reveals the contract discarded as too late (EntropyRevealTooLate) of the campaign's requests, by
+ * drawing number: { provider, sequence, block, requestBlock, reRequest (whether the request was a re-request) }.
+ * Only drawings still waiting (draws.json stage locked or drawing) or re-requested can have one; the scan starts
+ * after the earliest of their requests, and is skipped when there is none. Contracts before the block hash emit no
+ * such event, so their campaigns simply have none.
+ */
+async function lateReveals(rpc, campaign, requests, listed, latest) {
+  const byRequest = new Map();
+  let from = null;
+  for (const [number, list] of requests) {
+    const waiting = (listed.get(number) ?? []).some((d) => d.stage === "locked" || d.stage === "drawing");
+    if (!waiting && !list.some((r) => r.previous !== null)) continue;
+    for (const r of list) {
+      const key = `${r.provider}:${r.sequence}`;
+      byRequest.set(key, [...(byRequest.get(key) ?? []), { number, request: r }]);
+      if (from === null || r.block < from) from = r.block;
+    }
+  }
+  const late = new Map();
+  if (from === null || from + 1n > latest) return late;
+  const topic0 = eventTopic(EVENT_SIGNATURES.revealTooLate);
+  for (const log of await logsInRange(rpc, { address: campaign.contract, topics: [topic0] }, from + 1n, latest)) {
+    const topics = (log && log.topics) || [];
+    if (typeof log.address !== "string" || log.address.toLowerCase() !== campaign.contract || topics.length < 3 || String(topics[0]).toLowerCase() !== topic0) continue;
+    const provider = wordAddress(BigInt(topics[1]));
+    const sequence = BigInt(topics[2]);
+    const [requestBlock] = dataWords(log.data);
+    for (const { number, request } of byRequest.get(`${provider}:${sequence}`) ?? []) {
+      const found = { provider, sequence, block: BigInt(log.blockNumber ?? 0), requestBlock: requestBlock ?? request.block, reRequest: request.previous !== null };
+      late.set(number, [...(late.get(number) ?? []), found]);
+    }
+  }
+  return late;
+}
+
+/**
+ * --campaign: the information lines under drawing `number`, in block order: each re-request (public, once per
+ * drawing) and each reveal the contract discarded as too late, with what it leaves: a first request's late reveal
+ * allows the one re-request at once; a re-request's leaves the drawing requested for good.
+ */
+function randomnessNotes(number, requests, late) {
+  const notes = [];
+  // Late reveals first: one shares its block with the re-request it allowed, and comes before it.
+  for (const l of late) {
+    const what = l.reRequest
+      ? "the drawing was already re-requested once, so it stays requested"
+      : "which allows the drawing's one re-request at once";
+    notes.push({
+      block: l.block,
+      id: "campaign.lateReveal",
+      message: `#${number}: the reveal of request ${l.sequence} of provider ${l.provider} came in block ${l.block}, ${l.block - l.requestBlock} blocks after its request (block ${l.requestBlock}), too late to read that block's hash: the contract discarded it unused (EntropyRevealTooLate)${l.reRequest ? "; " : ", "}${what}`,
+    });
+  }
+  for (const r of requests) {
+    if (r.previous === null) continue;
+    notes.push({
+      block: r.block,
+      id: "campaign.reRequest",
+      message: `#${number}: re-requested in block ${r.block}: request ${r.previous.sequence} of provider ${r.previous.provider} replaced by request ${r.sequence} of provider ${r.provider}`,
+    });
+  }
+  notes.sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+  return notes.map(({ id, message }) => ({ id, status: "info", number: Number(number), message }));
 }
 
 /** Fetches a listed draw's proof and runs every check, --rpc included; true when it passes. */

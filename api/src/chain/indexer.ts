@@ -42,8 +42,12 @@ const drawingSchema = z.object({
   previousProvider: hex.nullable(),
   previousSequence: uint.nullable(),
   previousUserRandomNumber: hex.nullable(),
+  reRequestBlock: uint.nullable(),
   reRequestTimestamp: uint.nullable(),
   reRequestTx: hex.nullable(),
+  /** EntropyRevealed: Entropy's value, the request block's hash, and the drawing's value (DrawMath.drawValue of both). */
+  entropyValue: hex.nullable(),
+  requestBlockHash: hex.nullable(),
   randomValue: hex.nullable(),
   revealBlock: uint.nullable(),
   revealTimestamp: uint.nullable(),

@@ -1,7 +1,7 @@
 import { toHex, type Address, type Hex } from "viem";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { DrawInputError, ProofMismatchError, buildProofV5, toCampaignId, validatePrizeTable, winnerHash, type ProofInputV4, type ProofV5 } from "../draw/index.js";
+import { DrawInputError, ProofMismatchError, buildProofV6, toCampaignId, validatePrizeTable, winnerHash, type ProofInputV4, type ProofV6 } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { NotFoundError, ServiceError } from "./errors.js";
@@ -18,19 +18,20 @@ export class ProofNotReadyError extends ServiceError {
 }
 
 /**
- * Proof format version 5 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
+ * Proof format version 6 (docs/proof-format.md): every value a verifier recomputes comes from indexed chain
  * data (the commit's slot, the request's user contribution and batch, Entropy's Revealed log for the provider's
  * contribution); ids and names come from the store, and they must hash to the onchain commitment, or the proof is
  * refused and the drawing flagged. The batch's contributions are recomputed from the indexed members' commits.
  * `entropy.reRequest` names the commit's request and the re-request when the provider did not reveal the first in
- * time (null otherwise); the request, its reveal and contributions are then the re-request's.
+ * time (null otherwise); the request, its reveal and contributions are then the re-request's. `entropy.requestBlock`
+ * is that request's block (the commit's or the re-request's) with the hash the contract mixed into the value.
  */
-export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV5> {
+export async function drawProof(store: Store, indexer: IndexerClient, deployment: DeploymentRecord, campaign: Campaign, drawingId: string): Promise<ProofV6> {
   const drawing = await store.drawings.byId(campaign.id, drawingId);
   if (!drawing || !isDrawn(drawing) || drawing.number === null) throw new NotFoundError("no drawn draw with this id: a proof exists once the draw is drawn");
   const campaignId = toCampaignId(campaign.slug);
   const indexed = await indexer.drawing(campaignId, BigInt(drawing.number));
-  if (!indexed || indexed.drawing.randomValue === null || indexed.drawing.revealTimestamp === null || indexed.drawing.revealTx === null || indexed.drawing.sequence === null || indexed.drawing.winnersCommitment === null) {
+  if (!indexed || indexed.drawing.randomValue === null || indexed.drawing.entropyValue === null || indexed.drawing.requestBlockHash === null || indexed.drawing.revealTimestamp === null || indexed.drawing.revealTx === null || indexed.drawing.sequence === null || indexed.drawing.winnersCommitment === null) {
     throw new ProofNotReadyError();
   }
   // Every member of a batch is committed in one transaction; a partial read is the indexer catching up.
@@ -57,7 +58,7 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
       entropy: {
         provider: deployment.mockEntropy ? "mock" : ((indexed.drawing.provider ?? deployment.entropyProvider) as Address),
         requestId: indexed.drawing.sequence.toString(),
-        value: indexed.drawing.randomValue,
+        value: indexed.drawing.entropyValue,
         revealedAt: new Date(Number(indexed.drawing.revealTimestamp) * 1_000).toISOString(),
         ...(indexed.drawing.userRandomNumber === null ? {} : { userContribution: indexed.drawing.userRandomNumber }),
         providerContribution: indexed.entropyReveal?.providerContribution ?? null,
@@ -86,7 +87,8 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
         })),
       },
     };
-    return buildProofV5({ ...input, reRequest });
+    const requestBlock = { number: Number(indexed.drawing.reRequestBlock ?? indexed.drawing.commitBlock), hash: indexed.drawing.requestBlockHash };
+    return buildProofV6({ ...input, reRequest, requestBlock, drawValue: indexed.drawing.randomValue });
   } catch (error) {
     // Malformed indexed data is a disagreement too: never a 500 on the public route.
     if (!(error instanceof ProofMismatchError) && !(error instanceof DrawInputError)) throw error;
@@ -100,10 +102,10 @@ export async function drawProof(store: Store, indexer: IndexerClient, deployment
 
 type IndexedDrawing = NonNullable<Awaited<ReturnType<IndexerClient["drawing"]>>>["drawing"];
 
-/** The re-request a version 5 proof names, from the indexed EntropyReRequested; null when the first request was revealed. */
+/** The re-request a proof (version 5 and later) names, from the indexed EntropyReRequested; null when the first request was revealed. */
 function reRequestOf(drawing: IndexedDrawing, deployment: DeploymentRecord) {
   if (drawing.previousSequence === null) return null;
-  if (drawing.previousProvider === null || drawing.reRequestTx === null || drawing.reRequestTimestamp === null) throw new ProofNotReadyError();
+  if (drawing.previousProvider === null || drawing.reRequestTx === null || drawing.reRequestBlock === null || drawing.reRequestTimestamp === null) throw new ProofNotReadyError();
   // Only contracts of deployment record version 5 and later can re-request, and their records name the timeout.
   if (deployment.revealTimeoutBlocks === undefined) throw new Error("the deployment record names no revealTimeoutBlocks, yet a drawing was re-requested");
   return {

@@ -77,7 +77,9 @@ export type ProofMismatchKind =
   /** v3: the random value is not the combination of the user and provider contributions. */
   | "entropy_value"
   /** v4: the indexed batch does not hold this drawing at its index, or not as many members as its size. */
-  | "batch";
+  | "batch"
+  /** v6: the drawing's value is not Entropy's value mixed with the request block's hash. */
+  | "draw_value";
 
 /**
  * The store's names or ids do not hash to the onchain commitment, or the indexed results do not line up with

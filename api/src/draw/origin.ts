@@ -89,3 +89,16 @@ export function combineRandomValues(user: Hex, provider: Hex): Hex {
   writeBytes32(buf, 32, assertBytes32(provider, "provider contribution"));
   return keccak256(buf);
 }
+
+/**
+ * A drawing's random value, from which every prize follows (DrawMath.drawValue):
+ * keccak256(abi.encode(bytes32 entropyValue, bytes32 requestBlockHash)), Entropy's value for the request mixed with
+ * the hash of the block that holds the request (the commit's, or the re-request's). Nobody knows that hash when the
+ * request is signed, so nobody can steer the value by choosing a slot, a moment or a sequence number.
+ */
+export function drawValue(entropyValue: Hex, requestBlockHash: Hex): Hex {
+  const buf = new Uint8Array(64);
+  writeBytes32(buf, 0, assertBytes32(entropyValue, "entropy value"));
+  writeBytes32(buf, 32, assertBytes32(requestBlockHash, "request block hash"));
+  return keccak256(buf);
+}

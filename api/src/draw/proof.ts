@@ -4,7 +4,12 @@
  * commitments, or (version 3) whose slot, user contribution or random value do not follow from the commit: such
  * a proof would fail every verifier.
  *
- * - Version 5 (`buildProofV5`, current): version 4 plus `entropy.reRequest`: null for a drawing revealed at the
+ * - Version 6 (`buildProofV6`, current): version 5 plus `entropy.revealedValue` (Entropy's value, what earlier
+ *   versions call `value`) and `entropy.requestBlock` (the number and hash of the block that holds the request that
+ *   was revealed: the commit's, or the re-request's); `entropy.value`, the value every prize follows from, is
+ *   drawValue(revealedValue, requestBlock.hash): the contract mixes the block hash in so nobody can steer a drawing
+ *   by choosing its slot, moment or sequence number.
+ * - Version 5 (`buildProofV5`): version 4 plus `entropy.reRequest`: null for a drawing revealed at the
  *   commit's request; for one whose request was not revealed within the deployment's timeout and was re-requested,
  *   once, in public (PrizeDraw.reRequest), the replaced request. `entropy.provider`, `requestId` and
  *   `userContribution` are then the new request's; the batch derives the previous request's contribution, kept in
@@ -22,12 +27,13 @@ import { assertBytes32 } from "./abi.js";
 import { entrantsCommitment, ENTRANTS_SELECTION } from "./entrants.js";
 import { DrawInputError, ProofMismatchError } from "./errors.js";
 import { drawingSlot, fingerprint, toCampaignId } from "./hash.js";
-import { batchUserRandomNumber, combineRandomValues, reRequestUserRandomNumber, userRandomNumber } from "./origin.js";
+import { batchUserRandomNumber, combineRandomValues, drawValue, reRequestUserRandomNumber, userRandomNumber } from "./origin.js";
 import type { PrizeTable } from "./prizeTable.js";
 
-/** The proof format version the service publishes now (buildProofV5), for every drawing. */
-export const PROOF_VERSION = 5;
-/** Earlier versions, still built by buildProofV4, V3 and V2 and still checked by the verifier. */
+/** The proof format version the service publishes now (buildProofV6), for every drawing. */
+export const PROOF_VERSION = 6;
+/** Earlier versions, still built by buildProofV5, V4, V3 and V2 and still checked by the verifier. */
+export const PROOF_VERSION_V5 = 5;
 export const PROOF_VERSION_V4 = 4;
 export const PROOF_VERSION_V3 = 3;
 export const PROOF_VERSION_V2 = 2;
@@ -142,6 +148,30 @@ export type ProofReRequest = {
 export type ProofV5 = Omit<ProofV4, "proofVersion" | "entropy"> & {
   proofVersion: 5;
   entropy: ProofV4["entropy"] & { reRequest: ProofReRequest | null };
+};
+
+/** The block that holds the request a version 6 proof's value answers: the commit's, or the re-request's. */
+export type ProofRequestBlock = { number: number; hash: Hex };
+
+/**
+ * A version 6 proof: version 5 plus `entropy.revealedValue` (Entropy's value) and `entropy.requestBlock`;
+ * `entropy.value` = drawValue(revealedValue, requestBlock.hash), from which every result follows. Key order is
+ * part of the format.
+ */
+export type ProofV6 = Omit<ProofV5, "proofVersion" | "entropy"> & {
+  proofVersion: 6;
+  entropy: {
+    provider: EntropyProvider;
+    requestId: string;
+    batch: ProofBatch;
+    userContribution: Hex;
+    providerContribution: Hex | null;
+    revealedValue: Hex;
+    requestBlock: ProofRequestBlock;
+    value: Hex;
+    revealedAt: string;
+    reRequest: ProofReRequest | null;
+  };
 };
 
 /** A position's prize as indexed from the PrizeAwarded events. */
@@ -406,6 +436,44 @@ export function buildProofV5(input: ProofInputV5): ProofV5 {
         requestedAt: r.requestedAt,
       },
     },
+  };
+}
+
+/**
+ * What buildProofV6 needs besides a version 5 input, whose `entropy.value` is Entropy's value (EntropyRevealed's
+ * entropyValue; the proof's `revealedValue`).
+ */
+export type ProofInputV6 = ProofInputV5 & {
+  /** The block of the commit (or of the re-request, when there is one) and its hash, from EntropyRevealed. */
+  requestBlock: ProofRequestBlock;
+  /** EntropyRevealed.randomValue: must be drawValue(entropy.value, requestBlock.hash). The proof's `entropy.value`. */
+  drawValue: Hex;
+};
+
+/**
+ * Assembles a version 6 proof; throws ProofMismatchError when the store and the chain disagree: besides the
+ * version 5 checks (of Entropy's value, the proof's `revealedValue`), the drawing's indexed value must be
+ * drawValue(revealedValue, requestBlock.hash).
+ */
+export function buildProofV6(input: ProofInputV6): ProofV6 {
+  const v5 = buildProofV5(input);
+  const { number } = input.requestBlock;
+  if (!Number.isSafeInteger(number) || number < 1) {
+    throw new DrawInputError("bad_number", `requestBlock.number must be a positive whole block number, got ${String(number)}`);
+  }
+  const hash = assertBytes32(input.requestBlock.hash, "requestBlock.hash");
+  const computed = drawValue(v5.entropy.value, hash);
+  if (assertBytes32(input.drawValue, "drawValue") !== computed) {
+    throw new ProofMismatchError(
+      "draw_value",
+      `The drawing's value ${input.drawValue} is not Entropy's value ${v5.entropy.value} mixed with the request block's hash ${hash} (${computed})`,
+    );
+  }
+  const { provider, requestId, batch, userContribution, providerContribution, value, revealedAt, reRequest } = v5.entropy;
+  return {
+    ...v5,
+    proofVersion: 6,
+    entropy: { provider, requestId, batch, userContribution, providerContribution, revealedValue: value, requestBlock: { number, hash }, value: computed, revealedAt, reRequest },
   };
 }
 

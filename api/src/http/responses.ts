@@ -306,7 +306,7 @@ export const proof = component(
     chain: z.looseObject({ chainId: int, contract: z.string(), commitTx: hex, revealTx: hex }),
     finality: described(z.enum(["provisional", "final"]), "Served proofs only: `final` once the reveal (and payout) are in finalized blocks."),
   }),
-  "A draw's proof (format version 5; docs/proof-format.md).",
+  "A draw's proof (format version 6; docs/proof-format.md).",
 );
 
 export const health = component("Health", z.object({ ok: z.literal(true) }), "The process runs.");

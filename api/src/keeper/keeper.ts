@@ -567,12 +567,14 @@ export class Keeper {
         this.attempt(campaign, drawing, async () => {
           const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
           if (onchain.status !== ONCHAIN.Requested) return;
-          // The test environment's mock is revealed at once, even long after its request (a stopped service).
+          // First, as the contract allows: past the timeout, or after a reveal that came too late to use (more
+          // than 256 blocks after the request, when its block hash was gone: say a service stopped that long).
+          if (await this.reRequestIfDue(campaign, drawing)) return;
+          // The test environment's mock is revealed at once.
           if (chain.deployment.mockEntropy && !config.holdMockReveal) {
             await chain.revealMock(onchain.sequence, toHex(randomBytes(32)));
             return;
           }
-          if (await this.reRequestIfDue(campaign, drawing)) return;
           if (!chain.deployment.mockEntropy) await this.retryFailedCallback(drawing);
         }),
       ),

@@ -631,7 +631,7 @@ export interface components {
             /** @description Pass as `before` for the next page; null on the last page. */
             nextBefore: string | null;
         };
-        /** @description A draw's proof (format version 5; docs/proof-format.md). */
+        /** @description A draw's proof (format version 6; docs/proof-format.md). */
         Proof: {
             proofVersion: number;
             campaign: {
@@ -2290,7 +2290,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "proofVersion": 5,
+                     *       "proofVersion": 6,
                      *       "campaign": {
                      *         "id": "summer-daily",
                      *         "slug": "summer-daily",
@@ -2322,7 +2322,12 @@ export interface operations {
                      *         },
                      *         "userContribution": "0x0000000000000000000000000000000000000000000000000000000000000008",
                      *         "providerContribution": null,
-                     *         "value": "0x0000000000000000000000000000000000000000000000000000000000000004",
+                     *         "revealedValue": "0x0000000000000000000000000000000000000000000000000000000000000004",
+                     *         "requestBlock": {
+                     *           "number": 1271,
+                     *           "hash": "0x000000000000000000000000000000000000000000000000000000000000000b"
+                     *         },
+                     *         "value": "0x000000000000000000000000000000000000000000000000000000000000000c",
                      *         "revealedAt": "2026-11-25T19:00:03.000Z",
                      *         "reRequest": null
                      *       },
