@@ -26,7 +26,7 @@ import { buildService } from "./build-service.mjs";
 import { CONTRACT_VERSION, readDeployment, deploymentPath, writeDeployment, type DeploymentRecord } from "../api/src/chain/deployment.js";
 import { DataDirInUseError, acquireDataDirLock, liveProcesses, processStartTicks, type DataDirLock } from "../api/src/store/dataDirLock.js";
 // Loaded when needed (the deployer, the CLI and the store's modules take seconds to load on a busy machine, and a
-// warm start needs none of them before it is ready): see deployLocal, runCli and openStore below.
+// warm start needs none of them before it is ready): see deployLocal, runCli and openServiceStore below.
 const deployLocal: typeof import("../api/src/chain/deploy.js").deployLocal = async (...args) => (await import("../api/src/chain/deploy.js")).deployLocal(...args);
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 const PONDER_BIN = join(REPO_ROOT, "node_modules/ponder/dist/esm/bin/ponder.js");
@@ -326,13 +326,13 @@ async function setStoreAside(config: Config): Promise<void> {
         "point STORE_URL at an empty database (or empty this one), or unset it to use a SQLite file in the data folder",
     );
   }
-  const { openStore, storePath } = await import("../api/src/store/index.js");
+  const [{ storePath }, { openServiceStore }] = await Promise.all([import("../api/src/store/index.js"), import("../api/src/serviceStore.js")]);
   const path = storePath(config.dataDir);
   if (!existsSync(path)) return;
   const aside = `${path}.before-reset-${new Date().toISOString().replace(/[:.]/g, "-")}`;
   for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
   let carried = "";
-  const store = await openStore(path);
+  const store = await openServiceStore(path);
   try {
     // SQLite's own tools (ATTACH, pragma_table_info), on the raw file: this copy is for the SQLite store only.
     const db = store.sqlite;
@@ -526,8 +526,8 @@ function portalLine(config: Config, email: string): string {
  * account again, how to make a new key, and the pages of active campaigns.
  */
 async function greet(config: Config): Promise<void> {
-  const [{ openStore, storePath }, { run: runCli }] = await Promise.all([import("../api/src/store/index.js"), import("../api/src/cli/prizedraw.js")]);
-  const store = await openStore(config.storeUrl ?? storePath(config.dataDir));
+  const [{ storePath }, { openServiceStore }, { run: runCli }] = await Promise.all([import("../api/src/store/index.js"), import("../api/src/serviceStore.js"), import("../api/src/cli/prizedraw.js")]);
+  const store = await openServiceStore(config.storeUrl ?? storePath(config.dataDir));
   const service = `http://127.0.0.1:${config.port}`;
   const admin = cliCommand(config);
   const show = (line: string) => console.log(`    ${line}`);

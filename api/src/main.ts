@@ -12,7 +12,8 @@ import { Keeper } from "./keeper/keeper.js";
 import { logger } from "./logger.js";
 import { outboxMailer, smtpMailer } from "./mail/mailer.js";
 import { checkReadiness } from "./readiness.js";
-import { openStore, storePath } from "./store/index.js";
+import { storePath } from "./store/index.js";
+import { openServiceStore } from "./serviceStore.js";
 
 /** The service process: store, chain port, indexer client, keeper, and HTTP on 127.0.0.1:PORT. */
 async function main(): Promise<void> {
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   }
   // STORE_URL's PostgreSQL database, else the SQLite file in the data folder.
   const storeLocation = config.storeUrl ?? storePath(config.dataDir);
-  const store = await openStore(storeLocation);
+  const store = await openServiceStore(storeLocation);
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
   const indexer = new IndexerClient(config.indexerUrl);
   const keeper = new Keeper({ store, chain, indexer, config, logger });

@@ -5,7 +5,8 @@
 // is one request. Also the headers: strong ETags, Cache-Control, 304 on If-None-Match (exact, weak, in a list).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, storePath } from "../../api/src/store/index.js";
+import { storePath } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
@@ -49,7 +50,7 @@ const item = (draws: Draws, id: string) => draws.draws.find((d) => d.id === id);
 const nextDrawingText = (html: string) => /<h3>Next drawing<\/h3>\s*<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
 /** The campaign's public version, read from the store file as any other process would. */
 async function storeVersion(): Promise<number> {
-  const store = await openStore(storePath(stack.dataDir));
+  const store = await openServiceStore(storePath(stack.dataDir));
   try {
     return await store.publicVersions.get((await store.campaigns.bySlug(SLUG))!.id);
   } finally {

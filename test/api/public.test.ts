@@ -4,8 +4,9 @@
 // and the verifier files.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, storePath, type Store } from "../../api/src/store/index.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { storePath, type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
+import { newId } from "../../api/src/store/ids.js";
 import { drawValue, drawingSlot, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
 import { jsonRpc, mineBlocks, until } from "../support/processes.js";
@@ -142,7 +143,7 @@ describe("proof.json", () => {
     await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: ["t-1", "t-2", "t-3"] } });
     await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
     await until("second drawn", async () => (((await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string }).status === "paid" ? true : undefined), 60_000, 250);
-    const store: Store = await openStore(storePath(stack.dataDir));
+    const store: Store = await openServiceStore(storePath(stack.dataDir));
     try {
       await store.conn.q().updateTable("winners").set({ winner_id: "t-9" }).where("drawing_id", "=", open.id).where("position", "=", 0).execute();
     } finally {
@@ -161,7 +162,7 @@ describe("draws.json", () => {
     await stack.cli("campaign", "create", "--account", accountId, "--slug", "history", "--name", "History", "--mode", "push", "--cadence", "hourly", "--payout-wallet", TEST_WALLET);
     await stack.cli("campaign", "activate", "history");
     // 250 past drawings written straight into the store (the keeper would need hours of chain time for them).
-    const store: Store = await openStore(storePath(stack.dataDir));
+    const store: Store = await openServiceStore(storePath(stack.dataDir));
     const statuses = ["open", "locked", "entropy_requested", "settled", "paid"] as const;
     try {
       const campaign = (await store.campaigns.bySlug("history"))!;

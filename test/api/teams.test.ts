@@ -4,7 +4,8 @@
 // real HTTP (the key still works, or still fails) and from the SQLite store (no key row, no member row).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, storePath } from "../../api/src/store/index.js";
+import { storePath } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { api, startStack, type Stack } from "../support/stack.js";
 import { rawSqlite } from "../support/store.js";
 
@@ -20,7 +21,7 @@ const works = async (key: string) => (await api(stack, "GET", ROUTE, { key })).s
 type Row = Record<string, unknown>;
 /** Rows read from the stack's SQLite file directly, as another process would. */
 async function rows(sql: string, ...params: unknown[]): Promise<Row[]> {
-  const store = await openStore(storePath(stack.dataDir));
+  const store = await openServiceStore(storePath(stack.dataDir));
   try {
     return rawSqlite(store).prepare(sql).all(...params) as Row[];
   } finally {

@@ -162,7 +162,7 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
 
   it("keeps several transactions in flight in one block, and none waits forever behind one the node dropped", async () => {
     const operator = port.operatorAddress;
-    const threshold = async () => (await port.getCampaign(campaignId))[3];
+    const threshold = async () => (await port.getCampaign(campaignId)).largePrizeThresholdCents;
     const quick = new ChainPort({ rpcUrl, deployment, operatorKey: ANVIL_KEYS.operator, receiptTimeoutMs: 3_000 });
     const inMempool = (count: number) =>
       until(`${count} transactions in the mempool`, async () => (Number((await jsonRpc<{ pending: string }>(rpcUrl, "txpool_status")).pending) >= count ? true : undefined), 20_000, 50);

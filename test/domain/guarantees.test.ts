@@ -9,10 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCampaign, transitionCampaign } from "../../api/src/domain/campaigns.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
 import { checkDuePeriods, nextPeriod, periodEndMs, pickGuarantee } from "../../api/src/domain/guarantees.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing, DrawingStatus } from "../../api/src/store/drawings.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -63,7 +64,7 @@ describe("checking periods and picking", () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "guarantees-"));
-    store = await openStore(path.join(dir, "store.sqlite"));
+    store = await openServiceStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
     await store.accounts.createAccount(accountId, START);
     const created = await createCampaign(

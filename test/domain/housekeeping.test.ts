@@ -4,7 +4,7 @@
 // at most 500 events a run. Everything younger stays.
 
 import { describe, expect, it } from "vitest";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { WEBHOOK_PRUNE_BATCH, pruneExpired } from "../../api/src/keeper/housekeeping.js";
 import type { Store } from "../../api/src/store/index.js";
 import type { PortalSession } from "../../api/src/store/portal.js";

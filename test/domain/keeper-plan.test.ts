@@ -12,9 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { IndexerClient } from "../../api/src/chain/indexer.js";
 import type { ChainPort } from "../../api/src/chain/port.js";
 import { createCampaign, transitionCampaign, updateCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { Keeper } from "../../api/src/keeper/keeper.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 const WALLET = "0x00000000000000000000000000000000000000a1";
 const SLUG = "edited";
@@ -46,7 +47,7 @@ describe("the keeper's planning after a concurrent campaign edit", () => {
   ];
 
   it.each(edits)("%s", async (_name, edit, check) => {
-    store = await openStore(path.join(dir, "store.sqlite"));
+    store = await openServiceStore(path.join(dir, "store.sqlite"));
     const now = new Date();
     const accountId = newId("acc");
     await store.accounts.createAccount(accountId, now.toISOString());

@@ -8,7 +8,8 @@ import path from "node:path";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { KEEPER_LEASE, KeeperLease, holderGone, newHolderId } from "../../api/src/keeper/lease.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 let dir: string;
 let store: Store;
@@ -16,8 +17,8 @@ let other: Store;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "prizedraw-lease-"));
-  store = await openStore(path.join(dir, "prizedraw.sqlite"));
-  other = await openStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
+  store = await openServiceStore(path.join(dir, "prizedraw.sqlite"));
+  other = await openServiceStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
 });
 
 afterEach(async () => {

@@ -10,11 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCampaign, endIfFinished, transitionCampaign } from "../../api/src/domain/campaigns.js";
 import { drawingView, listDrawings, submitWinners } from "../../api/src/domain/drawings.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { drawsPage, parseBefore, publicDrawings } from "../../api/src/domain/publicDraws.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -29,7 +30,7 @@ let accountId: string;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "partner-loop-"));
-  store = await openStore(path.join(dir, "store.sqlite"));
+  store = await openServiceStore(path.join(dir, "store.sqlite"));
   accountId = newId("acc");
   await store.accounts.createAccount(accountId, NOW.toISOString());
 });

@@ -7,14 +7,15 @@ import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { currentSession, endSession, startSession } from "../../api/src/domain/portal.js";
 import { createAccount } from "../../api/src/domain/team.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 let dir: string;
 let store: Store;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "portal-session-"));
-  store = await openStore(path.join(dir, "store.sqlite"));
+  store = await openServiceStore(path.join(dir, "store.sqlite"));
 });
 
 afterEach(async () => {

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { createCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import type { Store } from "../../api/src/store/index.js";
 import { ENGINES, storesOnBothEngines } from "../support/store.js";

@@ -11,13 +11,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCampaign, transitionCampaign, updateCampaign } from "../../api/src/domain/campaigns.js";
 import { submitWinners } from "../../api/src/domain/drawings.js";
 import { submitEntries } from "../../api/src/domain/entries.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { PublicCache, type Render } from "../../api/src/http/publicCache.js";
 import { advanceClock } from "../../api/src/domain/testClock.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import { MIGRATIONS } from "../../api/src/store/db.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { rawSqlite } from "../support/store.js";
 
 const HOUR = 3_600_000;
@@ -62,7 +63,7 @@ const current = async () => (await store.campaigns.byId(campaign.id))!;
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "public-cache-"));
-  store = await openStore(path.join(dir, "store.sqlite"));
+  store = await openServiceStore(path.join(dir, "store.sqlite"));
   accountId = newId("acc");
   await store.accounts.createAccount(accountId, new Date().toISOString());
   campaign = await newCampaign("cached");
@@ -167,7 +168,7 @@ describe("public versions (migration 11's triggers)", () => {
     const file = path.join(dir, "old.sqlite");
     // A store from before migration 11: campaigns written, then public_versions, its triggers and the migration's
     // record taken out again (SQLite's own file; the store applies each migration it has no record of).
-    const old = await openStore(file);
+    const old = await openServiceStore(file);
     await old.accounts.createAccount("acc_old", new Date().toISOString());
     const c = await createCampaign(old, "acc_old", { slug: "old", name: "Old", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
     const oldDb = rawSqlite(old);
@@ -176,7 +177,7 @@ describe("public versions (migration 11's triggers)", () => {
     oldDb.exec("DROP TABLE public_versions; DELETE FROM schema_migrations WHERE version = 11;");
     expect(oldDb.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'public_version%'").pluck().get()).toBe(0);
     await old.close();
-    const upgraded = await openStore(file);
+    const upgraded = await openServiceStore(file);
     try {
       expect(await upgraded.publicVersions.get(c.id)).toBe(1);
       await upgraded.campaigns.update({ ...(await upgraded.campaigns.byId(c.id))!, name: "Upgraded" });

@@ -12,12 +12,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCampaign } from "../../api/src/domain/campaigns.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
 import { checkDuePeriods } from "../../api/src/domain/guarantees.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { WebhookTimer } from "../../api/src/keeper/webhooks.js";
 import { logger } from "../../api/src/logger.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { sqliteDriverPackage } from "../../api/src/store/sqliteDriver.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, rotateSecret, signingSecrets } from "../../api/src/webhooks/endpoints.js";
 import { drawingEvents, GIVE_UP_AFTER_MS } from "../../api/src/webhooks/events.js";
@@ -120,7 +121,7 @@ describe("the outbox on a real store", () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "webhooks-"));
-    store = await openStore(path.join(dir, "store.sqlite"));
+    store = await openServiceStore(path.join(dir, "store.sqlite"));
     accountId = newId("acc");
     await store.accounts.createAccount(accountId, new Date().toISOString());
     campaign = await createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());

@@ -5,7 +5,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
-import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { storePath, type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { api, createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
@@ -54,7 +55,7 @@ function newForm(overrides: Record<string, string> = {}): Record<string, string>
 
 beforeAll(async () => {
   stack = await startStack();
-  store = await openStore(storePath(stack.dataDir));
+  store = await openServiceStore(storePath(stack.dataDir));
   ({ accountId, key } = await createAccount(stack, OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
   owner = await signIn(stack, OWNER);

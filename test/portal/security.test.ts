@@ -10,7 +10,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIGN_INS_PER_ADDRESS, hashToken } from "../../api/src/domain/portal.js";
-import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { storePath, type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { PortalClient, type Reply } from "../support/portalClient.js";
 import { REPO_ROOT, sleep } from "../support/processes.js";
 import { startSmtp, type SmtpCatcher } from "../support/smtp.js";
@@ -106,7 +107,7 @@ async function snapshot(): Promise<string> {
 beforeAll(async () => {
   smtp = await startSmtp();
   stack = await startStack({ extraEnv: { SMTP_URL: smtp.url } });
-  store = await openStore(storePath(stack.dataDir));
+  store = await openServiceStore(storePath(stack.dataDir));
   ownerAccount = (await createAccount(stack, OWNER)).accountId;
   await stack.cli("member", "add", "--account", ownerAccount, "--email", OWNER2, "--role", "owner");
   await stack.cli("member", "add", "--account", ownerAccount, "--email", OWNER3, "--role", "owner");

@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, storePath, type Store } from "../../api/src/store/index.js";
+import { storePath, type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import type { WebhookEndpoint } from "../../api/src/store/webhooks.js";
 import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
@@ -68,7 +69,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `https://localhost:${(server.address() as AddressInfo).port}`;
   stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
-  store = await openStore(storePath(stack.dataDir));
+  store = await openServiceStore(storePath(stack.dataDir));
   ({ accountId, key } = await createAccount(stack, OWNER));
   ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
   await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");

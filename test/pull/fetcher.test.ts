@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPublicAddress } from "../../api/src/pull/addresses.js";
 import { fetchWinnerList, interpretList } from "../../api/src/pull/fetcher.js";
 import { maskPullUrl, pullUrlFor, validatePullUrl } from "../../api/src/pull/url.js";
+import { localDrawDate } from "../../api/src/domain/schedule.js";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 let handler: Handler = (_req, res) => res.end();
@@ -175,7 +176,8 @@ describe("pull URLs", () => {
   });
 
   it("fills placeholders: drawAt URL-encoded UTC, date in the campaign's zone", () => {
-    const url = pullUrlFor("https://p.example/{drawingId}/{drawAt}/{date}", { id: "drw_1", drawAt: "2026-11-25T23:30:00.000Z" }, "Europe/Berlin");
+    const drawAt = "2026-11-25T23:30:00.000Z";
+    const url = pullUrlFor("https://p.example/{drawingId}/{drawAt}/{date}", { id: "drw_1", drawAt }, localDrawDate(new Date(drawAt), "Europe/Berlin"));
     expect(url).toBe("https://p.example/drw_1/2026-11-25T23%3A30%3A00.000Z/2026-11-26");
     expect(maskPullUrl("https://p.example/secret-token/{drawingId}")).toBe("https://p.example/…");
   });

@@ -12,11 +12,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { IndexerClient } from "../../api/src/chain/indexer.js";
 import type { ChainPort } from "../../api/src/chain/port.js";
 import { createCampaign, transitionCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/domain/ids.js";
+import { newId } from "../../api/src/store/ids.js";
 import { Keeper } from "../../api/src/keeper/keeper.js";
 import { PULL_ALERT_KIND, isPullDue, pullSlots } from "../../api/src/keeper/pull.js";
 import type { PullOutcome } from "../../api/src/pull/fetcher.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 
 const MINUTE = 60_000;
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -69,7 +70,7 @@ describe("the keeper's pull fetches on the production interval", () => {
     const cutoffAt = Date.parse("2026-05-04T19:00:00.000Z");
     const start = cutoffAt - 4 * 60 * MINUTE - 17_300;
     vi.useFakeTimers({ now: start, toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
-    store = await openStore(path.join(dir, "store.sqlite"));
+    store = await openServiceStore(path.join(dir, "store.sqlite"));
     const accountId = newId("acc");
     await store.accounts.createAccount(accountId, new Date(start).toISOString());
     const schedule = { cadence: "daily" as const, drawHour: 20, timezone: "UTC", startsAt: new Date(start - 60 * MINUTE).toISOString() };

@@ -20,7 +20,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { getTypeParser } from "../../api/src/store/engines.js";
-import { openStore } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { api, startStack, type Stack } from "../support/stack.js";
 import { rawSqlite } from "../support/store.js";
 
@@ -670,7 +670,7 @@ async function snapshot(): Promise<Snapshot> {
   const out: Snapshot = {};
   const url = stack.env.STORE_URL;
   if (url === undefined) {
-    const store = await openStore(stack.storeLocation);
+    const store = await openServiceStore(stack.storeLocation);
     try {
       const db = rawSqlite(store);
       for (const t of TABLES) out[t] = db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all();

@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ENTRANTS_PER_DRAWING, MAX_ENTRIES_PER_REQUEST } from "../../api/src/domain/entries.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { KEEPER_LEASE } from "../../api/src/keeper/lease.js";
-import { openStore, storePath } from "../../api/src/store/index.js";
+import { storePath } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
 import { REPO_ROOT, SERVICE_ARGS, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
 import { chainDrawing, publicClientFor } from "../support/reorg.js";
@@ -152,7 +153,7 @@ describe("one keeper at a time", () => {
     expect(b.proc.output()).not.toMatch(/keeper lease acquired/);
     // The store is the PostgreSQL database: no SQLite file in the data folder, and the lease row there names A.
     expect(existsSync(storePath(stack.dataDir))).toBe(false);
-    const store = await openStore(storeUrl);
+    const store = await openServiceStore(storeUrl);
     try {
       expect(store.conn.engine).toBe("postgres");
       const lease = await store.leases.current(KEEPER_LEASE);

@@ -12,7 +12,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { hashSecret, secretMatches } from "../../api/src/domain/keys.js";
-import { openStore, storePath } from "../../api/src/store/index.js";
+import { storePath } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { REPO_ROOT, until } from "../support/processes.js";
 import { startStack, type Stack } from "../support/stack.js";
 import { rawSqlite } from "../support/store.js";
@@ -334,7 +335,7 @@ describe("no secret anywhere", () => {
   });
 
   it("is in no stored row but the pull URL itself: keys are kept only as SHA-256 hashes of their secrets", async () => {
-    const store = await openStore(storePath(stack.dataDir));
+    const store = await openServiceStore(storePath(stack.dataDir));
     try {
       // Every table's every row, read from the stack's SQLite file directly (sqlite_master lists the tables).
       const db = rawSqlite(store);

@@ -10,7 +10,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../api/src/cli/commands.js";
 import { DEFAULT_DATA_DIR } from "../../api/src/cli/where.js";
-import { openStore, storePath } from "../../api/src/store/index.js";
+import { storePath } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
 import { CLI_ARGS, REPO_ROOT, freePort, inheritedEnv } from "../support/processes.js";
 
@@ -28,7 +29,7 @@ function tempFolder(): string {
 /** A data folder holding a store, as the service leaves it when it starts. */
 async function folderWithStore(): Promise<string> {
   const dir = tempFolder();
-  await (await openStore(storePath(dir))).close();
+  await (await openServiceStore(storePath(dir))).close();
   return dir;
 }
 
@@ -247,7 +248,7 @@ describe("a store in PostgreSQL (STORE_URL)", slow, () => {
     expect((JSON.parse(run.stdout) as { detail: string }).detail).toContain(`cannot open the store in PostgreSQL at 127.0.0.1:${port} (STORE_URL)`);
     expect(run.stdout + run.stderr).not.toContain(PASSWORD);
     // The data folder's SQLite store was not used instead.
-    const local = await openStore(storePath(dir));
+    const local = await openServiceStore(storePath(dir));
     try {
       expect(await local.accounts.count()).toBe(0);
     } finally {
@@ -265,14 +266,14 @@ describe("a store in PostgreSQL (STORE_URL)", slow, () => {
     expect(JSON.parse(refused.stdout)).toEqual({ error: "no_store", detail: expect.stringContaining(`no store in PostgreSQL at ${new URL(url).host} (STORE_URL): nothing was created`) });
     expect(await postgres.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).toEqual([]);
     // The service's first start makes the tables (openStore as main.ts calls it); then the CLI works on them.
-    await (await openStore(url)).close();
+    await (await openServiceStore(url)).close();
     const created = await cli(["account", "create", "--email", "owner@example.com", "--json"], { PRIZEDRAW_DATA_DIR: dir, STORE_URL: url });
     expect(created.code).toBe(0);
     expect(created.stderr).toContain(`prizedraw: store PostgreSQL at ${new URL(url).host} (STORE_URL)`);
     expect(created.stdout + created.stderr).not.toContain(PASSWORD);
     const { accountId } = JSON.parse(created.stdout) as { accountId: string };
     expect(readdirSync(dir)).toEqual([]); // no SQLite file made
-    const store = await openStore(url);
+    const store = await openServiceStore(url);
     try {
       expect(store.conn.engine).toBe("postgres");
       expect((await store.accounts.members(accountId)).map((m) => m.email)).toEqual(["owner@example.com"]);

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { Db } from "../../api/src/store/db.js";
-import { openStore, type Store } from "../../api/src/store/index.js";
+import { type Store } from "../../api/src/store/index.js";
+import { openServiceStore } from "../../api/src/serviceStore.js";
 import { startPostgres, type Postgres } from "./postgres.js";
 
 /** The store's SQLite file handle; throws on a PostgreSQL store. */
@@ -29,8 +30,8 @@ export function storesOnBothEngines(name: string): EngineStores {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), `${name}-`));
     postgres = await startPostgres();
-    stores.sqlite = await openStore(path.join(dir, "store.sqlite"));
-    stores.postgres = await openStore(postgres.url);
+    stores.sqlite = await openServiceStore(path.join(dir, "store.sqlite"));
+    stores.postgres = await openServiceStore(postgres.url);
   }, 60_000);
   afterAll(async () => {
     for (const store of Object.values(stores)) await store.close();

@@ -9,6 +9,7 @@ import {
   parseAbi,
   parseEventLogs,
   type Account,
+  type Address,
   type Chain,
   type ContractFunctionArgs,
   type ContractFunctionName,
@@ -100,6 +101,20 @@ export const DEFAULT_RECEIPT_TIMEOUT_MS = 180_000;
 
 /** A drawing as PrizeDraw's batch calls name it. */
 export type DrawingRef = { campaignId: Hex; number: bigint };
+
+/** PrizeDraw.Status: where a drawing stands onchain (getDrawing's `status`). */
+export const OnchainDrawingStatus = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
+/** PrizeDraw.GuaranteeStatus: a guarantee period's payment onchain. */
+export const OnchainGuaranteeStatus = { None: 0, Picked: 1, Paid: 2 } as const;
+/** PrizeDraw.HeldState: a held prize onchain. */
+export const OnchainHeldState = { Open: 0, Paid: 1, Refused: 2 } as const;
+
+/** A campaign's registry entry (PrizeDraw.getCampaign). */
+export type OnchainCampaign = { registered: boolean; payoutWallet: Address; lastNumber: bigint; largePrizeThresholdCents: bigint };
+/** The randomness request now serving a drawing (PrizeDraw.requestOf). */
+export type OnchainRequest = { provider: Address; sequence: bigint; reRequested: boolean };
+/** A guarantee period's payment (PrizeDraw.getGuarantee); `status` is an OnchainGuaranteeStatus. */
+export type OnchainGuarantee = { status: number; wallet: Address; amountCents: bigint };
 
 /**
  * The service's port to the chain: sends the operator's transactions, several in flight at once, waits for
@@ -298,9 +313,10 @@ export class ChainPort {
     return this.send("reRequest", [campaignId, number, this.maxEntropyFeeWei], { value: this.maxEntropyFeeWei });
   }
 
-  /** The request now serving a drawing: [provider, sequence, reRequested]. */
-  requestOf(campaignId: Hex, number: bigint) {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "requestOf", args: [campaignId, number] });
+  /** The request now serving a drawing. */
+  async requestOf(campaignId: Hex, number: bigint): Promise<OnchainRequest> {
+    const [provider, sequence, reRequested] = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "requestOf", args: [campaignId, number] });
+    return { provider, sequence, reRequested };
   }
 
   /** Gas of committing `commits` in one transaction (for sizing batches to the block). */
@@ -425,14 +441,15 @@ export class ChainPort {
     });
   }
 
-  /** PrizeDraw.HeldState of one position: 0 open, 1 paid, 2 refused. */
-  heldPrizeState(campaignId: Hex, number: bigint, position: bigint) {
+  /** One position's held prize: an OnchainHeldState. */
+  heldPrizeState(campaignId: Hex, number: bigint, position: bigint): Promise<number> {
     return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, number, position] });
   }
 
-  /** A guarantee period's onchain payment: [status (0 none, 1 picked, 2 paid), wallet, amountCents]. */
-  getGuarantee(campaignId: Hex, period: number) {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, period] });
+  /** A guarantee period's onchain payment (`period` counted from 0, as the contract does). */
+  async getGuarantee(campaignId: Hex, period: number): Promise<OnchainGuarantee> {
+    const [status, wallet, amountCents] = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, period] });
+    return { status, wallet, amountCents };
   }
 
   /**
@@ -459,8 +476,10 @@ export class ChainPort {
     return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [campaignId, number] });
   }
 
-  getCampaign(campaignId: Hex) {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [campaignId] });
+  /** A campaign's registry entry; `registered` false (and zeros) for an unknown id. */
+  async getCampaign(campaignId: Hex): Promise<OnchainCampaign> {
+    const [registered, payoutWallet, lastNumber, largePrizeThresholdCents] = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [campaignId] });
+    return { registered, payoutWallet, lastNumber, largePrizeThresholdCents };
   }
 
   /** PrizeDraw events of a receipt, decoded (reads the keeper needs before the indexer catches up). */

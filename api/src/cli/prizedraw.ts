@@ -22,10 +22,10 @@ import { ServiceError } from "../domain/errors.js";
 import { OPERATOR, addMember, createAccount, createKey, revokeKey, type Actor } from "../domain/team.js";
 import { CADENCES, type Cadence } from "../domain/schedule.js";
 import { prizeTableView } from "../domain/campaigns.js";
-import { advanceClock } from "../domain/testClock.js";
-import { durationMs } from "../http/schemas.js";
+import { advanceClock, durationMs } from "../domain/testClock.js";
 import type { CampaignMode } from "../store/campaigns.js";
-import { StoreMissingError, openStore, type Store } from "../store/index.js";
+import { StoreMissingError, type Store } from "../store/index.js";
+import { openServiceStore } from "../serviceStore.js";
 import { ChainPort } from "../chain/port.js";
 import { readDeployment } from "../chain/deployment.js";
 import { decideHeldPrize, listHeldPrizes } from "../domain/heldPrizes.js";
@@ -298,7 +298,7 @@ export async function runHeldDecision(argv: string[], store: Store, config: Conf
 async function openWorkStore(where: Workplace): Promise<Store> {
   try {
     // The CLI never creates a store: the service does at its first start (a SQLite file is checked in locate()).
-    return await openStore(where.store, { create: false });
+    return await openServiceStore(where.store, { create: false });
   } catch (error) {
     if (error instanceof StoreMissingError) throw new CliError(noStoreMessage(where), "no_store");
     if (where.storeFrom !== "STORE_URL") throw error;

@@ -4,16 +4,17 @@ import type { Campaign, CampaignMode, CampaignStatus, Guarantee } from "../store
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
-import { newId } from "./ids.js";
+import { newId } from "../store/ids.js";
 import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Cadence, type Schedule, type ScheduleInput } from "./schedule.js";
+import { MAX_WINNERS_PER_DRAW } from "../lists/schemas.js";
 import { PullUrlError, maskPullUrl, validatePullUrl } from "../pull/url.js";
 
 /** Default large-prize threshold (spec, Limits): 500 dollars. */
 export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
 /** Default guarantee period (spec, Limits). */
 export const DEFAULT_GUARANTEE_PERIOD_DAYS = 30;
-/** Winners per draw: at least 1, at most the contract's MAX_WINNERS. */
-export const MAX_WINNERS_PER_DRAW = 100_000;
+/** Winners per draw: at least 1, at most the contract's MAX_WINNERS (a list's own cap, lists/schemas.ts). */
+export { MAX_WINNERS_PER_DRAW };
 /**
  * Winners per draw of a campaign whose list is sent (push) or fetched (pull): the largest legal list of this many
  * must fit one request body (MAX_LIST_BODY_BYTES). Entries campaigns draw their winners and keep MAX_WINNERS_PER_DRAW.

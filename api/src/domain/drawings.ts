@@ -1,3 +1,4 @@
+import type { WinnerEntry } from "../lists/schemas.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing, DrawingStatus, Winner } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
@@ -20,7 +21,6 @@ export async function listDrawings(store: Store, campaign: Campaign, status: Dra
 }
 
 /** One winner as a partner sends it (already shape-checked by the HTTP schema). */
-export type WinnerEntry = { winner: string; displayName: string | null; avatarUrl: string | null };
 
 export type SubmitResult = { status: 200 | 201; drawing: Drawing };
 

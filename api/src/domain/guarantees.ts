@@ -23,7 +23,7 @@ import type { Store } from "../store/index.js";
 import type { Pause } from "../store/pauses.js";
 import { campaignNow } from "./campaigns.js";
 import { ConflictError, NotFoundError, RejectedError } from "./errors.js";
-import { newId } from "./ids.js";
+import { newId } from "../store/ids.js";
 
 const DAY_MS = 86_400_000;
 /** Periods checked in one go at most (a long test-clock jump catches up over a few keeper cycles). */

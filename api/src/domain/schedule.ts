@@ -35,28 +35,10 @@
  */
 import { DateTime, IANAZone } from "luxon";
 
-export type Cadence = "hourly" | "daily" | "weekly" | "monthly";
-export const CADENCES: readonly Cadence[] = Object.freeze(["hourly", "daily", "weekly", "monthly"] as const);
+import type { Cadence, Schedule } from "../store/campaigns.js";
 
-export type Schedule = {
-  cadence: Cadence;
-  /** 0-23, local time in `timezone`; 0 for hourly (unused there). */
-  drawHour: number;
-  /** 0-59. */
-  drawMinute: number;
-  /** 0 (Sunday) - 6 (Saturday): weekly only, else null. */
-  drawWeekday: number | null;
-  /** 1-31: monthly only, else null; months shorter than it use their last day. */
-  drawDayOfMonth: number | null;
-  /** IANA zone, e.g. "Europe/Berlin". */
-  timezone: string;
-  /** Lists close this many minutes before each draw. */
-  cutoffMinutes: number;
-  /** ISO 8601 UTC with milliseconds, e.g. "2026-11-25T00:00:00.000Z". */
-  startsAt: string;
-  /** ISO 8601 UTC with milliseconds, or null. */
-  endsAt: string | null;
-};
+export type { Cadence, Schedule };
+export const CADENCES: readonly Cadence[] = Object.freeze(["hourly", "daily", "weekly", "monthly"] as const);
 
 export type ScheduleField = keyof Schedule;
 

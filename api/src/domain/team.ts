@@ -2,7 +2,7 @@ import type { Environment } from "../config.js";
 import type { Member, Role } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import { BadRequestError, ForbiddenError, NotFoundError } from "./errors.js";
-import { newId } from "./ids.js";
+import { newId } from "../store/ids.js";
 import { issueKey } from "./keys.js";
 
 /**

@@ -8,6 +8,13 @@ import { BadRequestError, NotFoundError } from "./errors.js";
  */
 export const MAX_TEST_CLOCK_AHEAD_MS = 100 * 365 * 24 * 3_600_000;
 
+/** A test-clock step like 90m, 2h, 1d or 30s (the API's and the CLI's `advanceBy`) in milliseconds. */
+export function durationMs(value: string): number {
+  const n = Number(value.slice(0, -1));
+  const unit = value.slice(-1);
+  return n * (unit === "s" ? 1_000 : unit === "m" ? 60_000 : unit === "h" ? 3_600_000 : 86_400_000);
+}
+
 /**
  * Moves a campaign's test clock forward to `target` (never back: drawings already moved on), at most 100 years
  * ahead of real time. The one rule behind every door: the partner API's test-clock route and `prizedraw clock advance`.

@@ -3,18 +3,11 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
 import { ServiceError } from "../domain/errors.js";
+import { describeZodError } from "../lists/schemas.js";
 import { logger } from "../logger.js";
 
 /** The spec's error body. */
 export type ErrorBody = { error: string; detail: string };
-
-/** A zod issue as one line that names the field: `winners[2].avatarUrl: must be an https URL`. */
-export function describeZodError(error: ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return "invalid request";
-  const path = issue.path.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), "");
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
 
 /** Maps every error to `{ error, detail }`: service errors by their code, the rest as 500 without internals. */
 export function handleError(error: Error, c: Context) {

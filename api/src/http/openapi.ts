@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { drawsQuery } from "./routes/public.js";
-import { drawingsQuery, entriesBody, entriesQuery, guaranteePickBody, testClockBody, winnersBody } from "./schemas.js";
+import { entriesBody, winnersBody } from "../lists/schemas.js";
+import { drawingsQuery, entriesQuery, guaranteePickBody, testClockBody } from "./schemas.js";
 import { responseRegistry, type SchemaMeta, type StableErrorCode } from "./responses.js";
 import { EXAMPLES } from "./openapiExamples.js";
 

@@ -1,6 +1,6 @@
 import type { Hex } from "viem";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ChainRevertError, type ChainPort } from "../chain/port.js";
+import { ChainRevertError, OnchainGuaranteeStatus, type ChainPort } from "../chain/port.js";
 import { checkDuePeriods } from "../domain/guarantees.js";
 import { toCampaignId, winnerHash } from "../draw/index.js";
 import type { Config } from "../config.js";
@@ -22,8 +22,6 @@ export function onchainPeriod(guarantee: Pick<GuaranteePeriod, "period">): numbe
   return guarantee.period - 1;
 }
 
-/** PrizeDraw.GuaranteeStatus */
-const ONCHAIN_GUARANTEE = { None: 0, Picked: 1, Paid: 2 } as const;
 
 /**
  * The keeper's guarantee step, at the end of each campaign cycle (ended campaigns included): checks the periods
@@ -54,14 +52,14 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
   const campaignId = toCampaignId(campaign.slug);
   for (const guarantee of picked) {
     const period = onchainPeriod(guarantee);
-    let [status] = await chain.getGuarantee(campaignId, period);
-    if (status === ONCHAIN_GUARANTEE.None) {
+    let { status } = await chain.getGuarantee(campaignId, period);
+    if (status === OnchainGuaranteeStatus.None) {
       if (!(await periodEndedOnchain(deps, campaign, campaignId, period))) continue;
       await ensureWallet(deps, campaign, campaignId);
       await settleRace(chain.pickGuarantee(campaignId, period, winnerHash(guarantee.pickedWinner!)), "GuaranteeAlreadyPicked");
-      status = ONCHAIN_GUARANTEE.Picked;
+      status = OnchainGuaranteeStatus.Picked;
     }
-    if (status === ONCHAIN_GUARANTEE.Picked) {
+    if (status === OnchainGuaranteeStatus.Picked) {
       const receipt = await settleRace(chain.payGuarantee(campaignId, period), "GuaranteeAlreadyPaid");
       if (receipt) {
         await store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
@@ -74,7 +72,7 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
     const period = onchainPeriod(guarantee);
     const seen = payouts.find((p) => p.kind === "guarantee" && p.period === period);
     // The indexer may still show a payment a reorg dropped: the chain must show it paid too.
-    if (!seen || (await chain.getGuarantee(campaignId, period))[0] !== ONCHAIN_GUARANTEE.Paid) continue;
+    if (!seen || (await chain.getGuarantee(campaignId, period)).status !== OnchainGuaranteeStatus.Paid) continue;
     await store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
   }
 }
@@ -114,8 +112,8 @@ async function recheckPaid(deps: GuaranteeKeeperDeps, campaign: Campaign): Promi
   const campaignId = toCampaignId(campaign.slug);
   let payouts: Awaited<ReturnType<IndexerClient["payouts"]>> | null = null;
   for (const guarantee of unfinal) {
-    const [status] = await chain.getGuarantee(campaignId, onchainPeriod(guarantee));
-    if (status !== ONCHAIN_GUARANTEE.Paid) {
+    const { status } = await chain.getGuarantee(campaignId, onchainPeriod(guarantee));
+    if (status !== OnchainGuaranteeStatus.Paid) {
       logger.warn({ alert: "reorg", campaign: campaign.slug, guaranteeId: guarantee.id, period: guarantee.period }, "the guarantee payment is no longer on the chain: the period goes back to picked");
       await store.guarantees.unpay(guarantee.id);
       continue;
@@ -139,10 +137,10 @@ async function settleRace<T>(step: Promise<T>, alreadyDone: string): Promise<T |
 /** The guarantee goes to the campaign's current payout wallet: the chain gets it first if it changed. */
 async function ensureWallet(deps: GuaranteeKeeperDeps, campaign: Campaign, campaignId: Hex): Promise<void> {
   const { chain, store } = deps;
-  const [registered, wallet] = await chain.getCampaign(campaignId);
-  if (!registered) throw new Error(`campaign ${campaign.slug} is not registered onchain`);
+  const onchain = await chain.getCampaign(campaignId);
+  if (!onchain.registered) throw new Error(`campaign ${campaign.slug} is not registered onchain`);
   const want = campaign.payoutWallet as Hex | null;
-  if (!want || wallet.toLowerCase() === want.toLowerCase()) return;
+  if (!want || onchain.payoutWallet.toLowerCase() === want.toLowerCase()) return;
   await chain.setPayoutWallet(campaignId, want);
   await store.tx(async () => {
     const fresh = await store.campaigns.byId(campaign.id);

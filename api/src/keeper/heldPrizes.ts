@@ -1,12 +1,9 @@
-import type { ChainPort } from "../chain/port.js";
+import { OnchainHeldState, type ChainPort } from "../chain/port.js";
 import { toCampaignId } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/index.js";
 
 export type HeldKeeperDeps = { store: Store; chain: ChainPort; logger: Logger };
-
-/** PrizeDraw.HeldState.Open: neither paid nor refused onchain. */
-const HELD_OPEN = 0;
 
 /**
  * An operator's held-prize decision (pay or refuse) that a reorg dropped is sent again, once: every decision this
@@ -25,7 +22,7 @@ export async function recheckHeldDecisions(deps: HeldKeeperDeps, campaignId: str
     const where = { campaign: campaign.slug, number: held.number, position: held.position, decision: held.status };
     try {
       const state = await chain.heldPrizeState(onchainId, BigInt(held.number), BigInt(held.position));
-      if (state !== HELD_OPEN) continue;
+      if (state !== OnchainHeldState.Open) continue;
       logger.warn({ alert: "reorg", ...where }, "a held prize's decision is no longer on the chain: sending it again");
       const receipt =
         held.status === "paid"

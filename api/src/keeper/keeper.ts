@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { toHex, type Hex } from "viem";
 import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { ChainRevertError, type ChainPort, type CommitInput, type DrawingRef } from "../chain/port.js";
+import { ChainRevertError, OnchainDrawingStatus, type ChainPort, type CommitInput, type DrawingRef } from "../chain/port.js";
 import { campaignNow, endIfFinished, planDrawings } from "../domain/campaigns.js";
 import { drawingSlot, entrantsCommitment, fingerprint, selectWinners, toCampaignId, winnerHash, type PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
@@ -18,8 +18,6 @@ import { PullTimer, type PullDeps } from "./pull.js";
 import { SerialRun } from "./serialRun.js";
 import { WebhookTimer } from "./webhooks.js";
 
-/** Contract drawing states (PrizeDraw.Status). */
-const ONCHAIN = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
 /** Positions per settle() transaction. */
 const SETTLE_BATCH = 1_000n;
 export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
@@ -432,7 +430,7 @@ export class Keeper {
     const { store, chain } = this.deps;
     if (drawing.number !== null) return { ...drawing, number: drawing.number };
     const ours = await store.drawings.maxNumber(campaign.id);
-    const onchainLast = Number((await chain.getCampaign(campaignId))[2]);
+    const onchainLast = Number((await chain.getCampaign(campaignId)).lastNumber);
     const number = Math.max(ours, onchainLast) + 1;
     const needsAttention = onchainLast > ours ? foreignCommitNote(ours + 1, onchainLast) : drawing.needsAttention;
     if (onchainLast > ours) {
@@ -566,7 +564,7 @@ export class Keeper {
       [...requests.values()].map(({ campaign, drawing }) =>
         this.attempt(campaign, drawing, async () => {
           const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
-          if (onchain.status !== ONCHAIN.Requested) return;
+          if (onchain.status !== OnchainDrawingStatus.Requested) return;
           // First, as the contract allows: past the timeout, or after a reveal that came too late to use (more
           // than 256 blocks after the request, when its block hash was gone: say a service stopped that long).
           if (await this.reRequestIfDue(campaign, drawing)) return;
@@ -609,9 +607,9 @@ export class Keeper {
       await this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return;
     }
-    if (onchain.status === ONCHAIN.Requested && String(onchain.sequence) !== drawing.entropyRequestId) {
+    if (onchain.status === OnchainDrawingStatus.Requested && String(onchain.sequence) !== drawing.entropyRequestId) {
       // Re-requested (by this keeper or anyone): the drawing now waits for the new request.
-      const [provider] = await chain.requestOf(campaignId, number);
+      const { provider } = await chain.requestOf(campaignId, number);
       drawing = {
         ...drawing,
         entropyRequestId: String(onchain.sequence),
@@ -619,7 +617,7 @@ export class Keeper {
       };
       await store.drawings.update(drawing);
     }
-    if (onchain.status === ONCHAIN.Requested) {
+    if (onchain.status === OnchainDrawingStatus.Requested) {
       // The provider's callback has not come (yet). Past the timeout the drawing is flagged; it stays requested
       // until the contract's reveal timeout allows its one public re-request (revealRequests): asking for another
       // value at will would let whoever asks choose among outcomes. The commit came after the
@@ -634,7 +632,7 @@ export class Keeper {
       }
       return;
     }
-    while (onchain.status === ONCHAIN.Revealed) {
+    while (onchain.status === OnchainDrawingStatus.Revealed) {
       await chain.settle(campaignId, number, SETTLE_BATCH);
       onchain = await chain.getDrawing(campaignId, number);
     }
@@ -682,7 +680,7 @@ export class Keeper {
         for (const drawing of settled) {
           await this.attempt(campaign, drawing, async () => {
             const onchain = await this.followChain(campaign, drawing);
-            if (onchain?.status !== ONCHAIN.Settled) return;
+            if (onchain?.status !== OnchainDrawingStatus.Settled) return;
             // The drawing pays the wallet its commit recorded; a wallet change still reaches the chain first,
             // for the commits that follow.
             if (!walletChecked) await this.ensureCampaignOnchain(campaign, campaignId);
@@ -732,11 +730,11 @@ export class Keeper {
       await this.stepBack(campaign, drawing, "locked", "the commit is no longer on the chain");
       return null;
     }
-    if (onchain.status < ONCHAIN.Settled || onchain.randomValue.toLowerCase() !== drawing.entropyValue?.toLowerCase()) {
+    if (onchain.status < OnchainDrawingStatus.Settled || onchain.randomValue.toLowerCase() !== drawing.entropyValue?.toLowerCase()) {
       await this.stepBack(campaign, drawing, "entropy_requested", "the reveal is no longer on the chain, or another one is");
       return null;
     }
-    if (drawing.status === "paid" && onchain.status === ONCHAIN.Settled) {
+    if (drawing.status === "paid" && onchain.status === OnchainDrawingStatus.Settled) {
       await this.stepBack(campaign, drawing, "settled", "the payout is no longer on the chain");
       return onchain;
     }
@@ -796,7 +794,7 @@ export class Keeper {
     for (const drawing of await store.drawings.unfinished(campaignId)) {
       if (drawing.status !== "settled") continue;
       const onchain = await chain.getDrawing(toCampaignId(campaign.slug), BigInt(drawing.number!));
-      if (onchain.status !== ONCHAIN.Paid) continue;
+      if (onchain.status !== OnchainDrawingStatus.Paid) continue;
       const indexed = await this.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
       if (!indexed || indexed.drawing.status !== "paid") continue;
       await this.moved({
@@ -810,16 +808,16 @@ export class Keeper {
 
   private async ensureCampaignOnchain(campaign: Campaign, campaignId: Hex): Promise<void> {
     const { chain, store } = this.deps;
-    const [registered, wallet, , threshold] = await chain.getCampaign(campaignId);
+    const onchain = await chain.getCampaign(campaignId);
     const want = campaign.payoutWallet as Hex | null;
-    if (!registered) {
+    if (!onchain.registered) {
       const guarantee = campaign.guarantee
         ? { cents: BigInt(campaign.guarantee.amountCents), periodSeconds: BigInt(campaign.guarantee.periodDays) * SECONDS_PER_DAY }
         : { cents: 0n, periodSeconds: 0n };
       await chain.registerCampaign(campaignId, (want ?? "0x0000000000000000000000000000000000000000") as Hex, BigInt(campaign.largePrizeThresholdCents), guarantee);
     } else {
-      if (want && wallet.toLowerCase() !== want.toLowerCase()) await chain.setPayoutWallet(campaignId, want);
-      if (threshold !== BigInt(campaign.largePrizeThresholdCents)) await chain.setLargePrizeThreshold(campaignId, BigInt(campaign.largePrizeThresholdCents));
+      if (want && onchain.payoutWallet.toLowerCase() !== want.toLowerCase()) await chain.setPayoutWallet(campaignId, want);
+      if (onchain.largePrizeThresholdCents !== BigInt(campaign.largePrizeThresholdCents)) await chain.setLargePrizeThreshold(campaignId, BigInt(campaign.largePrizeThresholdCents));
     }
     await store.tx(async () => {
       const fresh = await store.campaigns.byId(campaign.id);

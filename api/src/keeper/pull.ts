@@ -1,5 +1,6 @@
 import { campaignNow } from "../domain/campaigns.js";
 import { applyWinnerList } from "../domain/drawings.js";
+import { localDrawDate } from "../domain/schedule.js";
 import type { Logger } from "../logger.js";
 import { fetchWinnerList, type PullOutcome } from "../pull/fetcher.js";
 import { pullUrlFor } from "../pull/url.js";
@@ -84,7 +85,7 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
   const last = await store.pull.lastFetchAt(drawing.id);
   if (!isPullDue(cutoff, last === null ? null : Date.parse(last), now)) return;
 
-  const url = pullUrlFor(campaign.pullUrl, drawing, campaign.schedule.timezone);
+  const url = pullUrlFor(campaign.pullUrl, drawing, localDrawDate(new Date(drawing.drawAt), campaign.schedule.timezone));
   const fetchList = deps.fetchList ?? ((u: string, n: number) => fetchWinnerList(u, n, { allowLoopback: deps.allowLoopback }));
   const outcome = await fetchList(url, drawing.winnersExpected);
   const at = new Date(now).toISOString();

@@ -2,9 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { describeZodError } from "../http/errors.js";
-import { MAX_LIST_BODY_BYTES, winnersBody } from "../http/schemas.js";
-import type { WinnerEntry } from "../domain/drawings.js";
+import { MAX_LIST_BODY_BYTES, describeZodError, winnersBody, type WinnerEntry } from "../lists/schemas.js";
 import { isLoopbackAddress, isPublicAddress } from "./addresses.js";
 
 /** Spec: "Gives up after 8 seconds". */

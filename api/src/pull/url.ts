@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { localDrawDate, type Cadence } from "../domain/schedule.js";
+import type { Cadence } from "../store/campaigns.js";
 
 /** A pull URL the service refuses to store; `message` says why, for the partner. */
 export class PullUrlError extends Error {
@@ -44,9 +44,12 @@ function expand(template: string, v: Values): string {
     .replaceAll("{date}", encodeURIComponent(v.date));
 }
 
-/** The URL for one drawing: {drawAt} is UTC ISO 8601 URL-encoded, {date} the draw date in the campaign's zone. */
-export function pullUrlFor(template: string, drawing: { id: string; drawAt: string }, timezone: string): string {
-  return expand(template, { drawingId: drawing.id, drawAt: drawing.drawAt, date: localDrawDate(new Date(drawing.drawAt), timezone) });
+/**
+ * The URL for one drawing: {drawAt} is UTC ISO 8601 URL-encoded, {date} the draw date in the campaign's zone
+ * (`localDate`, YYYY-MM-DD: the schedule's rule, domain/schedule.ts localDrawDate).
+ */
+export function pullUrlFor(template: string, drawing: { id: string; drawAt: string }, localDate: string): string {
+  return expand(template, { drawingId: drawing.id, drawAt: drawing.drawAt, date: localDate });
 }
 
 /** For owners: scheme and host only; the path may hold the partner's token. */

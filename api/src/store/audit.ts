@@ -1,5 +1,5 @@
 import type { Connection } from "./connection.js";
-import { newId } from "../domain/ids.js";
+import { newId } from "./ids.js";
 
 /** An audit row as read back. */
 export type AuditEntry = { at: string; actor: string; action: string; subject: string | null; detail: Record<string, unknown> };

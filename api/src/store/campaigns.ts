@@ -1,7 +1,30 @@
 import type { Selectable } from "kysely";
-import type { Schedule } from "../domain/schedule.js";
 import type { Connection } from "./connection.js";
 import type { CampaignsTable } from "./schema.js";
+
+/** How often a campaign draws (its schedule rules live in domain/schedule.ts). */
+export type Cadence = "hourly" | "daily" | "weekly" | "monthly";
+
+/** A campaign's schedule as stored (domain/schedule.ts checks it and turns it into draw instants). */
+export type Schedule = {
+  cadence: Cadence;
+  /** 0-23, local time in `timezone`; 0 for hourly (unused there). */
+  drawHour: number;
+  /** 0-59. */
+  drawMinute: number;
+  /** 0 (Sunday) - 6 (Saturday): weekly only, else null. */
+  drawWeekday: number | null;
+  /** 1-31: monthly only, else null; months shorter than it use their last day. */
+  drawDayOfMonth: number | null;
+  /** IANA zone, e.g. "Europe/Berlin". */
+  timezone: string;
+  /** Lists close this many minutes before each draw. */
+  cutoffMinutes: number;
+  /** ISO 8601 UTC with milliseconds, e.g. "2026-11-25T00:00:00.000Z". */
+  startsAt: string;
+  /** ISO 8601 UTC with milliseconds, or null. */
+  endsAt: string | null;
+};
 
 export type CampaignMode = "push" | "pull" | "entries";
 export type CampaignStatus = "draft" | "active" | "paused" | "ended";

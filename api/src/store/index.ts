@@ -17,7 +17,6 @@ import { PrizeTableStore } from "./prizeTables.js";
 import { PublicVersionStore } from "./publicVersions.js";
 import { PullStore } from "./pull.js";
 import { WebhookStore } from "./webhooks.js";
-import { recordDrawingChange, recordGuaranteeCreated } from "../webhooks/events.js";
 
 /**
  * The service's store: a SQLite file or a PostgreSQL database (store/engines.ts), a repository per resource, and a
@@ -71,10 +70,8 @@ export function createStore(conn: Connection, sqlite: Db | null = null): Store {
     tx: <T>(fn: () => Promise<T>): Promise<T> => conn.tx(fn),
     close: () => conn.close(),
   };
-  // Webhook events are recorded by the store itself, in the transaction of the change (a transactional outbox):
-  // every writer of a drawing or guarantee period gets them without having to remember them.
-  store.drawings.onChange = (before, after) => recordDrawingChange(store, before, after);
-  store.guarantees.onInsert = (g) => recordGuaranteeCreated(store, g);
+  // The change hooks (drawings.onChange, guarantees.onInsert) are left to the opener: serviceStore.ts wires them to
+  // the webhook events.
   return store;
 }
 

@@ -4,7 +4,7 @@
  * deliveries with their attempts. Every change is in the audit log, without the secret.
  */
 import { BadRequestError, NotFoundError } from "../domain/errors.js";
-import { newId } from "../domain/ids.js";
+import { newId } from "../store/ids.js";
 import type { Store } from "../store/index.js";
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../store/webhooks.js";
 import { generateSecret } from "./signature.js";

@@ -1,12 +1,13 @@
 /**
- * Which changes are webhook events, and their payloads. Called, and awaited, by the store itself (createStore wires
- * DrawingStore.update and GuaranteeStore.insert to these), inside the transaction that makes the change: every
+ * Which changes are webhook events, and their payloads. Called, and awaited, by the store's change hooks
+ * (serviceStore.ts wires DrawingStore.update and GuaranteeStore.insert to these), inside the transaction that
+ * makes the change: every
  * path that changes a drawing (the keeper's lock, settle and payout, a chain fault's flag, a proof mismatch, ...)
  * goes through update, so no caller can forget the event, and the event is stored if and only if the change is.
  */
 import { drawingView } from "../domain/drawings.js";
 import { guaranteeView } from "../domain/guarantees.js";
-import { newId } from "../domain/ids.js";
+import { newId } from "../store/ids.js";
 import type { Drawing } from "../store/drawings.js";
 import type { GuaranteePeriod } from "../store/guarantees.js";
 import type { Store } from "../store/index.js";

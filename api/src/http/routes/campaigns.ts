@@ -3,12 +3,13 @@ import type { Config } from "../../config.js";
 import { campaignView, campaignNow, ownCampaign } from "../../domain/campaigns.js";
 import { drawingOf, drawingView, listDrawings, submitWinners } from "../../domain/drawings.js";
 import { NotFoundError } from "../../domain/errors.js";
-import { advanceClock } from "../../domain/testClock.js";
+import { advanceClock, durationMs } from "../../domain/testClock.js";
 import type { DrawingStatus } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
-import { drawingsQuery, durationMs, testClockBody, winnersBody } from "../schemas.js";
+import { winnersBody } from "../../lists/schemas.js";
+import { drawingsQuery, testClockBody } from "../schemas.js";
 
 export type CampaignRoutesDeps = {
   store: Store;

@@ -3,7 +3,8 @@ import { listEntries, submitEntries, ENTRIES_DEFAULT_LIMIT } from "../../domain/
 import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
-import { entriesBody, entriesQuery } from "../schemas.js";
+import { entriesBody } from "../../lists/schemas.js";
+import { entriesQuery } from "../schemas.js";
 import { ownCampaign } from "../../domain/campaigns.js";
 
 /** /api/v1/campaigns/{slug}/entries: entrants of entries campaigns. */
