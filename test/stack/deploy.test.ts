@@ -10,7 +10,7 @@ import { createPublicClient, http, type Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrizeDrawAbi, PrizeDrawManagerAbi, PrizeVaultAbi } from "../../api/src/chain/abis.js";
 import { deployLocal } from "../../api/src/chain/deploy.js";
-import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
+import { CONTRACT_VERSION, type DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { REPO_ROOT, freePort, inheritedEnv, spawnProcess, startAnvil, stop, until, type Proc } from "../support/processes.js";
 
 const BASE_SEPOLIA = 84532;
@@ -87,7 +87,7 @@ describe("npm run deploy -- --network base-sepolia", () => {
       admin: ADMIN,
       operator: OPERATOR,
       guardian: GUARDIAN,
-      contractVersion: 5,
+      contractVersion: CONTRACT_VERSION,
       revealTimeoutBlocks: 43_200,
     });
     const genesis = await client().getBlock({ blockNumber: 0n });

@@ -304,6 +304,40 @@ export async function endIfFinished(store: Store, campaignId: string, realNow: D
   });
 }
 
+/** A new drawing of `campaign` at one occurrence of its schedule, open for its list. */
+export function openDrawing(campaign: Campaign, occurrence: { drawAt: Date; cutoffAt: Date }, id: string, createdAt: Date): Drawing {
+  return {
+    id,
+    campaignId: campaign.id,
+    drawAt: occurrence.drawAt.toISOString(),
+    cutoffAt: occurrence.cutoffAt.toISOString(),
+    status: "open",
+    winnersExpected: campaign.winnersPerDraw,
+    number: null,
+    partnerRound: null,
+    tableId: campaign.tableId,
+    tableVersion: campaign.tableVersion,
+    needsAttention: null,
+    listSubmittedAt: null,
+    lockedAt: null,
+    winnersCommitment: null,
+    entropyProvider: null,
+    entropyRequestId: null,
+    entropyValue: null,
+    entropyRevealedAt: null,
+    settledAt: null,
+    paidAt: null,
+    commitTx: null,
+    revealTx: null,
+    revealBlock: null,
+    paidBlock: null,
+    createdAt: createdAt.toISOString(),
+    entrantCount: 0,
+    totalWeight: 0,
+    entrantsCommitment: null,
+  };
+}
+
 /**
  * Creates the drawings that do not exist yet among those upcomingOccurrences names (every draw of the next 48
  * hours, and at least the next two however far ahead), each with the campaign's current winners per draw and
@@ -314,34 +348,7 @@ export async function planDrawings(store: Store, campaign: Campaign, realNow: Da
   let created = 0;
   const now = campaignNow(campaign, realNow);
   for (const occurrence of upcomingOccurrences(campaign.schedule, now)) {
-    const drawing: Drawing = {
-      id: newId("drw"),
-      campaignId: campaign.id,
-      drawAt: occurrence.drawAt.toISOString(),
-      cutoffAt: occurrence.cutoffAt.toISOString(),
-      status: "open",
-      winnersExpected: campaign.winnersPerDraw,
-      number: null,
-      partnerRound: null,
-      tableId: campaign.tableId,
-      tableVersion: campaign.tableVersion,
-      needsAttention: null,
-      listSubmittedAt: null,
-      lockedAt: null,
-      winnersCommitment: null,
-      entropyProvider: null,
-      entropyRequestId: null,
-      entropyValue: null,
-      entropyRevealedAt: null,
-      settledAt: null,
-      paidAt: null,
-      commitTx: null,
-      revealTx: null, revealBlock: null, paidBlock: null,
-      createdAt: realNow.toISOString(),
-      entrantCount: 0,
-      totalWeight: 0,
-      entrantsCommitment: null,
-    };
+    const drawing = openDrawing(campaign, occurrence, newId("drw"), realNow);
     if (await store.drawings.insertIfAbsent(drawing)) created++;
   }
   return created;
