@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -123,7 +124,7 @@ describe("the drawing cycle of an entries campaign", () => {
   it("routes entries after a cutoff to the next drawing, locks the list in arrival order, selects, records and pays", async () => {
     const drawings = (await api(stack, "GET", "/api/v1/campaigns/raffle/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[];
     const [first, second] = drawings;
-    await api(stack, "POST", "/api/v1/campaigns/raffle/test-clock", { key, body: { advanceTo: new Date(new Date(first!.cutoffAt).getTime() + 1_000).toISOString() } });
+    await clockPast(stack, key, "raffle", first!, { check: false });
     const routed = await post("raffle", ["next-1"]);
     expect(routed.status).toBe(200);
     expect((routed.body as EntriesResponse).drawing.id).toBe(second!.id);
@@ -168,7 +169,7 @@ describe("the drawing cycle of an entries campaign", () => {
     expect(over.body.error).toBe("too_many_entrants");
 
     const open = (((await api(stack, "GET", "/api/v1/campaigns/big/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0])!;
-    await api(stack, "POST", "/api/v1/campaigns/big/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    await clockPast(stack, key, "big", open, { check: false });
     await until("100,000-entrant drawing paid", async () => {
       const d = (await api(stack, "GET", `/api/v1/campaigns/big/drawings/${open.id}`, { key })).body.drawing as { status: string };
       return d.status === "paid" ? true : undefined;

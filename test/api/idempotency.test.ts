@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { getDrawing } from "../support/partner.js";
 import { until } from "../support/processes.js";
 
 let stack: Stack;
@@ -29,8 +30,7 @@ async function openDrawingId(slug: string): Promise<string> {
 }
 
 async function winnersOf(slug: string, id: string): Promise<string[]> {
-  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
-  return ((body.drawing as { winners: { winner: string }[] }).winners).map((w) => w.winner);
+  return (await getDrawing<{ winners: { winner: string }[] }>(stack, key, slug, id, { check: false })).winners.map((w) => w.winner);
 }
 
 async function campaign(slug: string): Promise<string> {

@@ -16,6 +16,7 @@ import { MAX_LIST_BODY_BYTES } from "../../api/src/lists/schemas.js";
 import { fetchWinnerList } from "../../api/src/pull/fetcher.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockPast, getDrawing } from "../support/partner.js";
 
 let stack: Stack;
 let accountId: string;
@@ -51,11 +52,7 @@ async function openDrawings(slug: string): Promise<DrawingBody[]> {
   }, 30_000, 200);
 }
 
-async function drawing(slug: string, id: string): Promise<DrawingBody> {
-  const r = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
-  expect(r.status).toBe(200);
-  return r.body.drawing as DrawingBody;
-}
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
 
 /** Posts a raw body, retrying a connection reset (the service may answer an oversized upload before reading it). */
 async function postRaw(route: string, rawBody: string) {
@@ -121,7 +118,7 @@ describe("the largest legal lists", () => {
 
   it("keeps heldForManualPayout on every winner once the draw settles: true exactly at or above the threshold", async () => {
     const [first] = await openDrawings("big-push");
-    const moved = await api(stack, "POST", "/api/v1/campaigns/big-push/test-clock", { key, body: { advanceTo: new Date(new Date(first!.cutoffAt).getTime() + 1_000).toISOString() } });
+    const moved = await clockPast(stack, key, "big-push", first!, { check: false });
     expect(moved.status).toBe(200);
     const locked = await until("locked", async () => {
       const d = await drawing("big-push", first!.id);

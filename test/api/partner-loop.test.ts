@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockTo as clockToOf } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -31,9 +32,7 @@ async function drawing(id: string): Promise<{ status: number; drawing: DrawingBo
 }
 
 async function clockTo(at: number): Promise<string> {
-  const r = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
-  expect(r.status).toBe(200);
-  return r.body.now as string;
+  return (await clockToOf(stack, key, SLUG, at)).body.now as string;
 }
 
 /** The campaign's clock now (a zero move of the test clock answers it). */

@@ -9,6 +9,7 @@ import { storePath } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockPast, getDrawing } from "../support/partner.js";
 
 const SLUG = "cached-daily";
 const LIST_CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
@@ -44,7 +45,7 @@ const proof = async () => {
   expect(r.status).toBe(200);
   return { ...r, body: JSON.parse(r.text) as { finality: string; results: { winner: string; displayName: string | null }[] } };
 };
-const partner = async (id: string) => (await api(stack, "GET", `/api/v1/campaigns/${SLUG}/drawings/${id}`, { key })).body.drawing as PartnerDrawing;
+const partner = (id: string) => getDrawing<PartnerDrawing>(stack, key, SLUG, id, { check: false });
 const item = (draws: Draws, id: string) => draws.draws.find((d) => d.id === id);
 /** The page's "Next drawing" paragraph. */
 const nextDrawingText = (html: string) => /<h3>Next drawing<\/h3>\s*<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
@@ -98,7 +99,7 @@ describe("public reads after each change", () => {
     expect(nextDrawingText(pageBefore.text)).toContain(`datetime="${first.drawAt}"`);
     expect(pageBefore.text).not.toContain(`id="draw-${first.id}"`);
 
-    const moved = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(first.cutoffAt) + 1_000).toISOString() } });
+    const moved = await clockPast(stack, key, SLUG, first, { check: false });
     expect(moved.status).toBe(200);
     const after = await drawsJson();
     expect(item(after.body, second.id)).toMatchObject({ stage: "open", winners: 0 });

@@ -11,6 +11,7 @@ import { drawValue, drawingSlot, toCampaignId, userRandomNumber } from "../../ap
 import type { Hex } from "viem";
 import { jsonRpc, mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
   drawnId = open.id;
   await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: [{ winner: "u-1", displayName: "Ada" }, "u-2", "u-3"] } });
-  await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+  await clockPast(stack, key, "public-daily", open, { check: false });
   await until("drawn", async () => {
     const d = (await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string };
     return d.status === "paid" ? true : undefined;
@@ -141,7 +142,7 @@ describe("proof.json", () => {
     // A second drawn draw, then its stored list is altered behind the service's back.
     const open = ((await api(stack, "GET", "/api/v1/campaigns/public-daily/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
     await api(stack, "POST", `/api/v1/campaigns/public-daily/drawings/${open.id}/winners`, { key, body: { winners: ["t-1", "t-2", "t-3"] } });
-    await api(stack, "POST", "/api/v1/campaigns/public-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    await clockPast(stack, key, "public-daily", open, { check: false });
     await until("second drawn", async () => (((await api(stack, "GET", `/api/v1/campaigns/public-daily/drawings/${open.id}`, { key })).body.drawing as { status: string }).status === "paid" ? true : undefined), 60_000, 250);
     const store: Store = await openServiceStore(storePath(stack.dataDir));
     try {

@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
 import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockTo as clockToOf, getDrawing } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -26,16 +27,13 @@ const requests: string[] = [];
 
 type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; partnerRound: number | null; winners: { winner: string; displayName: string | null }[] };
 
-async function drawing(slug: string, id: string): Promise<DrawingBody> {
-  return (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
-}
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
 
 /** The latest time the test moved the clock to (the clock never moves back). */
 let clockMovedTo = 0;
 
 async function clockTo(slug: string, at: number): Promise<void> {
-  const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
-  expect(r.status).toBe(200);
+  await clockToOf(stack, key, slug, at);
   clockMovedTo = Math.max(clockMovedTo, at);
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from ".
 import type { Hex } from "viem";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockPast, getDrawing } from "../support/partner.js";
 
 let stack: Stack;
 let accountId: string;
@@ -35,11 +36,7 @@ async function openDrawing(slug: string): Promise<DrawingBody> {
   return drawings[0]!;
 }
 
-async function drawing(slug: string, id: string): Promise<DrawingBody> {
-  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
-  expect(status).toBe(200);
-  return body.drawing as DrawingBody;
-}
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
 
 beforeAll(async () => {
   stack = await startStack();
@@ -98,7 +95,7 @@ describe("a push campaign from creation through paid", () => {
 
   it("locks at the cutoff, draws onchain, settles and pays; verification and prizes come from the chain", async () => {
     const open = await openDrawing("summer-daily");
-    const moved = await api(stack, "POST", "/api/v1/campaigns/summer-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    const moved = await clockPast(stack, key, "summer-daily", open, { check: false });
     expect(moved.status).toBe(200);
     const paid = await until("drawing paid", async () => {
       const d = await drawing("summer-daily", open.id);
@@ -128,7 +125,7 @@ describe("a push campaign from creation through paid", () => {
 
   it("flags a drawing with no winners at the cutoff; extending the cutoff and sending the list completes it", async () => {
     const open = await openDrawing("summer-daily");
-    await api(stack, "POST", "/api/v1/campaigns/summer-daily/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    await clockPast(stack, key, "summer-daily", open, { check: false });
     const flagged = await until("flagged", async () => {
       const d = await drawing("summer-daily", open.id);
       return d.needsAttention ? d : undefined;
@@ -159,7 +156,7 @@ describe("crash safety of the drawing cycle", () => {
     await stack.cli("campaign", "activate", "crashy");
     const open = await openDrawing("crashy");
     await api(stack, "POST", `/api/v1/campaigns/crashy/drawings/${open.id}/winners`, { key, body: { winners: ["k-1", "k-2", "k-3"] } });
-    await api(stack, "POST", "/api/v1/campaigns/crashy/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+    await clockPast(stack, key, "crashy", open, { check: false });
     // SIGKILL at growing delays: somewhere between lock, commit, reveal, settle and payout.
     for (const delayMs of [50, 150, 300, 500, 800]) {
       await new Promise((r) => setTimeout(r, delayMs));

@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -54,7 +55,7 @@ describe("weekly and monthly entries campaigns", () => {
     expect(Date.parse(open[1]!.cutoffAt) - Date.parse(open[0]!.cutoffAt)).toBe(7 * DAY);
 
     // Past the cutoff: the next entry goes to the following drawing at once, whenever the keeper runs.
-    const moved = await api(stack, "POST", "/api/v1/campaigns/weekly-raffle/test-clock", { key, body: { advanceTo: new Date(Date.parse(next!.cutoffAt) + 1_000).toISOString() } });
+    const moved = await clockPast(stack, key, "weekly-raffle", next!, { check: false });
     expect(moved.status).toBe(200);
     const after = await postEntries("weekly-raffle", ["e-3"]);
     expect(after.status, JSON.stringify(after.body)).toBeLessThan(300);

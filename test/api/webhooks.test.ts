@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@prizedraw/client";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockTo as clockToOf, getDrawing } from "../support/partner.js";
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string; type: string; drawingId: string | null };
 type Behaviour = "ok" | "fail" | "hold";
@@ -34,8 +35,7 @@ type Delivery = { eventId: string; eventType: string; status: string; attempts: 
 type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null };
 
 async function clockTo(key: string, slug: string, at: number): Promise<void> {
-  const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(at).toISOString() } });
-  expect(r.status).toBe(200);
+  await clockToOf(stack, key, slug, at);
 }
 
 async function pushCampaign(accountId: string, key: string, slug: string): Promise<DrawingBody> {
@@ -44,9 +44,7 @@ async function pushCampaign(accountId: string, key: string, slug: string): Promi
   return ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[])[0]!;
 }
 
-async function drawing(key: string, slug: string, id: string): Promise<DrawingBody> {
-  return (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
-}
+const drawing = (key: string, slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
 
 async function endpoint(accountId: string, name: string): Promise<{ id: string; secret: string }> {
   behaviour.set(`/hooks/${name}`, behaviour.get(`/hooks/${name}`) ?? "ok");

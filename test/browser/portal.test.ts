@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/processes.js";
 import { startSmtp, type SmtpCatcher } from "../support/smtp.js";
 import { api, startStack, TEST_WALLET, type Stack } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const OUTPUT = path.join(REPO_ROOT, "test-output");
@@ -337,7 +338,7 @@ describe("the partner portal in a browser", () => {
       // No list by the cutoff: the campaign's test clock is moved past it through the API, and the keeper flags it.
       const { key } = (await stack.cli("key", "create", "--account", ownerAccount)) as { key: string };
       const open = ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
-      const moved = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } });
+      const moved = await clockPast(stack, key, slug, open, { check: false });
       expect(moved.status).toBe(200);
       const flagged = owner.locator(`#flag-${open.id}`);
       for (let tries = 0; (await flagged.count()) === 0; tries++) {

@@ -9,7 +9,8 @@ import { storePath, type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
-import { api, createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
+import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 const OWNER = "owner@example.com";
 const MEMBER = "member@example.com";
@@ -212,7 +213,7 @@ describe("a flagged drawing", () => {
     expect((await member.post(`/portal/campaigns/${PUSH}/status`, { action: "activate" })).status).toBe(303);
     const id = (await store.campaigns.bySlug(PUSH))!.id;
     const open = (await store.drawings.nextOpen(id, new Date().toISOString()))!;
-    const moved = await api(stack, "POST", `/api/v1/campaigns/${PUSH}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(open.cutoffAt) + 1_000).toISOString() } });
+    const moved = await clockPast(stack, key, PUSH, open, { check: false });
     expect(moved.status).toBe(200);
     await until("flagged", async () => ((await store.drawings.byId(id, open.id))?.needsAttention ? true : undefined), 20_000, 200);
     const page = await member.get(`/portal/campaigns/${PUSH}/drawings`);

@@ -14,6 +14,7 @@ import { toCampaignId } from "../../api/src/draw/index.js";
 import { drawValueAt } from "../support/drawValue.js";
 import { jsonRpc, until } from "../support/processes.js";
 import { api, startStack, type Stack } from "../support/stack.js";
+import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -21,14 +22,10 @@ const WALLET = "0x00000000000000000000000000000000000000a1";
 
 type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; verification: { entropyRequestId: string | null } };
 
-const drawing = async (slug: string, id: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
-const openDrawings = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
-const postWinners = (slug: string, id: string, winners: string[]) => api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${id}/winners`, { key, body: { winners } });
-const clockPast = (slug: string, d: DrawingBody) => api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(d.cutoffAt).getTime() + 1_000).toISOString() } });
-const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) => until(label, async () => {
-  const v = await read();
-  return ok(v) ? v : undefined;
-}, ms, 250);
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
+const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
+const postWinners = (slug: string, id: string, winners: string[]) => postWinnersOf(stack, key, slug, id, winners, { check: false });
+const clockPast = (slug: string, d: DrawingBody) => clockPastOf(stack, key, slug, d, { check: false });
 
 async function newCampaign(slug: string): Promise<void> {
   const accountId = (await stack.cli("account", "create", "--email", `${slug}@example.com`)).accountId as string;

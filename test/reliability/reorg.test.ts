@@ -38,6 +38,7 @@ import { toCampaignId } from "../../api/src/draw/index.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TestProvider, chainDrawing, chainGuarantee, chainHeldPrize, publicClientFor, reorgFrom, type ChainDrawing } from "../support/reorg.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { clockPast, clockTo as clockToOf, getDrawing, openDrawings as openDrawingsOf, waitFor as waitForOf } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -55,19 +56,15 @@ type DrawingBody = {
 
 const LIVENESS_MS = 60_000;
 
-const drawing = async (slug: string, id: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as DrawingBody;
-const openDrawings = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
+const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
 const proofUrl = (slug: string, id: string) => `${stack.baseUrl}/campaigns/${slug}/draws/${id}/proof.json`;
 /**
  * One read of the service, tried again while it cannot be reached: a case's reads outside `serially` can fall
  * into another case's service restart (connection refused), which says nothing about either case.
  */
 const whileUp = <T>(label: string, read: () => Promise<T>) => until(label, read, 30_000, 250);
-const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = LIVENESS_MS) =>
-  until(label, async () => {
-    const v = await read();
-    return ok(v) ? v : undefined;
-  }, ms, 250);
+const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = LIVENESS_MS) => waitForOf(label, read, ok, ms);
 
 /** A push campaign with one winner per draw, its first drawing's winners posted and the clock past its cutoff. */
 async function drawFirst(slug: string): Promise<{ id: string; campaignId: Hex }> {
@@ -77,7 +74,7 @@ async function drawFirst(slug: string): Promise<{ id: string; campaignId: Hex }>
   expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${first!.id}/winners`, { key, body: { winners: ["w1"] } })).status).toBe(201);
   const campaignId = toCampaignId(slug);
   provider.watch(campaignId, 1);
-  await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(first!.cutoffAt).getTime() + 1_000).toISOString() } });
+  await clockPast(stack, key, slug, first!, { check: false });
   return { id: first!.id, campaignId };
 }
 
@@ -234,10 +231,11 @@ type Winner = { position: number; winner: string; amountCents?: number; heldForM
 type HeldView = { campaign: string; number: number; position: number; status: string };
 
 const guarantees = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/guarantees`, { key })).body.guarantees as Guarantee[];
-const winners = async (slug: string, id: string) => ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as { winners: Winner[] }).winners;
+const winners = async (slug: string, id: string) => (await getDrawing<{ winners: Winner[] }>(stack, key, slug, id, { check: false })).winners;
 const balance = (wallet: Address) => publicClientFor(stack.rpcUrl).readContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [wallet] });
-const clockTo = async (slug: string, ms: number) =>
-  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(ms).toISOString() } })).status).toBe(200);
+const clockTo = async (slug: string, ms: number) => {
+  await clockToOf(stack, key, slug, ms);
+};
 
 /** Payouts of one kind of a campaign as the indexer has them. */
 async function indexedPayouts(campaignId: Hex, kind: "guarantee" | "held"): Promise<{ period: number | null; position: number | null; txHash: string }[]> {

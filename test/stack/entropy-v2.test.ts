@@ -19,6 +19,7 @@ import { drawValueAt } from "../support/drawValue.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
 import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
+import { clockPast, getDrawing } from "../support/partner.js";
 
 /** PrizeDraw's drawing status (contracts/PrizeDraw.sol Status). */
 const STATUS = { Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
@@ -54,11 +55,7 @@ type ProofV3 = {
 
 type VerifierJson = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string }[] };
 
-const drawing = async (slug: string, id: string) => {
-  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
-  expect(status).toBe(200);
-  return body.drawing as DrawingBody;
-};
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
 
 async function newPushCampaign(slug: string, winners: number): Promise<DrawingBody> {
   await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", TEST_WALLET);
@@ -71,7 +68,7 @@ async function newPushCampaign(slug: string, winners: number): Promise<DrawingBo
 
 async function postWinnersAndPassCutoff(slug: string, open: DrawingBody, winners: string[]): Promise<void> {
   expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${open.id}/winners`, { key, body: { winners } })).status).toBe(201);
-  const moved = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() + 1_000).toISOString() } });
+  const moved = await clockPast(stack, key, slug, open, { check: false });
   expect(moved.status).toBe(200);
 }
 

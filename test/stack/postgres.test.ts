@@ -9,6 +9,7 @@ import { toCampaignId } from "../../api/src/draw/index.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
 import { jsonRpc, until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { clockPast } from "../support/partner.js";
 
 let postgres: Postgres;
 let stack: Stack;
@@ -26,7 +27,7 @@ async function payNextDrawing(winners: string[]): Promise<string> {
   const open = await api(stack, "GET", "/api/v1/campaigns/pg-daily/drawings?status=open", { key });
   const drawing = (open.body.drawings as { id: string; cutoffAt: string }[])[0]!;
   expect((await api(stack, "POST", `/api/v1/campaigns/pg-daily/drawings/${drawing.id}/winners`, { key, body: { winners } })).status).toBe(201);
-  await api(stack, "POST", "/api/v1/campaigns/pg-daily/test-clock", { key, body: { advanceTo: new Date(new Date(drawing.cutoffAt).getTime() + 1_000).toISOString() } });
+  await clockPast(stack, key, "pg-daily", drawing, { check: false });
   await until("drawing paid", async () => {
     const d = await api(stack, "GET", `/api/v1/campaigns/pg-daily/drawings/${drawing.id}`, { key });
     return (d.body.drawing as { status: string }).status === "paid" ? true : undefined;

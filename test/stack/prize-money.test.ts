@@ -17,8 +17,8 @@ import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { asAdmin } from "../support/admin.js";
 import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
-import { until } from "../support/processes.js";
-import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor as waitForOf } from "../support/partner.js";
 
 
 /** Token units per cent of the 6-decimal test token. */
@@ -42,25 +42,15 @@ let key: string;
 let accountId: string;
 let publicClient: PublicClient;
 
-const drawing = async (slug: string, id: string): Promise<DrawingBody> => {
-  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key });
-  expect(status).toBe(200);
-  return body.drawing as DrawingBody;
-};
-const openDrawings = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
+const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
+const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
 async function postWinners(slug: string, id: string, winners: string[]): Promise<void> {
-  const { status, body } = await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${id}/winners`, { key, body: { winners } });
-  expect(status, JSON.stringify(body)).toBe(201);
+  await postWinnersOf(stack, key, slug, id, winners);
 }
 async function clockPast(slug: string, d: DrawingBody): Promise<void> {
-  const { status, body } = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(d.cutoffAt).getTime() + 1_000).toISOString() } });
-  expect(status, JSON.stringify(body)).toBe(200);
+  await clockPastOf(stack, key, slug, d);
 }
-const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) =>
-  until(label, async () => {
-    const v = await read();
-    return ok(v) ? v : undefined;
-  }, ms, 250, stack.service);
+const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) => waitForOf(label, read, ok, ms, stack.service);
 
 /** A push campaign paying `wallet`, with its own prize table, activated. */
 async function newCampaign(slug: string, wallet: Address, winners: number, tiers: { amountCents: number; weight: number }[], extra: string[] = []): Promise<void> {

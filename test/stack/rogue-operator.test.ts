@@ -22,8 +22,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { drawingSlot, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
-import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor } from "../support/partner.js";
 
 const SLUG = "rogue-watch";
 const CAMPAIGN_ID = toCampaignId(SLUG);
@@ -43,25 +43,14 @@ type DrawingBody = {
   verification: { winnersCommitment: string | null };
 };
 
-const drawing = async (id: string) => {
-  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${SLUG}/drawings/${id}`, { key });
-  expect(status).toBe(200);
-  return body.drawing as DrawingBody;
-};
-const openDrawings = async () => (await api(stack, "GET", `/api/v1/campaigns/${SLUG}/drawings?status=open`, { key })).body.drawings as DrawingBody[];
+const drawing = (id: string) => getDrawing<DrawingBody>(stack, key, SLUG, id);
+const openDrawings = () => openDrawingsOf<DrawingBody>(stack, key, SLUG);
 const postWinners = async (id: string, winners: string[]) => {
-  const { status } = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/drawings/${id}/winners`, { key, body: { winners } });
-  expect(status).toBe(201);
+  await postWinnersOf(stack, key, SLUG, id, winners);
 };
 const clockPast = async (d: DrawingBody) => {
-  const { status } = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceTo: new Date(new Date(d.cutoffAt).getTime() + 1_000).toISOString() } });
-  expect(status).toBe(200);
+  await clockPastOf(stack, key, SLUG, d);
 };
-const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000) =>
-  until(label, async () => {
-    const v = await read();
-    return ok(v) ? v : undefined;
-  }, ms, 250);
 
 const drawsJsonUrl = () => `${stack.baseUrl}/campaigns/${SLUG}/draws.json`;
 const audit = () => runServedVerifier(stack, ["--campaign", drawsJsonUrl(), "--rpc", stack.rpcUrl]);
