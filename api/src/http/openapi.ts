@@ -295,7 +295,7 @@ function operation(spec: OperationSpec): JsonSchema {
 
 const DESCRIPTION = [
   "The partner API (under `/api/v1`, with an API key) and the public endpoints (no key) of the prize draw service; docs/api.md explains each.",
-  "Generated from the zod schemas the service validates requests with (api/src/http/schemas.ts) and those of its answers (api/src/http/responses.ts).",
+  "Generated from the zod schemas the service validates requests with (api/src/lists/schemas.ts, api/src/http/schemas.ts) and those of its answers (api/src/http/responses.ts).",
   "",
   "- Paths are relative to the service's address (`PUBLIC_BASE_URL`; `http://127.0.0.1:8787` under `npm start`).",
   "- Unknown body fields and query parameters are refused (`400 bad_request`). Within v1 fields may be added to answers, never removed or renamed; `error` codes never change.",
