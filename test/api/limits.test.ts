@@ -10,9 +10,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_LISTED_WINNERS_PER_DRAW, MAX_WINNERS_PER_DRAW } from "../../api/src/domain/campaigns.js";
+import { MAX_LISTED_WINNERS_PER_DRAW } from "../../api/src/domain/campaigns.js";
 import { MAX_BODY_BYTES } from "../../api/src/http/schemas.js";
-import { MAX_LIST_BODY_BYTES } from "../../api/src/lists/schemas.js";
+import { MAX_LIST_BODY_BYTES, MAX_WINNERS_PER_DRAW } from "../../api/src/lists/schemas.js";
 import { fetchWinnerList } from "../../api/src/pull/fetcher.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";

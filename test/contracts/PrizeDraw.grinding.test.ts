@@ -15,6 +15,7 @@ import {
   commitArgs,
   deployFixture,
   deployPrizeDraw,
+  redeployFixture,
   drawValueOf,
   expectedPrizes,
   expectedRoll,
@@ -53,17 +54,7 @@ type Mock = Awaited<ReturnType<typeof mockFixture>>;
 
 /** The same, with a reveal timeout of LONG_TIMEOUT blocks. */
 async function longTimeoutFixture() {
-  const f = await deployFixture();
-  const { draw, vault, manager } = await deployPrizeDraw({
-    entropy: await f.mock.getAddress(),
-    token: f.token,
-    admin: f.admin,
-    operator: f.operator,
-    guardian: f.guardian,
-    revealTimeoutBlocks: LONG_TIMEOUT,
-  });
-  await draw.connect(f.operator).registerCampaign(f.campaignId, f.wallet.address, THRESHOLD, 0, 0);
-  return { ...f, draw, vault, manager };
+  return redeployFixture(await deployFixture(), { revealTimeoutBlocks: LONG_TIMEOUT });
 }
 
 type WithMock = Pick<Mock, "draw" | "operator" | "campaignId" | "mock" | "stranger" | "provider">;

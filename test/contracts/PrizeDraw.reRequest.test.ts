@@ -17,6 +17,7 @@ import {
   commitArgs,
   deployFixture,
   deployPrizeDraw,
+  redeployFixture,
   blockHashOf,
   drawValueOf,
   expectedPrizes,
@@ -186,8 +187,7 @@ describe("PrizeDraw.reRequest", () => {
     it("counts the deployment's revealTimeoutBlocks, not a constant", async () => {
       const f = await loadFixture(mockFixture);
       const timeout = 1_000n;
-      const { draw } = await deployPrizeDraw({ entropy: await f.mock.getAddress(), token: f.token, admin: f.admin, operator: f.operator, guardian: f.guardian, revealTimeoutBlocks: Number(timeout) });
-      await draw.connect(f.operator).registerCampaign(f.campaignId, f.wallet.address, THRESHOLD, 0, 0);
+      const { draw } = await redeployFixture(f, { revealTimeoutBlocks: Number(timeout) });
       const receipt = (await (await sendCommit({ draw, operator: f.operator }, commitArgs(f.campaignId, 1))).wait())!;
       const dueBlock = BigInt(receipt.blockNumber) + timeout;
       await mineTo(BigInt(receipt.blockNumber) + TIMEOUT + 1n); // past the default timeout, not this one

@@ -26,7 +26,7 @@ import {
   commit,
   commitArgs,
   deployFixture,
-  deployPrizeDraw,
+  redeployFixture,
   executeAsAdmin,
   expectedPrizes,
   expectedRoll,
@@ -792,17 +792,7 @@ describe("PrizeDraw", () => {
       /** The default deployment, but with a pool of exactly a 3-winner drawing's worst case (default table). */
       const POOL_CENTS = worstCaseOf(DEFAULT_TABLE.amounts, 50_000n, 3).totalCents;
       async function smallPoolFixture() {
-        const f = await deployFixture();
-        const { draw, vault, manager } = await deployPrizeDraw({
-          entropy: await f.mock.getAddress(),
-          token: f.token,
-          admin: f.admin,
-          operator: f.operator,
-          guardian: f.guardian,
-          pool: POOL_CENTS * UNITS_PER_CENT,
-        });
-        await draw.connect(f.operator).registerCampaign(f.campaignId, f.wallet.address, 50_000, 0, 0);
-        return { ...f, draw, vault, manager };
+        return redeployFixture(await deployFixture(), { pool: POOL_CENTS * UNITS_PER_CENT });
       }
 
       it("refuses a commit the pool cannot back, changing nothing; a payout's release makes room again", async () => {

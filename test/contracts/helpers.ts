@@ -204,6 +204,16 @@ export async function deployFixture() {
   return { admin, operator, guardian, stranger, wallet, provider, other, thief, newAdmin, token, mock, draw, vault, manager, campaignId };
 }
 
+/**
+ * The default fixture with its engine deployed again under other settings (a smaller pool, another reveal
+ * timeout...): the same mock, token and roles, the default table, and the fixture's campaign registered.
+ */
+export async function redeployFixture(f: Fixture, settings: { pool?: bigint; revealTimeoutBlocks?: number }): Promise<Fixture> {
+  const deployed = await deployPrizeDraw({ entropy: await f.mock.getAddress(), token: f.token, admin: f.admin, operator: f.operator, guardian: f.guardian, ...settings });
+  await deployed.draw.connect(f.operator).registerCampaign(f.campaignId, f.wallet.address, 50_000, 0, 0);
+  return { ...f, ...deployed };
+}
+
 /** A stablecoin the tests can mint (TestStablecoin, BlacklistStablecoin). */
 type MintableToken = { getAddress(): Promise<string>; mint(to: string, amount: bigint): Promise<unknown> };
 

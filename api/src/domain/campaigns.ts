@@ -13,8 +13,6 @@ import { PullUrlError, maskPullUrl, validatePullUrl } from "../pull/url.js";
 export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
 /** Default guarantee period (spec, Limits). */
 export const DEFAULT_GUARANTEE_PERIOD_DAYS = 30;
-/** Winners per draw: at least 1, at most the contract's MAX_WINNERS (a list's own cap, lists/schemas.ts). */
-export { MAX_WINNERS_PER_DRAW };
 /**
  * Winners per draw of a campaign whose list is sent (push) or fetched (pull): the largest legal list of this many
  * must fit one request body (MAX_LIST_BODY_BYTES). Entries campaigns draw their winners and keep MAX_WINNERS_PER_DRAW.

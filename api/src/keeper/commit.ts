@@ -56,7 +56,7 @@ async function readyToCommit(ctx: KeeperContext, campaign: Campaign, locked: rea
         }
         // Committed by a run that stopped before recording it: the random value is requested either way.
         const provider = chain.deployment.mockEntropy ? "mock" : await requestProvider(ctx, campaignId, BigInt(drawing.number)).catch(() => null);
-        await ctx.moved(requested(drawing, { provider, requestId: onchain.sequence.toString() }));
+        await store.drawings.update(requested(drawing, { provider, requestId: onchain.sequence.toString() }));
         return "committed" as const;
       }
       const commit: CommitInput = {
@@ -120,7 +120,7 @@ async function commitBatch(ctx: KeeperContext, batch: readonly Committable[]): P
   for (const { campaign, campaignId, drawing } of batch) {
     const event = events.find((e) => e.campaignId.toLowerCase() === campaignId.toLowerCase() && e.number === BigInt(drawing.number));
     const current = (await store.drawings.byId(campaign.id, drawing.id)) ?? drawing;
-    await ctx.moved(
+    await store.drawings.update(
       requested(
         { ...current, number: drawing.number },
         {

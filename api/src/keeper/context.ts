@@ -2,7 +2,7 @@ import { toHex, type Hex } from "viem";
 import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
-import { chainFaultNote, movedOn } from "../domain/drawingLife.js";
+import { chainFaultNote } from "../domain/drawingLife.js";
 import type { PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
@@ -70,13 +70,6 @@ export class KeeperContext {
       this.deps.logger.warn({ campaignId: campaign.id, drawingId: drawing.id, err: describeError(error) }, "drawing step failed; retrying next cycle");
       return null;
     }
-  }
-
-  /** Stores a drawing that moved on; a chain fault flagged on it is over. */
-  async moved(next: Drawing): Promise<Drawing> {
-    const cleared = movedOn(next);
-    await this.deps.store.drawings.update(cleared);
-    return cleared;
   }
 
   /** Sets `note` on the drawing as stored now (once). */

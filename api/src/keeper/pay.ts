@@ -79,6 +79,6 @@ async function mirrorPaid(ctx: KeeperContext, campaignId: string): Promise<void>
     if (onchain.status !== OnchainDrawingStatus.Paid) continue;
     const indexed = await ctx.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
     if (!indexed || indexed.drawing.status !== "paid") continue;
-    await ctx.moved(paid(campaign, drawing, indexed.drawing));
+    await store.drawings.update(paid(campaign, drawing, indexed.drawing));
   }
 }

@@ -157,7 +157,7 @@ async function settle(ctx: KeeperContext, campaign: Campaign, requestedDrawing: 
       drawing.id,
       indexed.prizes.map((p) => ({ position: p.position, randomValue: p.randomValue, roll: Number(p.roll), amountCents: Number(p.amountCents), held: p.held })),
     );
-    await ctx.moved(next);
+    await store.drawings.update(next);
   });
 }
 
