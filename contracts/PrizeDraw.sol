@@ -10,6 +10,7 @@ import {PrizeDrawAccess} from "./base/PrizeDrawAccess.sol";
 import {PrizeTables} from "./base/PrizeTables.sol";
 import {Campaigns} from "./base/Campaigns.sol";
 import {PrizeVault} from "./PrizeVault.sol";
+import {IDrawingEngine} from "./interfaces/IDrawingEngine.sol";
 
 /// @title PrizeDraw
 /// @notice Onchain half of the prize draw service. For each drawing the operator commits the fingerprint of a
@@ -17,11 +18,13 @@ import {PrizeVault} from "./PrizeVault.sol";
 /// transaction requests a random value from Pyth Entropy whose user contribution is derived from that commit.
 /// The randomness callback fixes the prizes with the spec's draw computation; anyone can finish a settlement and
 /// trigger a payout, which can only go to the wallet the commit recorded. The tokens and every rule about them
-/// live in the PrizeVault this contract creates; who may call what lives in PrizeDrawManager.
+/// (what is owed, limits, pause, payouts, held prizes, guarantees, withdrawals) live in the PrizeVault this
+/// contract creates, which reads the facts it needs here (IDrawingEngine); who may call what lives in
+/// PrizeDrawManager.
 /// @dev Ids: a campaign id is its slug as ASCII right-padded to 32 bytes; a drawing is (campaignId, number)
 /// with number 1, 2, 3... per campaign and no gaps; its slot is keccak256 of the service's drawing id.
 /// Money is in whole cents; token units = cents x 10^(decimals-2).
-contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer {
+contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer, IDrawingEngine {
     // ------------------------------------------------------------------ constants
 
     uint256 public constant MAX_ENTRANTS = 100_000;
@@ -61,18 +64,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         Paid // the draw's non-held prizes transferred
     }
 
-    enum HeldState {
-        Open,
-        Paid,
-        Refused
-    }
-
-    enum GuaranteeStatus {
-        None,
-        Picked,
-        Paid
-    }
-
     /// @dev Slots: 0 listCommitment, 1 winnersCommitment (entrant draws only), 2 request, counts and state, 3
     /// wallet and settlement progress, 4 money and reveal time: a commit writes four. The random value is kept
     /// once per request (a batch's drawings share it) and the table under its 4-byte reference. Every slot the
@@ -100,7 +91,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint48 heldCents;
         uint32 heldCount;
         uint40 revealedAt;
-        uint24 heldClosed; // held prizes paid or refused
     }
 
     /// @notice A drawing as getDrawing shows it: the stored fields with its request's sequence number and random
@@ -127,7 +117,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         uint48 heldCents;
         uint32 heldCount;
         uint40 revealedAt;
-        uint24 heldClosed;
     }
 
     /// @notice One drawing of commitAndRequest's batch.
@@ -169,13 +158,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         bytes32 randomValue;
     }
 
-    /// @dev One slot.
-    struct GuaranteePayment {
-        address wallet;
-        uint64 amountCents;
-        GuaranteeStatus status;
-    }
-
     /// @dev A settlement step's inputs and running totals, kept in memory (one storage write at the end).
     struct Settlement {
         bytes32 campaignId;
@@ -212,9 +194,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     mapping(address provider => mapping(uint64 sequence => uint64 request)) private _requestIndex;
     /// @dev A request's drawings, four to a word, each `campaign index << 32 | number` (8 bytes instead of 64).
     mapping(uint64 request => mapping(uint256 word => uint256 members)) private _members;
-    mapping(bytes32 campaignId => mapping(uint64 number => mapping(uint256 position => HeldState))) private _held;
-    mapping(bytes32 campaignId => mapping(uint32 period => GuaranteePayment)) private _guarantees;
-
     // ------------------------------------------------------------------ events
 
     event CallbackGasLimitChanged(uint32 previousLimit, uint32 newLimit);
@@ -307,24 +286,8 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     event DrawingPaid(
         bytes32 indexed campaignId, uint64 indexed number, address wallet, uint256 amountCents, uint256 tokenAmount
     );
-    event HeldPrizePaid(
-        bytes32 indexed campaignId,
-        uint64 indexed number,
-        uint256 position,
-        address wallet,
-        uint256 amountCents,
-        uint256 tokenAmount
-    );
-    /// @notice The operator refused a held prize after its checks; the amount is no longer owed.
-    event HeldPrizeRefused(bytes32 indexed campaignId, uint64 indexed number, uint256 position, uint256 amountCents, string reason);
     /// @notice The admin moved an unpaid drawing to the campaign's current wallet, which it named.
     event DrawingWalletMoved(bytes32 indexed campaignId, uint64 indexed number, address previousWallet, address newWallet);
-    /// @notice A guarantee of a finished period is owed to the campaign's wallet of this moment.
-    event GuaranteePicked(bytes32 indexed campaignId, uint32 indexed period, bytes32 winnerHash, address wallet, uint256 amountCents);
-    event GuaranteePaid(
-        bytes32 indexed campaignId, uint32 indexed period, address wallet, uint256 amountCents, uint256 tokenAmount
-    );
-    event GuaranteeWalletMoved(bytes32 indexed campaignId, uint32 indexed period, address previousWallet, address newWallet);
 
     // ------------------------------------------------------------------ errors
 
@@ -351,20 +314,10 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     error NotSettled(bytes32 campaignId, uint64 number);
     error AlreadyPaid(bytes32 campaignId, uint64 number);
     error NotHeldPrize(bytes32 campaignId, uint64 number, uint256 position);
-    error HeldPrizeClosed(bytes32 campaignId, uint64 number, uint256 position);
     error PositionNotSettled(bytes32 campaignId, uint64 number, uint256 position);
-    error ReasonRequired();
     error NothingToMove(bytes32 campaignId, uint64 number);
     /// @notice A wallet move named `to`, but the campaign's payout wallet is `campaignWallet`.
     error MoveDestinationMismatch(bytes32 campaignId, address to, address campaignWallet);
-    error NoGuarantee(bytes32 campaignId);
-    error GuaranteePeriodNotDrawn(bytes32 campaignId, uint32 period, uint32 committedDrawings);
-    /// @notice Period `period` ends in block time at `endsAt` at the earliest (`guaranteePeriodEnd`).
-    error GuaranteePeriodNotEnded(bytes32 campaignId, uint32 period, uint256 endsAt);
-    error GuaranteeAlreadyPicked(bytes32 campaignId, uint32 period);
-    error GuaranteeNotPicked(bytes32 campaignId, uint32 period);
-    error GuaranteeAlreadyPaid(bytes32 campaignId, uint32 period);
-    error InvalidWinnerHash();
     error FeeRefundFailed(address to, uint256 amount);
     error InvalidRevealTimeout(uint256 blocks);
     /// @notice Only a drawing still waiting for its random value (Requested) can be re-requested.
@@ -376,8 +329,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     /// @notice The provider revealed and the callback failed: retry it with the same value (Entropy's
     /// revealWithCallback), never ask for another.
     error CallbackFailedRetryIt(bytes32 campaignId, uint64 number);
-    /// @notice A drawing's automatic payout could reach `worstCents` (or a guarantee of period `number` is
-    /// `worstCents`), more than one payment may ever be under the limits (`maxCents`: half the overall 24-hour limit,
+    /// @notice A drawing's automatic payout could reach `worstCents`, more than one payment may ever be under the limits (`maxCents`: half the overall 24-hour limit,
     /// or of the campaign's); raise the limit, or the threshold.
     error PayoutAboveLimit(bytes32 campaignId, uint64 number, uint256 worstCents, uint256 maxCents);
 
@@ -424,24 +376,15 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
     /// @param to The destination the admin checked: the campaign's current payout wallet.
     function moveDrawingWallet(bytes32 campaignId, uint64 number, address to) external restricted {
         Drawing storage d = _drawing(campaignId, number);
-        if (d.status == Status.Paid && d.heldClosed == d.heldCount) revert NothingToMove(campaignId, number);
+        if (d.status == Status.Paid && vault.heldClosed(campaignId, number) == d.heldCount) {
+            revert NothingToMove(campaignId, number);
+        }
         _checkMoveTo(campaignId, to);
         if (to == d.payoutWallet) revert NothingToMove(campaignId, number);
         emit DrawingWalletMoved(campaignId, number, d.payoutWallet, to);
         d.payoutWallet = to;
     }
 
-    /// @notice Moves a picked, unpaid guarantee to `to`, which must be the campaign's current payout wallet (as
-    /// for `moveDrawingWallet`).
-    /// @param to The destination the admin checked: the campaign's current payout wallet.
-    function moveGuaranteeWallet(bytes32 campaignId, uint32 period, address to) external restricted {
-        GuaranteePayment storage g = _guarantees[campaignId][period];
-        if (g.status != GuaranteeStatus.Picked) revert GuaranteeNotPicked(campaignId, period);
-        _checkMoveTo(campaignId, to);
-        if (to == g.wallet) revert NothingToMove(campaignId, period);
-        emit GuaranteeWalletMoved(campaignId, period, g.wallet, to);
-        g.wallet = to;
-    }
 
     // ------------------------------------------------------------------ drawing cycle
 
@@ -576,66 +519,9 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         }
     }
 
-    /// @notice Pays one held prize (at or above the drawing's large-prize threshold), once, after the
-    /// operator's checks, to the wallet recorded at the commit.
-    function payHeldPrize(bytes32 campaignId, uint64 number, uint256 position) external restricted {
-        (Drawing storage d, uint256 cents) = _closeHeld(campaignId, number, position, HeldState.Paid);
-        address wallet = d.payoutWallet;
-        emit HeldPrizePaid(campaignId, number, position, wallet, cents, cents * tokenUnitsPerCent);
-        vault.pay(campaignId, wallet, cents, 0);
-    }
 
-    /// @notice Refuses one held prize after the operator's checks, with the reason on the record; the amount
-    /// is no longer owed.
-    function refuseHeldPrize(bytes32 campaignId, uint64 number, uint256 position, string calldata reason)
-        external
-        operatorUnpaused
-    {
-        if (bytes(reason).length == 0) revert ReasonRequired();
-        (, uint256 cents) = _closeHeld(campaignId, number, position, HeldState.Refused);
-        emit HeldPrizeRefused(campaignId, number, position, cents, reason);
-        vault.adjustOwed(0, cents);
-    }
 
-    /// @notice Records the guarantee of `period` (0-based) as owed to the campaign's current wallet: exactly the
-    /// registered amount, once per period, and only once the period has ended in block time
-    /// (`guaranteePeriodEnd`, counted from the campaign's registration). Every period that can need a guarantee
-    /// also holds at least one committed drawing, so `period` must be below the campaign's committed drawings. A key
-    /// cannot mint payments for periods that never ran: at most one guarantee per period of real time, each within
-    /// the 24-hour limits and refused when the pool cannot back it.
-    /// @param winnerHash keccak256 of the picked winner's id, for the record.
-    function pickGuarantee(bytes32 campaignId, uint32 period, bytes32 winnerHash) external operatorUnpaused {
-        Campaign storage campaign = _registered(campaignId);
-        uint256 cents = campaign.guaranteeCents;
-        if (cents == 0) revert NoGuarantee(campaignId);
-        if (winnerHash == bytes32(0)) revert InvalidWinnerHash();
-        if (period >= campaign.lastNumber) revert GuaranteePeriodNotDrawn(campaignId, period, campaign.lastNumber);
-        uint256 endsAt = guaranteePeriodEnd(campaignId, period);
-        if (block.timestamp < endsAt) revert GuaranteePeriodNotEnded(campaignId, period, endsAt);
-        GuaranteePayment storage g = _guarantees[campaignId][period];
-        if (g.status != GuaranteeStatus.None) revert GuaranteeAlreadyPicked(campaignId, period);
-        address wallet = campaign.payoutWallet;
-        if (wallet == address(0)) revert PayoutWalletRequired(campaignId);
-        // A guarantee is one transfer: it must fit what an allowance can ever hold, or it could never be paid.
-        uint256 maxCents = vault.maxPaymentCents(campaignId);
-        if (cents > maxCents) revert PayoutAboveLimit(campaignId, period, cents, maxCents);
-        g.wallet = wallet;
-        g.amountCents = uint64(cents);
-        g.status = GuaranteeStatus.Picked;
-        emit GuaranteePicked(campaignId, period, winnerHash, wallet, cents);
-        vault.adjustOwed(cents, 0);
-    }
 
-    /// @notice Pays a picked guarantee to the wallet recorded at its pick. Permissionless.
-    function payGuarantee(bytes32 campaignId, uint32 period) external {
-        GuaranteePayment storage g = _guarantees[campaignId][period];
-        if (g.status == GuaranteeStatus.Paid) revert GuaranteeAlreadyPaid(campaignId, period);
-        if (g.status != GuaranteeStatus.Picked) revert GuaranteeNotPicked(campaignId, period);
-        g.status = GuaranteeStatus.Paid;
-        uint256 cents = g.amountCents;
-        emit GuaranteePaid(campaignId, period, g.wallet, cents, cents * tokenUnitsPerCent);
-        vault.pay(campaignId, g.wallet, cents, 0);
-    }
 
     // ------------------------------------------------------------------ randomness callback
 
@@ -677,6 +563,27 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         }
     }
 
+    /// @inheritdoc IDrawingEngine
+    function heldPrize(bytes32 campaignId, uint64 number, uint256 position)
+        external
+        view
+        returns (address wallet, uint256 amountCents)
+    {
+        Drawing storage d = _drawing(campaignId, number);
+        if (d.status != Status.Settled && d.status != Status.Paid) revert NotSettled(campaignId, number);
+        _requireWinners(d, campaignId, number);
+        bool held;
+        (,,, amountCents, held) = prizeAt(campaignId, number, position);
+        if (!held) revert NotHeldPrize(campaignId, number, position);
+        wallet = d.payoutWallet;
+    }
+
+    /// @inheritdoc IDrawingEngine
+    function guaranteeTerms(bytes32 campaignId) external view returns (GuaranteeTerms memory terms) {
+        Campaign storage c = _registered(campaignId);
+        terms = GuaranteeTerms(c.guaranteeCents, c.guaranteePeriod, c.guaranteeStart, c.lastNumber, c.payoutWallet);
+    }
+
     /// @notice The randomness request now serving a drawing, and whether it is a re-request.
     function requestOf(bytes32 campaignId, uint64 number)
         external
@@ -687,46 +594,9 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         return (r.provider, r.sequence, r.reRequested);
     }
 
-    /// @notice The functions the operator calls at once (PrizeDrawManager.wire maps them to OPERATOR_ROLE); every
-    /// other restricted function of this contract is the admin's, after its delay.
-    function operatorSelectors() external pure returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](10);
-        selectors[0] = this.publishPrizeTable.selector;
-        selectors[1] = this.registerCampaign.selector;
-        selectors[2] = this.setPayoutWallet.selector;
-        selectors[3] = this.setLargePrizeThreshold.selector;
-        selectors[4] = this.commitAndRequest.selector;
-        selectors[5] = this.recordWinners.selector;
-        selectors[6] = this.payHeldPrize.selector;
-        selectors[7] = this.refuseHeldPrize.selector;
-        selectors[8] = this.pickGuarantee.selector;
-        selectors[9] = this.reRequest.selector;
-    }
 
-    /// @notice The admin's functions of this contract (PrizeDrawManager.wire maps them to GOVERNOR_ROLE: scheduled,
-    /// delayed, cancellable by the guardian).
-    function adminSelectors() external pure returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](3);
-        selectors[0] = this.setCallbackGasLimit.selector;
-        selectors[1] = this.moveDrawingWallet.selector;
-        selectors[2] = this.moveGuaranteeWallet.selector;
-    }
 
-    /// @notice The vault's admin functions (GOVERNOR_ROLE, as `adminSelectors`).
-    function vaultAdminSelectors() external pure returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](5);
-        selectors[0] = PrizeVault.setDailyLimit.selector;
-        selectors[1] = PrizeVault.setCampaignLimit.selector;
-        selectors[2] = PrizeVault.unpause.selector;
-        selectors[3] = PrizeVault.withdrawTokens.selector;
-        selectors[4] = PrizeVault.withdrawNative.selector;
-    }
 
-    /// @notice The vault's functions the guardian calls at once: the pause.
-    function guardianSelectors() external pure returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](1);
-        selectors[0] = PrizeVault.pause.selector;
-    }
 
     /// @inheritdoc PrizeDrawAccess
     function _requireUnpaused() internal view override {
@@ -767,7 +637,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         v.heldCents = d.heldCents;
         v.heldCount = d.heldCount;
         v.revealedAt = d.revealedAt;
-        v.heldClosed = d.heldClosed;
     }
 
     /// @notice Recomputes the prize of a settled position from stored data, top-prize-once rule included.
@@ -793,20 +662,7 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         held = amountCents >= d.largePrizeThresholdCents;
     }
 
-    /// @notice A held prize's state: Open (owed), Paid or Refused.
-    function heldPrizeState(bytes32 campaignId, uint64 number, uint256 position) external view returns (HeldState) {
-        return _held[campaignId][number][position];
-    }
 
-    /// @notice A guarantee period's payment: status, wallet and amount.
-    function getGuarantee(bytes32 campaignId, uint32 period)
-        external
-        view
-        returns (GuaranteeStatus status, address wallet, uint256 amountCents)
-    {
-        GuaranteePayment storage g = _guarantees[campaignId][period];
-        return (g.status, g.wallet, g.amountCents);
-    }
 
     // ------------------------------------------------------------------ internals
 
@@ -1075,22 +931,6 @@ contract PrizeDraw is PrizeDrawAccess, PrizeTables, Campaigns, IEntropyConsumer 
         vault.pay(campaignId, wallet, cents, unawarded);
     }
 
-    /// @dev Checks and closes a held prize (paid or refused); returns the drawing and the prize's amount.
-    function _closeHeld(bytes32 campaignId, uint64 number, uint256 position, HeldState closeAs)
-        private
-        returns (Drawing storage d, uint256 cents)
-    {
-        d = _drawing(campaignId, number);
-        if (d.status != Status.Settled && d.status != Status.Paid) revert NotSettled(campaignId, number);
-        _requireWinners(d, campaignId, number);
-        bool held;
-        (,,, cents, held) = prizeAt(campaignId, number, position);
-        if (!held) revert NotHeldPrize(campaignId, number, position);
-        mapping(uint256 => HeldState) storage states = _held[campaignId][number];
-        if (states[position] != HeldState.Open) revert HeldPrizeClosed(campaignId, number, position);
-        states[position] = closeAs;
-        ++d.heldClosed;
-    }
 
     function _requireWinners(Drawing storage d, bytes32 campaignId, uint64 number) private view {
         if (d.kind == KIND_ENTRANTS && d.winnersCommitment == bytes32(0)) revert WinnersNotRecorded(campaignId, number);

@@ -2,16 +2,10 @@
 pragma solidity 0.8.28;
 
 import {AccessManager} from "@openzeppelin/contracts/access/manager/AccessManager.sol";
-
-/// @notice What the manager needs to know of the drawing engine to wire it: its vault, and which of its own and
-/// its vault's functions belong to the operator and the guardian.
-interface IPrizeDrawEngine {
-    function vault() external view returns (address);
-    function operatorSelectors() external pure returns (bytes4[] memory);
-    function guardianSelectors() external pure returns (bytes4[] memory);
-    function adminSelectors() external pure returns (bytes4[] memory);
-    function vaultAdminSelectors() external pure returns (bytes4[] memory);
-}
+import {PrizeDraw} from "./PrizeDraw.sol";
+import {PrizeVault} from "./PrizeVault.sol";
+import {PrizeTables} from "./base/PrizeTables.sol";
+import {Campaigns} from "./base/Campaigns.sol";
 
 /// @title PrizeDrawManager
 /// @notice Who may do what, for the drawing engine (PrizeDraw) and its vault (PrizeVault), with delays that let
@@ -100,9 +94,11 @@ contract PrizeDrawManager is AccessManager {
         }
     }
 
-    /// @notice Maps the engine's operator functions and its vault's guardian functions (as the engine lists them)
-    /// to their roles, and the admin functions of both to the admin's GOVERNOR_ROLE. Once, by the deployer, right after the
-    /// engine's deployment.
+    /// @notice Maps every restricted function of the engine and its vault to its role, once, by the deployer, right
+    /// after the engine's deployment: the operator's at once (OPERATOR_ROLE), the guardian's pause (GUARDIAN_ROLE),
+    /// and the admin's (GOVERNOR_ROLE, after its delay). The map is this contract's: who may call what is read in
+    /// one place (`operatorSelectors`, `adminSelectors`, `vaultOperatorSelectors`, `vaultAdminSelectors`,
+    /// `vaultGuardianSelectors`).
     /// @param engine_ The PrizeDraw deployed with this manager as its authority.
     function wire(address engine_) external {
         if (engine != address(0)) revert AlreadyWired();
@@ -110,24 +106,57 @@ contract PrizeDrawManager is AccessManager {
         if (engine_ == address(0)) revert ZeroAddress();
         engine = engine_;
         delete deployer;
-        address vault = IPrizeDrawEngine(engine_).vault();
-        bytes4[] memory operatorSelectors = IPrizeDrawEngine(engine_).operatorSelectors();
-        bytes4[] memory guardianSelectors = IPrizeDrawEngine(engine_).guardianSelectors();
-        bytes4[] memory engineAdmin = IPrizeDrawEngine(engine_).adminSelectors();
-        bytes4[] memory vaultAdmin = IPrizeDrawEngine(engine_).vaultAdminSelectors();
-        for (uint256 i; i < engineAdmin.length; ++i) {
-            _setTargetFunctionRole(engine_, engineAdmin[i], GOVERNOR_ROLE);
-        }
-        for (uint256 i; i < vaultAdmin.length; ++i) {
-            _setTargetFunctionRole(vault, vaultAdmin[i], GOVERNOR_ROLE);
-        }
-        for (uint256 i; i < operatorSelectors.length; ++i) {
-            _setTargetFunctionRole(engine_, operatorSelectors[i], OPERATOR_ROLE);
-        }
-        for (uint256 i; i < guardianSelectors.length; ++i) {
-            _setTargetFunctionRole(vault, guardianSelectors[i], GUARDIAN_ROLE);
-        }
+        address vault = address(PrizeDraw(engine_).vault());
+        _mapAll(engine_, operatorSelectors(), OPERATOR_ROLE);
+        _mapAll(engine_, adminSelectors(), GOVERNOR_ROLE);
+        _mapAll(vault, vaultOperatorSelectors(), OPERATOR_ROLE);
+        _mapAll(vault, vaultAdminSelectors(), GOVERNOR_ROLE);
+        _mapAll(vault, vaultGuardianSelectors(), GUARDIAN_ROLE);
         emit Wired(engine_, vault);
+    }
+
+    /// @notice The engine's functions the operator calls at once.
+    function operatorSelectors() public pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](7);
+        selectors[0] = PrizeTables.publishPrizeTable.selector;
+        selectors[1] = Campaigns.registerCampaign.selector;
+        selectors[2] = Campaigns.setPayoutWallet.selector;
+        selectors[3] = Campaigns.setLargePrizeThreshold.selector;
+        selectors[4] = PrizeDraw.commitAndRequest.selector;
+        selectors[5] = PrizeDraw.recordWinners.selector;
+        selectors[6] = PrizeDraw.reRequest.selector;
+    }
+
+    /// @notice The engine's admin functions (scheduled, delayed, cancellable by the guardian).
+    function adminSelectors() public pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](2);
+        selectors[0] = PrizeDraw.setCallbackGasLimit.selector;
+        selectors[1] = PrizeDraw.moveDrawingWallet.selector;
+    }
+
+    /// @notice The vault's functions the operator calls at once: held-prize decisions and guarantee picks.
+    function vaultOperatorSelectors() public pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](3);
+        selectors[0] = PrizeVault.payHeldPrize.selector;
+        selectors[1] = PrizeVault.refuseHeldPrize.selector;
+        selectors[2] = PrizeVault.pickGuarantee.selector;
+    }
+
+    /// @notice The vault's admin functions (as `adminSelectors`).
+    function vaultAdminSelectors() public pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](6);
+        selectors[0] = PrizeVault.setDailyLimit.selector;
+        selectors[1] = PrizeVault.setCampaignLimit.selector;
+        selectors[2] = PrizeVault.unpause.selector;
+        selectors[3] = PrizeVault.withdrawTokens.selector;
+        selectors[4] = PrizeVault.withdrawNative.selector;
+        selectors[5] = PrizeVault.moveGuaranteeWallet.selector;
+    }
+
+    /// @notice The vault's functions the guardian calls at once: the pause.
+    function vaultGuardianSelectors() public pure returns (bytes4[] memory selectors) {
+        selectors = new bytes4[](1);
+        selectors[0] = PrizeVault.pause.selector;
     }
 
     /// @notice AccessManager's grant, keeping the three roles on three accounts and the admin's delay in range.
@@ -174,6 +203,12 @@ contract PrizeDrawManager is AccessManager {
     /// @dev The party a role belongs to: GOVERNOR_ROLE is the admin's, like ADMIN_ROLE.
     function _party(uint64 roleId) private pure returns (uint64) {
         return roleId == GOVERNOR_ROLE ? ADMIN_ROLE : roleId;
+    }
+
+    function _mapAll(address target, bytes4[] memory selectors, uint64 roleId) private {
+        for (uint256 i; i < selectors.length; ++i) {
+            _setTargetFunctionRole(target, selectors[i], roleId);
+        }
     }
 
     function _checkAdminDelay(uint32 delay) private pure {

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { createConfig } from "ponder";
 import { EntropyRevealedAbi } from "./abis/EntropyRevealedAbi";
 import { PrizeDrawAbi } from "./abis/PrizeDrawAbi";
+import { PrizeVaultAbi } from "./abis/PrizeVaultAbi";
 
 // Where the indexer reads the chain from. Every value comes from the environment first, then from the deployment
 // record that `deployLocal` writes (`${PRIZEDRAW_DATA_DIR}/deployment.json`). PRIZEDRAW_DATA_DIR is resolved against
@@ -12,6 +13,7 @@ type DeploymentRecord = {
   chainId?: number;
   rpcUrl?: string;
   prizeDraw?: string;
+  vault?: string;
   entropy?: string;
   deployBlock?: number;
 };
@@ -32,6 +34,7 @@ function readDeployment(): DeploymentRecord {
     chainId: typeof record.chainId === "number" ? record.chainId : undefined,
     rpcUrl: typeof record.rpcUrl === "string" ? record.rpcUrl : undefined,
     prizeDraw: typeof record.prizeDraw === "string" ? record.prizeDraw : undefined,
+    vault: typeof record.vault === "string" ? record.vault : undefined,
     entropy: typeof record.entropy === "string" ? record.entropy : undefined,
     deployBlock: typeof record.deployBlock === "number" ? record.deployBlock : undefined,
   };
@@ -66,6 +69,7 @@ const deployment = readDeployment();
 const chainId = envInteger("PRIZEDRAW_CHAIN_ID") ?? deployment.chainId ?? LOCAL_CHAIN_ID;
 const rpcUrl = envString("PRIZEDRAW_RPC_URL") ?? deployment.rpcUrl ?? "http://127.0.0.1:8545";
 const address = envString("PRIZEDRAW_ADDRESS") ?? deployment.prizeDraw;
+const vaultAddress = envString("PRIZEDRAW_VAULT_ADDRESS") ?? deployment.vault;
 const entropyAddress = envString("PRIZEDRAW_ENTROPY_ADDRESS") ?? deployment.entropy;
 const startBlock = envInteger("PRIZEDRAW_START_BLOCK") ?? deployment.deployBlock ?? 0;
 
@@ -76,6 +80,11 @@ if (address === undefined) {
 }
 if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
   throw new Error(`The PrizeDraw address "${address}" is not a 20-byte hex address.`);
+}
+if (vaultAddress === undefined || !/^0x[0-9a-fA-F]{40}$/.test(vaultAddress)) {
+  throw new Error(
+    `No PrizeVault address (got "${vaultAddress ?? ""}"): set PRIZEDRAW_VAULT_ADDRESS (PrizeDraw.vault()) or deploy first so that ${deploymentPath} records it.`,
+  );
 }
 if (entropyAddress === undefined || !/^0x[0-9a-fA-F]{40}$/.test(entropyAddress)) {
   throw new Error(
@@ -112,6 +121,13 @@ export default createConfig({
       abi: PrizeDrawAbi,
       chain: "chain",
       address: address as `0x${string}`,
+      startBlock,
+    },
+    // The prize pool PrizeDraw created: held prizes paid or refused, guarantees picked, moved and paid.
+    PrizeVault: {
+      abi: PrizeVaultAbi,
+      chain: "chain",
+      address: vaultAddress as `0x${string}`,
       startBlock,
     },
     // Only the Revealed logs of requests PrizeDraw made: they carry the provider's contribution, which proofs repeat.

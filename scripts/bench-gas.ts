@@ -184,24 +184,24 @@ async function main(): Promise<void> {
   // payout: the first transfer to the campaign's wallet (its token balance goes from zero), by anyone.
   line("gas.payout", await gasOf(f.draw.connect(f.stranger).payout(f.campaignId, num)));
 
-  // Held prizes: a drawing whose prizes of 1,000 cents and more are held (over half of the default table's).
+  // Held prizes (the vault's, checked against the engine's facts): a drawing whose prizes of 1,000 cents and more are held (over half of the default table's).
   await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 1_000);
   const held = await revealedDraw(f, 20);
   const positions: bigint[] = [];
   for (let p = 0n; p < 20n; p++) if ((await f.draw.prizeAt(f.campaignId, held.num, p)).held) positions.push(p);
-  line("gas.payHeldPrize", await gasOf(f.draw.connect(f.operator).payHeldPrize(f.campaignId, held.num, positions[0])));
+  line("gas.payHeldPrize", await gasOf(f.vault.connect(f.operator).payHeldPrize(f.campaignId, held.num, positions[0])));
   line(
     "gas.refuseHeldPrize",
-    await gasOf(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, held.num, positions[1], "failed identity checks")),
+    await gasOf(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, held.num, positions[1], "failed identity checks")),
   );
 
   // Guarantees: picked by the operator (a period needs a committed drawing and its end in block time), then paid by anyone.
   const guaranteed = campaignIdOf("bench-guarantee");
   await (await f.draw.connect(f.operator).registerCampaign(guaranteed, f.wallet.address, 50_000, 2_500, 24 * 3600)).wait();
   await commit(f, commitArgs(guaranteed, 1));
-  await untilGuaranteePeriodEnd(f.draw, guaranteed, 0);
-  const pick = await gasOf(f.draw.connect(f.operator).pickGuarantee(guaranteed, 0, fixed("guarantee-winner")));
-  const pay = await gasOf(f.draw.connect(f.stranger).payGuarantee(guaranteed, 0));
+  await untilGuaranteePeriodEnd(f.vault, guaranteed, 0);
+  const pick = await gasOf(f.vault.connect(f.operator).pickGuarantee(guaranteed, 0, fixed("guarantee-winner")));
+  const pay = await gasOf(f.vault.connect(f.stranger).payGuarantee(guaranteed, 0));
   line("gas.pickGuarantee", pick);
   line("gas.payGuarantee", pay);
   line("gas.guarantee.total", pick + pay);

@@ -467,6 +467,7 @@ async function startIndexer(config: Config, deployment: DeploymentRecord): Promi
     PRIZEDRAW_RPC_URL: config.rpcUrl,
     PRIZEDRAW_CHAIN_ID: String(deployment.chainId),
     PRIZEDRAW_ADDRESS: deployment.prizeDraw,
+    ...(deployment.vault === undefined ? {} : { PRIZEDRAW_VAULT_ADDRESS: deployment.vault }),
     PRIZEDRAW_START_BLOCK: String(deployment.deployBlock),
     // Ponder reads PORT itself and it would win over -p: give it its own.
     PORT: String(config.indexerPort),

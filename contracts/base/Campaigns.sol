@@ -120,6 +120,8 @@ abstract contract Campaigns is PrizeDrawAccess {
         return (c.registered, c.payoutWallet, c.lastNumber, c.largePrizeThresholdCents);
     }
 
+
+
     /// @notice A campaign's guarantee terms, the draw time of its last commit and the block time its guarantee
     /// periods are counted from (unix seconds).
     function getCampaignTerms(bytes32 campaignId)
@@ -129,12 +131,6 @@ abstract contract Campaigns is PrizeDrawAccess {
     {
         Campaign storage c = _campaigns[campaignId];
         return (c.guaranteeCents, c.guaranteePeriod, c.lastDrawAt, c.guaranteeStart);
-    }
-
-    /// @notice The earliest block time at which guarantee period `period` (0-based) can be picked.
-    function guaranteePeriodEnd(bytes32 campaignId, uint32 period) public view returns (uint256) {
-        Campaign storage c = _campaigns[campaignId];
-        return uint256(c.guaranteeStart) + (uint256(period) + 1) * c.guaranteePeriod;
     }
 
     /// @notice The drawing number a slot was committed under (0: the slot is unused).

@@ -26,8 +26,8 @@ contract PropertyLens {
     /// of drawings, (campaign id, period) pairs of guarantees and operation ids. The answer's words, in order: the
     /// vault's balances() (4) and paymentState() (3, paused as 0 or 1); per campaign getCampaign (4, registered as
     /// 0 or 1) and the vault's maxPaymentCents (1); per campaign for terms getCampaignTerms (4); per drawing
-    /// getDrawing's settledCount, heldCount, heldClosed, payoutWallet, status, sequence and randomValue (7); per
-    /// guarantee getGuarantee (3); per operation the manager's getNonce and getSchedule (2).
+    /// getDrawing's settledCount and heldCount, the vault's heldClosed, getDrawing's payoutWallet, status, sequence and randomValue (7); per
+    /// guarantee the vault's getGuarantee (3); per operation the manager's getNonce and getSchedule (2).
     function read(bytes32[] calldata q) external view returns (uint256[] memory w) {
         uint256[5] memory n = [uint256(q[0]), uint256(q[1]), uint256(q[2]), uint256(q[3]), uint256(q[4])];
         w = new uint256[](7 + n[0] * 5 + n[1] * 4 + n[2] * 7 + n[3] * 3 + n[4] * 2);
@@ -47,7 +47,7 @@ contract PropertyLens {
             k += 2;
         }
         for (uint256 g; g < n[3]; ++g) {
-            (PrizeDraw.GuaranteeStatus status, address wallet, uint256 cents) = draw.getGuarantee(q[k], uint32(uint256(q[k + 1])));
+            (PrizeVault.GuaranteeStatus status, address wallet, uint256 cents) = vault.getGuarantee(q[k], uint32(uint256(q[k + 1])));
             (w[i], w[i + 1], w[i + 2]) = (uint256(status), uint160(wallet), cents);
             (i, k) = (i + 3, k + 2);
         }
@@ -77,7 +77,7 @@ contract PropertyLens {
 
     function _drawing(uint256[] memory w, uint256 i, bytes32 campaignId, uint64 number) private view returns (uint256) {
         PrizeDraw.DrawingView memory v = draw.getDrawing(campaignId, number);
-        (w[i], w[i + 1], w[i + 2]) = (v.settledCount, v.heldCount, v.heldClosed);
+        (w[i], w[i + 1], w[i + 2]) = (v.settledCount, v.heldCount, vault.heldClosed(campaignId, number));
         (w[i + 3], w[i + 4]) = (uint160(v.payoutWallet), uint256(v.status));
         (w[i + 5], w[i + 6]) = (v.sequence, uint256(v.randomValue));
         return i + 7;

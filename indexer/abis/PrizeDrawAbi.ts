@@ -258,117 +258,6 @@ export const PrizeDrawAbi = [
   {
     "inputs": [
       {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      }
-    ],
-    "name": "GuaranteeAlreadyPaid",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      }
-    ],
-    "name": "GuaranteeAlreadyPicked",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      }
-    ],
-    "name": "GuaranteeNotPicked",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "committedDrawings",
-        "type": "uint32"
-      }
-    ],
-    "name": "GuaranteePeriodNotDrawn",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "internalType": "uint256",
-        "name": "endsAt",
-        "type": "uint256"
-      }
-    ],
-    "name": "GuaranteePeriodNotEnded",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      }
-    ],
-    "name": "HeldPrizeClosed",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "uint256",
         "name": "fee",
         "type": "uint256"
@@ -479,11 +368,6 @@ export const PrizeDrawAbi = [
     "type": "error"
   },
   {
-    "inputs": [],
-    "name": "InvalidWinnerHash",
-    "type": "error"
-  },
-  {
     "inputs": [
       {
         "internalType": "bytes32",
@@ -502,17 +386,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "MoveDestinationMismatch",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      }
-    ],
-    "name": "NoGuarantee",
     "type": "error"
   },
   {
@@ -762,11 +635,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "PrizeTooLarge",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "ReasonRequired",
     "type": "error"
   },
   {
@@ -1420,191 +1288,6 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
-        "indexed": true,
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "indexed": false,
-        "internalType": "address",
-        "name": "wallet",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "tokenAmount",
-        "type": "uint256"
-      }
-    ],
-    "name": "GuaranteePaid",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "indexed": false,
-        "internalType": "bytes32",
-        "name": "winnerHash",
-        "type": "bytes32"
-      },
-      {
-        "indexed": false,
-        "internalType": "address",
-        "name": "wallet",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
-      }
-    ],
-    "name": "GuaranteePicked",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "indexed": false,
-        "internalType": "address",
-        "name": "previousWallet",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "address",
-        "name": "newWallet",
-        "type": "address"
-      }
-    ],
-    "name": "GuaranteeWalletMoved",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "address",
-        "name": "wallet",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "tokenAmount",
-        "type": "uint256"
-      }
-    ],
-    "name": "HeldPrizePaid",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "string",
-        "name": "reason",
-        "type": "string"
-      }
-    ],
-    "name": "HeldPrizeRefused",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
         "indexed": false,
         "internalType": "uint256",
         "name": "previousCents",
@@ -2059,19 +1742,6 @@ export const PrizeDrawAbi = [
   },
   {
     "inputs": [],
-    "name": "adminSelectors",
-    "outputs": [
-      {
-        "internalType": "bytes4[]",
-        "name": "selectors",
-        "type": "bytes4[]"
-      }
-    ],
-    "stateMutability": "pure",
-    "type": "function"
-  },
-  {
-    "inputs": [],
     "name": "authority",
     "outputs": [
       {
@@ -2379,50 +2049,11 @@ export const PrizeDrawAbi = [
             "internalType": "uint40",
             "name": "revealedAt",
             "type": "uint40"
-          },
-          {
-            "internalType": "uint24",
-            "name": "heldClosed",
-            "type": "uint24"
           }
         ],
         "internalType": "struct PrizeDraw.DrawingView",
         "name": "v",
         "type": "tuple"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      }
-    ],
-    "name": "getGuarantee",
-    "outputs": [
-      {
-        "internalType": "enum PrizeDraw.GuaranteeStatus",
-        "name": "status",
-        "type": "uint8"
-      },
-      {
-        "internalType": "address",
-        "name": "wallet",
-        "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "amountCents",
-        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -2473,35 +2104,44 @@ export const PrizeDrawAbi = [
         "internalType": "bytes32",
         "name": "campaignId",
         "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
       }
     ],
-    "name": "guaranteePeriodEnd",
+    "name": "guaranteeTerms",
     "outputs": [
       {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "amountCents",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "periodSeconds",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "periodsStart",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "committedDrawings",
+            "type": "uint256"
+          },
+          {
+            "internalType": "address",
+            "name": "payoutWallet",
+            "type": "address"
+          }
+        ],
+        "internalType": "struct IDrawingEngine.GuaranteeTerms",
+        "name": "terms",
+        "type": "tuple"
       }
     ],
     "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "guardianSelectors",
-    "outputs": [
-      {
-        "internalType": "bytes4[]",
-        "name": "selectors",
-        "type": "bytes4[]"
-      }
-    ],
-    "stateMutability": "pure",
     "type": "function"
   },
   {
@@ -2522,12 +2162,17 @@ export const PrizeDrawAbi = [
         "type": "uint256"
       }
     ],
-    "name": "heldPrizeState",
+    "name": "heldPrize",
     "outputs": [
       {
-        "internalType": "enum PrizeDraw.HeldState",
-        "name": "",
-        "type": "uint8"
+        "internalType": "address",
+        "name": "wallet",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountCents",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -2577,29 +2222,6 @@ export const PrizeDrawAbi = [
         "type": "bytes32"
       },
       {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "internalType": "address",
-        "name": "to",
-        "type": "address"
-      }
-    ],
-    "name": "moveGuaranteeWallet",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
         "internalType": "bytes32",
         "name": "slot",
         "type": "bytes32"
@@ -2614,60 +2236,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "operatorSelectors",
-    "outputs": [
-      {
-        "internalType": "bytes4[]",
-        "name": "selectors",
-        "type": "bytes4[]"
-      }
-    ],
-    "stateMutability": "pure",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      }
-    ],
-    "name": "payGuarantee",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      }
-    ],
-    "name": "payHeldPrize",
-    "outputs": [],
-    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -2709,29 +2277,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "payoutMany",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint32",
-        "name": "period",
-        "type": "uint32"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "winnerHash",
-        "type": "bytes32"
-      }
-    ],
-    "name": "pickGuarantee",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -2861,34 +2406,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "name": "recordWinners",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "campaignId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint64",
-        "name": "number",
-        "type": "uint64"
-      },
-      {
-        "internalType": "uint256",
-        "name": "position",
-        "type": "uint256"
-      },
-      {
-        "internalType": "string",
-        "name": "reason",
-        "type": "string"
-      }
-    ],
-    "name": "refuseHeldPrize",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -3122,19 +2639,6 @@ export const PrizeDrawAbi = [
       }
     ],
     "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "vaultAdminSelectors",
-    "outputs": [
-      {
-        "internalType": "bytes4[]",
-        "name": "selectors",
-        "type": "bytes4[]"
-      }
-    ],
-    "stateMutability": "pure",
     "type": "function"
   }
 ] as const;

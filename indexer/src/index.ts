@@ -282,7 +282,7 @@ ponder.on("PrizeDraw:DrawingPaid", async ({ event, context }) => {
   await context.db.insert(payout).values({ ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount), kind: "drawing", number });
 });
 
-ponder.on("PrizeDraw:HeldPrizePaid", async ({ event, context }) => {
+ponder.on("PrizeVault:HeldPrizePaid", async ({ event, context }) => {
   const { campaignId, number, position, wallet, amountCents, tokenAmount } = event.args;
   await context.db
     .update(prize, { id: prizeId(campaignId, number, position) })
@@ -292,7 +292,7 @@ ponder.on("PrizeDraw:HeldPrizePaid", async ({ event, context }) => {
     .values({ ...payoutRow(event, campaignId, wallet, amountCents, tokenAmount), kind: "held", number, position: int(position) });
 });
 
-ponder.on("PrizeDraw:HeldPrizeRefused", async ({ event, context }) => {
+ponder.on("PrizeVault:HeldPrizeRefused", async ({ event, context }) => {
   const { campaignId, number, position, reason } = event.args;
   await context.db
     .update(prize, { id: prizeId(campaignId, number, position) })
@@ -304,7 +304,7 @@ ponder.on("PrizeDraw:DrawingWalletMoved", async ({ event, context }) => {
   await context.db.update(drawing, { id: drawingId(campaignId, number) }).set({ payoutWallet: lower(newWallet) });
 });
 
-ponder.on("PrizeDraw:GuaranteePicked", async ({ event, context }) => {
+ponder.on("PrizeVault:GuaranteePicked", async ({ event, context }) => {
   const { campaignId, period, winnerHash, wallet, amountCents } = event.args;
   await context.db.insert(guarantee).values({
     id: guaranteeId(campaignId, period),
@@ -318,12 +318,12 @@ ponder.on("PrizeDraw:GuaranteePicked", async ({ event, context }) => {
   });
 });
 
-ponder.on("PrizeDraw:GuaranteeWalletMoved", async ({ event, context }) => {
+ponder.on("PrizeVault:GuaranteeWalletMoved", async ({ event, context }) => {
   const { campaignId, period, newWallet } = event.args;
   await context.db.update(guarantee, { id: guaranteeId(campaignId, period) }).set({ wallet: lower(newWallet) });
 });
 
-ponder.on("PrizeDraw:GuaranteePaid", async ({ event, context }) => {
+ponder.on("PrizeVault:GuaranteePaid", async ({ event, context }) => {
   const { campaignId, period, wallet, amountCents, tokenAmount } = event.args;
   await context.db
     .update(guarantee, { id: guaranteeId(campaignId, period) })

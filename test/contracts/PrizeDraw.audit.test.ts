@@ -55,8 +55,8 @@ async function owedFixture() {
   expect(held.length).to.be.greaterThan(0);
   await op.registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
   await commit(f, commitArgs(GUARANTEED, 1));
-  await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
-  await op.pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("u-1")));
+  await untilGuaranteePeriodEnd(f.vault, GUARANTEED, 0);
+  await f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("u-1")));
   return { ...f, held };
 }
 
@@ -109,15 +109,15 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
       .to.emit(f.manager, "RoleGranted")
       .withArgs(ROLE.Operator, accomplice.address, 0, (await timestampOf(granted)) + ADMIN_DELAY, true);
     expect((await f.manager.hasRole(ROLE.Operator, accomplice.address)).isMember).to.equal(false);
-    const refuseAll = f.held.map((p) => () => f.draw.connect(accomplice).refuseHeldPrize(f.campaignId, 1, p.position, "not eligible"));
+    const refuseAll = f.held.map((p) => () => f.vault.connect(accomplice).refuseHeldPrize(f.campaignId, 1, p.position, "not eligible"));
     for (const refuse of refuseAll) {
-      await expect(refuse()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(accomplice.address);
+      await expect(refuse()).to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized").withArgs(accomplice.address);
     }
     await f.vault.connect(f.guardian).pause();
     await time.increase(ADMIN_DELAY);
     expect((await f.manager.hasRole(ROLE.Operator, accomplice.address)).isMember).to.equal(true);
-    for (const refuse of refuseAll) await expect(refuse()).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
-    for (const p of f.held) expect(await f.draw.heldPrizeState(f.campaignId, 1, p.position)).to.equal(HELD.Open);
+    for (const refuse of refuseAll) await expect(refuse()).to.be.revertedWithCustomError(f.vault, "EnforcedPause");
+    for (const p of f.held) expect(await f.vault.heldPrizeState(f.campaignId, 1, p.position)).to.equal(HELD.Open);
 
     // The second route, from the same start (loadFixture returns to it): the admin's own withdrawals.
     const g = await loadFixture(owedFixture);
@@ -158,7 +158,7 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, newWallet.address);
     await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, newWallet.address);
     await scheduleAsAdmin(f, f.draw, "moveDrawingWallet", moveDrawing);
-    await scheduleAsAdmin(f, f.draw, "moveGuaranteeWallet", moveGuarantee);
+    await scheduleAsAdmin(f, f.vault, "moveGuaranteeWallet", moveGuarantee);
     // ...and during the admin's delay the thief, holding the operator key, points both campaigns at itself.
     await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, thief.address);
     await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, thief.address);
@@ -167,23 +167,24 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     await expect(executeAsAdmin(f, f.draw, "moveDrawingWallet", moveDrawing))
       .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
       .withArgs(f.campaignId, newWallet.address, thief.address);
-    await expect(executeAsAdmin(f, f.draw, "moveGuaranteeWallet", moveGuarantee))
-      .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
+    await expect(executeAsAdmin(f, f.vault, "moveGuaranteeWallet", moveGuarantee))
+      .to.be.revertedWithCustomError(f.vault, "MoveDestinationMismatch")
       .withArgs(GUARANTEED, newWallet.address, thief.address);
     // Everything owed still goes to the wallet recorded at the commit and the pick, whoever triggers it.
     expect((await f.draw.getDrawing(f.campaignId, 1)).payoutWallet).to.equal(f.wallet.address);
-    expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
+    expect(await f.vault.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
     const owed = (await f.draw.getDrawing(f.campaignId, 1)).payoutCents + f.held[0]!.amountCents + 2_500n;
     const before = await balancesOf(f, [f.wallet.address, thief.address]);
     await f.draw.connect(thief).payout(f.campaignId, 1);
-    await f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0]!.position);
-    await f.draw.connect(thief).payGuarantee(GUARANTEED, 0);
+    await f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0]!.position);
+    await f.vault.connect(thief).payGuarantee(GUARANTEED, 0);
     expect(await balancesOf(f, [f.wallet.address, thief.address], before)).to.deep.equal([owed * UNITS_PER_CENT, 0n]);
   });
 
   it("M-3: guarantees are bounded in time and obligations are backed: a stolen operator key picks no period before its end, and its picks and commits beyond the pool are refused", async () => {
     const f = await loadFixture(smallPoolFixture);
     const op = f.draw.connect(f.operator);
+    const opVault = f.vault.connect(f.operator);
     const LOOT = campaignIdOf("thief-guarantee");
     const GUARANTEE_CENTS = 100_000_000n; // the largest guarantee a campaign may register: 1,000,000 dollars a day
     const winner = keccak256(toUtf8Bytes("accomplice"));
@@ -206,28 +207,28 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     // picked only once it has ended in block time, counted from the registration.
     const registeredAt = (await f.draw.getCampaignTerms(LOOT)).guaranteeStart;
     for (const period of [0, 1, 9]) {
-      await expect(op.pickGuarantee(LOOT, period, winner))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded")
+      await expect(opVault.pickGuarantee(LOOT, period, winner))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded")
         .withArgs(LOOT, period, registeredAt + BigInt((period + 1) * DAY));
     }
     expect(await backed()).to.equal(committed);
     // One day on, period 0 alone has ended.
-    await untilGuaranteePeriodEnd(f.draw, LOOT, 0);
-    await expect(op.pickGuarantee(LOOT, 1, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded");
+    await untilGuaranteePeriodEnd(f.vault, LOOT, 0);
+    await expect(opVault.pickGuarantee(LOOT, 1, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded");
     // Ten days on, every committed period has ended: two guarantees fit in the pool of 3,000,000 dollars; every
     // further pick is refused.
-    await untilGuaranteePeriodEnd(f.draw, LOOT, 9);
+    await untilGuaranteePeriodEnd(f.vault, LOOT, 9);
     for (const period of [0, 1]) {
-      await expect(op.pickGuarantee(LOOT, period, winner)).to.emit(f.draw, "GuaranteePicked");
+      await expect(opVault.pickGuarantee(LOOT, period, winner)).to.emit(f.vault, "GuaranteePicked");
       expect(await backed()).to.equal(committed + BigInt(period + 1) * GUARANTEE_CENTS);
     }
     const owed = await backed();
     for (let period = 2; period < 10; period++) {
-      await expect(op.pickGuarantee(LOOT, period, winner))
+      await expect(opVault.pickGuarantee(LOOT, period, winner))
         .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
         .withArgs(owed + GUARANTEE_CENTS, POOL_CENTS);
       expect(await backed()).to.equal(owed);
-      expect((await f.draw.getGuarantee(LOOT, period)).status).to.equal(GUARANTEE.None);
+      expect((await f.vault.getGuarantee(LOOT, period)).status).to.equal(GUARANTEE.None);
     }
     // A commit is refused when its worst case (here 999 x 100,000 + the top 10,000,000) exceeds what is free...
     const free = POOL_CENTS - owed;
@@ -243,7 +244,7 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     expect(await backed()).to.equal(owed + worst(900n));
     // And the guardian's pause stops every pick.
     await f.vault.connect(f.guardian).pause();
-    await expect(op.pickGuarantee(LOOT, 2, winner)).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
+    await expect(opVault.pickGuarantee(LOOT, 2, winner)).to.be.revertedWithCustomError(f.vault, "EnforcedPause");
   });
 
   it("M-4: after the guardian's pause a stolen operator key can neither release, add nor redirect what is owed, and after rotation nothing it tried is left", async () => {
@@ -254,15 +255,17 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     // The audit's sequence with the stolen key: refuse every open held prize, raise the threshold so later prizes
     // skip the manual check, register a campaign paying the thief, commit to it and pick its guarantee.
     const stolen = f.draw.connect(f.operator);
+    const stolenVault = f.vault.connect(f.operator);
     const THIEF_CAMPAIGN = campaignIdOf("thief-pays-thief");
+    // Each contract refuses with its own EnforcedPause: the refusals and the pick are the vault's.
     const attempts = [
-      ...f.held.map((p) => () => stolen.refuseHeldPrize(f.campaignId, 1, p.position, "not eligible")),
-      () => stolen.setLargePrizeThreshold(f.campaignId, MAX_UINT64),
-      () => stolen.registerCampaign(THIEF_CAMPAIGN, thief.address, 50_000, 100_000_000, DAY),
-      () => sendCommit(f, commitArgs(GUARANTEED, 2)),
-      () => stolen.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("thief"))),
+      ...f.held.map((p) => [f.vault, () => stolenVault.refuseHeldPrize(f.campaignId, 1, p.position, "not eligible")] as const),
+      [f.draw, () => stolen.setLargePrizeThreshold(f.campaignId, MAX_UINT64)] as const,
+      [f.draw, () => stolen.registerCampaign(THIEF_CAMPAIGN, thief.address, 50_000, 100_000_000, DAY)] as const,
+      [f.draw, () => sendCommit(f, commitArgs(GUARANTEED, 2))] as const,
+      [f.vault, () => stolenVault.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("thief")))] as const,
     ];
-    for (const attempt of attempts) await expect(attempt()).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
+    for (const [contract, attempt] of attempts) await expect(attempt()).to.be.revertedWithCustomError(contract, "EnforcedPause");
     // The admin rotates the key and resumes, all scheduled together and run in that order after its delay: what was
     // owed is still owed, to the partner's wallet, held prizes open.
     const rotation = [
@@ -275,12 +278,12 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     for (const [target, method, args] of rotation) await executeAsAdmin(f, target, method, args);
     expect(await f.vault.paused()).to.equal(false);
     expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
-    for (const p of f.held) expect(await f.draw.heldPrizeState(f.campaignId, 1, p.position)).to.equal(HELD.Open);
+    for (const p of f.held) expect(await f.vault.heldPrizeState(f.campaignId, 1, p.position)).to.equal(HELD.Open);
     expect((await f.draw.getCampaign(f.campaignId)).largePrizeThresholdCents).to.equal(1_000n);
-    expect(await f.draw.getGuarantee(GUARANTEED, 1)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
-    await expect(f.draw.connect(thief).payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
-    await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, f.held[0]!.position, "x"))
-      .to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized")
+    expect(await f.vault.getGuarantee(GUARANTEED, 1)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+    await expect(f.vault.connect(thief).payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.vault, "GuaranteeNotPicked");
+    await expect(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, f.held[0]!.position, "x"))
+      .to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized")
       .withArgs(f.operator.address);
   });
 
@@ -290,14 +293,14 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     // The partner's wallet key leaked. The runbook: pause (the guardian, at once), then set the new wallet and move.
     await f.vault.connect(f.guardian).pause();
     await expect(f.draw.connect(stranger).payout(f.campaignId, 1)).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
-    await expect(f.draw.connect(stranger).payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
+    await expect(f.vault.connect(stranger).payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
     await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, newWallet.address);
     await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, newWallet.address);
     // The moves and the resume are scheduled together and run in that order after the admin's delay; the pause
     // holds throughout.
     const recovery = [
       [f.draw, "moveDrawingWallet", [f.campaignId, 1, newWallet.address]],
-      [f.draw, "moveGuaranteeWallet", [GUARANTEED, 0, newWallet.address]],
+      [f.vault, "moveGuaranteeWallet", [GUARANTEED, 0, newWallet.address]],
       [f.vault, "unpause", []],
     ] as const;
     for (const [target, method, args] of recovery) await scheduleAsAdmin(f, target, method, args);
@@ -307,7 +310,7 @@ describe("PrizeDraw: the audit's findings, re-run", () => {
     const owed = (await f.draw.getDrawing(f.campaignId, 1)).payoutCents + 2_500n;
     const before = await balancesOf(f, [newWallet.address, f.wallet.address]);
     await f.draw.connect(stranger).payout(f.campaignId, 1);
-    await f.draw.connect(stranger).payGuarantee(GUARANTEED, 0);
+    await f.vault.connect(stranger).payGuarantee(GUARANTEED, 0);
     expect(await balancesOf(f, [newWallet.address, f.wallet.address], before)).to.deep.equal([owed * UNITS_PER_CENT, 0n]);
   });
 

@@ -12,17 +12,20 @@
  * from the events of the engine, the vault, the manager and the token.
  *
  * Invariants, checked after EVERY command. 1, 2, 3 and 6 are the @dev list of contracts/PrizeVault.sol (its 4 is
- * 6 here); 4, 5, 7 and 8 are the engine's bookkeeping. How each is checked:
+ * 6 here; its 5 is 7 and the held prizes and guarantees of 4); 4, 5, 7 and 8 are otherwise the engine's
+ * bookkeeping. Held prizes and guarantees are the vault's: their calls go to it and their events and errors come
+ * from it (an error about the drawing itself, from the engine's answer to the vault, comes back through it). How
+ * each is checked:
  * 1. Owed money is backed: balances().owedCents <= token balance / unitsPerCent, and owedCents equals both the
  *    model's running total (every OwedChanged event and every payment) and its ghost total: the worst case
  *    (DrawMath.worstCase) of every unpaid drawing less its held prizes already paid or refused, the open held
  *    prizes of paid drawings, and the picked unpaid guarantees. Every OwedChanged reserves or releases exactly
- *    what the engine's events of its transaction announce (commits and picks reserve; a payout releases the worst
- *    case less everything the draw awarded; a refusal releases the prize), so only the engine changes what is
- *    owed. A commit or a pick that would make owed exceed the balance is predicted to revert ObligationNotBacked
- *    (exact amounts), as is PayoutAboveLimit for a commit whose worst automatic payout (DrawMath.worstAutomatic),
- *    or a guarantee, exceeds vault.maxPaymentCents; a withdrawal never takes more than the free balance
- *    (WithdrawalExceedsFree predicted).
+ *    what the events of its transaction announce (the engine's commits and the vault's picks reserve; the
+ *    engine's payouts release the worst case less everything the draw awarded; the vault's refusals release the
+ *    prize), so nothing else changes what is owed. A commit or a pick that would make owed exceed the balance is
+ *    predicted to revert ObligationNotBacked (exact amounts), as is PayoutAboveLimit for a commit whose worst
+ *    automatic payout (DrawMath.worstAutomatic), or a guarantee, exceeds vault.maxPaymentCents; a withdrawal never
+ *    takes more than the free balance (WithdrawalExceedsFree predicted).
  * 2. Bounded loss: the token transfers out of the vault (winners' payouts and the admin's withdrawals alike) within
  *    any 24-hour window sum to at most the highest overall limit in force during that window; the same for a
  *    campaign's payments and its own limit (windows in which the campaign had no limit are skipped).
@@ -559,6 +562,9 @@ function backingExpect(m: Model, cents: bigint): Expect {
 
 // ------------------------------------------------------------------ learning from events and checking invariants
 
+/** The events of the operator's actions that create, release or redirect what is owed: none while paused. */
+const OPERATOR_OBLIGATION_EVENTS = new Set(["CampaignRegistered", "LargePrizeThresholdChanged", "DrawingCommitted", "HeldPrizeRefused", "GuaranteePicked"]);
+
 /** Blocks' times and hashes, as eth_getBlockByNumber gives them (cleared for every run: evm_revert replaces them). */
 const blockInfo = new Map<number, { timestamp: number; hash: string }>();
 async function blockOf(block: number): Promise<{ timestamp: number; hash: string }> {
@@ -584,7 +590,7 @@ function ordered(logs: RawLog[]): RawLog[] {
 /** What one transaction's events announced, to be matched by the events that follow them in it. */
 type TxLedger = {
   hash: string;
-  reserveCents: bigint; // announced by the engine, not yet in an OwedChanged
+  reserveCents: bigint; // announced by a commit (the engine's) or a pick (the vault's), not yet in an OwedChanged
   releaseCents: bigint;
   paidUnits: bigint; // payment events
   toWalletsUnits: bigint; // Transfer events to winners' wallets
@@ -655,6 +661,9 @@ async function learn(m: Model, r: Real): Promise<void> {
       tx.paidUnits += units;
     };
 
+    // Invariant 3: while paused, the operator creates, releases or redirects nothing owed (on the engine or the vault).
+    if (OPERATOR_OBLIGATION_EVENTS.has(parsed.name)) verify(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
+
     if (source === "token") {
       if (parsed.name !== "Transfer") continue;
       if (a.to === addr.vault) m.balanceUnits += a.value;
@@ -723,7 +732,7 @@ async function learn(m: Model, r: Real): Promise<void> {
     if (source === "vault") {
       switch (parsed.name) {
         case "OwedChanged": {
-          verify([a.reservedCents, a.releasedCents], "invariant 1: owed changes by exactly what the engine's events announce").to.deep.equal([
+          verify([a.reservedCents, a.releasedCents], "invariant 1: owed changes by exactly what its transaction's events announce").to.deep.equal([
             tx.reserveCents,
             tx.releaseCents,
           ]);
@@ -754,6 +763,57 @@ async function learn(m: Model, r: Real): Promise<void> {
           verify(a.amount <= m.freeUnits(), "invariant 1: a withdrawal takes only what nothing owes").to.equal(true);
           tx.withdrawnUnits += a.amount;
           break;
+        case "HeldPrizePaid":
+        case "HeldPrizeRefused": {
+          const ci = campaignIndex(a.campaignId);
+          const key = drawingKey(ci, Number(a.number));
+          const d = m.drawings.get(key)!;
+          const position = Number(a.position);
+          verify(d.closed.has(position), `invariant 4: held prize ${key}:${position} closed twice`).to.equal(false);
+          verify(d.held.get(position)).to.equal(a.amountCents);
+          d.closed.add(position);
+          if (parsed.name === "HeldPrizePaid") {
+            verify(a.wallet).to.equal(d.wallet);
+            payment(ci, a.amountCents, a.tokenAmount);
+          } else {
+            tx.releaseCents += a.amountCents;
+          }
+          m.dirty.add(key);
+          break;
+        }
+        case "GuaranteePicked": {
+          const ci = campaignIndex(a.campaignId);
+          const key = `${ci}:${a.period}`;
+          verify(m.guarantees.has(key), `invariant 4: guarantee ${key} picked twice`).to.equal(false);
+          verify(a.amountCents, "invariant 4: exactly the registered amount").to.equal(m.campaigns[ci].guaranteeCents);
+          verify(Number(a.period)).to.be.lessThan(m.campaigns[ci].lastNumber);
+          m.guarantees.set(key, { status: "Picked", wallet: a.wallet, cents: a.amountCents, pickedAt: ts });
+          m.dirtyGuarantees.add(key);
+          tx.reserveCents += a.amountCents;
+          break;
+        }
+        case "GuaranteePaid": {
+          const ci = campaignIndex(a.campaignId);
+          const g = m.guarantees.get(`${ci}:${a.period}`);
+          verify(g?.status, `invariant 4: guarantee ${ci}:${a.period} paid twice or unpicked`).to.equal("Picked");
+          verify(a.wallet).to.equal(g!.wallet);
+          verify(a.amountCents).to.equal(g!.cents);
+          g!.status = "Paid";
+          m.dirtyGuarantees.add(`${ci}:${a.period}`);
+          payment(ci, a.amountCents, a.tokenAmount);
+          break;
+        }
+        case "GuaranteeWalletMoved": {
+          const [, , to] = adminEffect(["moveGuaranteeWallet"]);
+          const ci = campaignIndex(a.campaignId);
+          const g = m.guarantees.get(`${ci}:${a.period}`)!;
+          verify(a.previousWallet).to.equal(g.wallet);
+          verify(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
+          verify(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
+          g.wallet = a.newWallet;
+          m.dirtyGuarantees.add(`${ci}:${a.period}`);
+          break;
+        }
         default:
           adminEffect(null);
           break;
@@ -761,10 +821,6 @@ async function learn(m: Model, r: Real): Promise<void> {
       continue;
     }
 
-    // Invariant 3: while paused, the operator creates, releases or redirects nothing owed.
-    if (["CampaignRegistered", "LargePrizeThresholdChanged", "DrawingCommitted", "HeldPrizeRefused", "GuaranteePicked"].includes(parsed.name)) {
-      verify(m.paused, `invariant 3: ${parsed.name} while paused`).to.equal(false);
-    }
     switch (parsed.name) {
       case "PrizeTablePublished":
         m.tables.add(`${a.tableId}:${a.version}`);
@@ -946,24 +1002,6 @@ async function learn(m: Model, r: Real): Promise<void> {
         m.dirty.add(key);
         break;
       }
-      case "HeldPrizePaid":
-      case "HeldPrizeRefused": {
-        const ci = campaignIndex(a.campaignId);
-        const key = drawingKey(ci, Number(a.number));
-        const d = m.drawings.get(key)!;
-        const position = Number(a.position);
-        verify(d.closed.has(position), `invariant 4: held prize ${key}:${position} closed twice`).to.equal(false);
-        verify(d.held.get(position)).to.equal(a.amountCents);
-        d.closed.add(position);
-        if (parsed.name === "HeldPrizePaid") {
-          verify(a.wallet).to.equal(d.wallet);
-          payment(ci, a.amountCents, a.tokenAmount);
-        } else {
-          tx.releaseCents += a.amountCents;
-        }
-        m.dirty.add(key);
-        break;
-      }
       case "DrawingWalletMoved": {
         const [, , to] = adminEffect(["moveDrawingWallet"]);
         const ci = campaignIndex(a.campaignId);
@@ -974,39 +1012,6 @@ async function learn(m: Model, r: Real): Promise<void> {
         verify(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
         verify(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
         d.wallet = a.newWallet;
-        break;
-      }
-      case "GuaranteePicked": {
-        const ci = campaignIndex(a.campaignId);
-        const key = `${ci}:${a.period}`;
-        verify(m.guarantees.has(key), `invariant 4: guarantee ${key} picked twice`).to.equal(false);
-        verify(a.amountCents, "invariant 4: exactly the registered amount").to.equal(m.campaigns[ci].guaranteeCents);
-        verify(Number(a.period)).to.be.lessThan(m.campaigns[ci].lastNumber);
-        m.guarantees.set(key, { status: "Picked", wallet: a.wallet, cents: a.amountCents, pickedAt: ts });
-        m.dirtyGuarantees.add(key);
-        tx.reserveCents += a.amountCents;
-        break;
-      }
-      case "GuaranteePaid": {
-        const ci = campaignIndex(a.campaignId);
-        const g = m.guarantees.get(`${ci}:${a.period}`);
-        verify(g?.status, `invariant 4: guarantee ${ci}:${a.period} paid twice or unpicked`).to.equal("Picked");
-        verify(a.wallet).to.equal(g!.wallet);
-        verify(a.amountCents).to.equal(g!.cents);
-        g!.status = "Paid";
-        m.dirtyGuarantees.add(`${ci}:${a.period}`);
-        payment(ci, a.amountCents, a.tokenAmount);
-        break;
-      }
-      case "GuaranteeWalletMoved": {
-        const [, , to] = adminEffect(["moveGuaranteeWallet"]);
-        const ci = campaignIndex(a.campaignId);
-        const g = m.guarantees.get(`${ci}:${a.period}`)!;
-        verify(a.previousWallet).to.equal(g.wallet);
-        verify(a.newWallet, "invariant 6: a move goes to the campaign's wallet").to.equal(m.campaigns[ci].wallet);
-        verify(a.newWallet, "invariant 6: a move goes where the admin's call named").to.equal(to);
-        g.wallet = a.newWallet;
-        m.dirtyGuarantees.add(`${ci}:${a.period}`);
         break;
       }
       case "CallbackGasLimitChanged":
@@ -1609,7 +1614,7 @@ class PayHeld extends Base {
     const position = pickPosition(d, this.mode, this.posPick);
     let expected = closeExpect(d, position);
     if (!expected) expected = m.paused ? fail("PaymentsArePaused") : await limitExpect(r, CAMPAIGNS[ci], d!.held.get(position)!);
-    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), callOf(r, "draw", "payHeldPrize", [CAMPAIGNS[ci], n, position]));
+    await attempt(r, this.toString(), this.role, asOperator(m, r, this.role, expected), callOf(r, "vault", "payHeldPrize", [CAMPAIGNS[ci], n, position]));
   }
   toString() {
     return `payHeldPrize(${this.role}, ${this.pick}, ${this.mode}, ${this.posPick})`;
@@ -1624,7 +1629,7 @@ class RefuseHeld extends Base {
     const { ci, n, d } = pickDrawing(m, this.pick, (x) => [...x.held.keys()].some((p) => !x.closed.has(p)));
     const position = pickPosition(d, this.mode, this.posPick);
     const expected = obligationAction(m, r, this.role, this.noReason ? fail("ReasonRequired") : (closeExpect(d, position) ?? OK));
-    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "refuseHeldPrize", [CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"]));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "vault", "refuseHeldPrize", [CAMPAIGNS[ci], n, position, this.noReason ? "" : "checks failed"]));
   }
   toString() {
     return `refuseHeldPrize(${this.role}, ${this.pick}, ${this.mode}, ${this.posPick}, ${this.noReason ? "no reason" : "reason"})`;
@@ -1670,7 +1675,7 @@ class PickGuarantee extends Base {
       this.toString(),
       this.role,
       obligationAction(m, r, this.role, expected),
-      callOf(r, "draw", "pickGuarantee", [CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))]),
+      callOf(r, "vault", "pickGuarantee", [CAMPAIGNS[ci], period, keccak256(toUtf8Bytes(`winner-${this.pick}`))]),
     );
   }
   toString() {
@@ -1697,7 +1702,7 @@ class PayGuarantee extends Base {
     else if (!g) expected = fail("GuaranteeNotPicked");
     else if (m.paused) expected = fail("PaymentsArePaused");
     else expected = await limitExpect(r, CAMPAIGNS[ci], g.cents);
-    await attempt(r, this.toString(), this.role, expected, callOf(r, "draw", "payGuarantee", [CAMPAIGNS[ci], period]));
+    await attempt(r, this.toString(), this.role, expected, callOf(r, "vault", "payGuarantee", [CAMPAIGNS[ci], period]));
   }
   toString() {
     return `payGuarantee(${this.role}, ${this.cPick}, ${this.mode}, ${this.pick})`;
@@ -1781,7 +1786,7 @@ function resolveAction(m: Model, r: Real, a: AdminAction): AdminCall {
     }
     case "moveGuaranteeWallet": {
       const ci = pickCampaign(m, a.cPick, (c) => c.guaranteeCents > 0n);
-      return adminCall(r, "draw", "moveGuaranteeWallet", [CAMPAIGNS[ci], pickPeriod(m, ci, 1, a.pick), moveDestination(m, r, ci, a.to)]);
+      return adminCall(r, "vault", "moveGuaranteeWallet", [CAMPAIGNS[ci], pickPeriod(m, ci, 1, a.pick), moveDestination(m, r, ci, a.to)]);
     }
     case "setCallbackGasLimit":
       return adminCall(r, "draw", "setCallbackGasLimit", [CALLBACK_LIMITS[a.limit]]);
@@ -2023,7 +2028,7 @@ class Incident extends Base {
     for (const d of unpaid.slice(-3)) calls.push(adminCall(r, "draw", "moveDrawingWallet", [id, d.number, to]));
     for (const [key, g] of m.guarantees) {
       if (key.startsWith(`${ci}:`) && g.status === "Picked" && g.wallet !== to) {
-        calls.push(adminCall(r, "draw", "moveGuaranteeWallet", [id, Number(key.split(":")[1]), to]));
+        calls.push(adminCall(r, "vault", "moveGuaranteeWallet", [id, Number(key.split(":")[1]), to]));
       }
     }
     calls.push(adminCall(r, "vault", "unpause", []));

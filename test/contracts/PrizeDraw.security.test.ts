@@ -132,6 +132,7 @@ describe("PrizeDraw security", () => {
     it("repeated guarantees: exactly the registered amount, once per period, only for periods with a committed drawing, and within the limit", async () => {
       const f = await loadFixture(thiefFixture);
       const op = f.draw.connect(f.operator);
+      const opVault = f.vault.connect(f.operator);
       const winner = keccak256(toUtf8Bytes("accomplice"));
       const MAX_PAYMENT = LIMIT / 2n; // what one allowance ever holds
       // The largest guarantee the terms allow is refused at its pick: it could never be paid under the limit.
@@ -141,48 +142,48 @@ describe("PrizeDraw security", () => {
         .withArgs(100_000_001n, DAY);
       await op.registerCampaign(huge, f.thief.address, 50_000, 100_000_000n, DAY);
       await commit(f, commitArgs(huge, 1));
-      await untilGuaranteePeriodEnd(f.draw, huge, 0);
+      await untilGuaranteePeriodEnd(f.vault, huge, 0);
       const owedBefore = (await f.vault.balances()).owedCents;
-      await expect(op.pickGuarantee(huge, 0, winner))
-        .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+      await expect(opVault.pickGuarantee(huge, 0, winner))
+        .to.be.revertedWithCustomError(f.vault, "PayoutAboveLimit")
         .withArgs(huge, 0, 100_000_000n, MAX_PAYMENT);
-      expect(await f.draw.getGuarantee(huge, 0)).to.deep.equal([0n, ZeroAddress, 0n]);
+      expect(await f.vault.getGuarantee(huge, 0)).to.deep.equal([0n, ZeroAddress, 0n]);
       expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
 
       // One exactly at the cap: picked once per period, only for periods with a committed drawing that have ended
       // in block time.
       const id = campaignIdOf("thief-guarantee");
       await op.registerCampaign(id, f.thief.address, 50_000, MAX_PAYMENT, DAY);
-      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn").withArgs(id, 0, 0);
+      await expect(opVault.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotDrawn").withArgs(id, 0, 0);
       await commit(f, commitArgs(id, 1));
-      const periodEnd = await f.draw.guaranteePeriodEnd(id, 0);
-      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
+      const periodEnd = await f.vault.guaranteePeriodEnd(id, 0);
+      await expect(opVault.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
       await time.increaseTo(periodEnd - 2n); // the pick's block is one second later: still inside the period
-      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
-      await expect(op.pickGuarantee(id, 0, winner))
-        .to.emit(f.draw, "GuaranteePicked")
+      await expect(opVault.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded").withArgs(id, 0, periodEnd);
+      await expect(opVault.pickGuarantee(id, 0, winner))
+        .to.emit(f.vault, "GuaranteePicked")
         .withArgs(id, 0, winner, f.thief.address, MAX_PAYMENT);
-      await expect(op.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPicked").withArgs(id, 0);
-      await expect(op.pickGuarantee(id, 0, keccak256(toUtf8Bytes("someone else"))))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPicked")
+      await expect(opVault.pickGuarantee(id, 0, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteeAlreadyPicked").withArgs(id, 0);
+      await expect(opVault.pickGuarantee(id, 0, keccak256(toUtf8Bytes("someone else"))))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteeAlreadyPicked")
         .withArgs(id, 0);
-      await expect(op.pickGuarantee(id, 1, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn").withArgs(id, 1, 1);
-      await expect(op.pickGuarantee(id, 4_000_000_000, winner))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
+      await expect(opVault.pickGuarantee(id, 1, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotDrawn").withArgs(id, 1, 1);
+      await expect(opVault.pickGuarantee(id, 4_000_000_000, winner))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotDrawn")
         .withArgs(id, 4_000_000_000, 1);
-      expect(await f.draw.getGuarantee(id, 0)).to.deep.equal([1n, f.thief.address, MAX_PAYMENT]);
+      expect(await f.vault.getGuarantee(id, 0)).to.deep.equal([1n, f.thief.address, MAX_PAYMENT]);
       // Every commit opens one more period once a day more has passed: time, the pool (every pick must be backed)
       // and the limit are what bound it.
       await commit(f, commitArgs(id, 2));
-      await expect(op.pickGuarantee(id, 1, winner)).to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded").withArgs(id, 1, periodEnd + BigInt(DAY));
-      await untilGuaranteePeriodEnd(f.draw, id, 1);
-      await expect(op.pickGuarantee(id, 1, winner)).to.emit(f.draw, "GuaranteePicked").withArgs(id, 1, winner, f.thief.address, MAX_PAYMENT);
+      await expect(opVault.pickGuarantee(id, 1, winner)).to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded").withArgs(id, 1, periodEnd + BigInt(DAY));
+      await untilGuaranteePeriodEnd(f.vault, id, 1);
+      await expect(opVault.pickGuarantee(id, 1, winner)).to.emit(f.vault, "GuaranteePicked").withArgs(id, 1, winner, f.thief.address, MAX_PAYMENT);
       // The three drawings are unrevealed: each still holds its worst case (3 winners of the default table).
       const reservedByCommits = 3n * worstCaseOf(DEFAULT_TABLE.amounts, 0n, 3n).totalCents;
       expect((await f.vault.balances()).owedCents).to.equal(2n * MAX_PAYMENT + reservedByCommits);
       // The first payment takes the whole allowance; the second waits for it to refill.
-      await f.draw.connect(f.thief).payGuarantee(id, 0);
-      await expect(f.draw.connect(f.thief).payGuarantee(id, 1))
+      await f.vault.connect(f.thief).payGuarantee(id, 0);
+      await expect(f.vault.connect(f.thief).payGuarantee(id, 1))
         .to.be.revertedWithCustomError(f.vault, "LimitExceeded")
         .withArgs(ZeroHash, MAX_PAYMENT, anyUint);
       expect(await f.token.balanceOf(f.thief.address)).to.equal(MAX_PAYMENT * UNITS_PER_CENT);
@@ -205,7 +206,7 @@ describe("PrizeDraw security", () => {
       const payout = f.draw.connect(f.thief).payout(f.campaignId, 1);
       await expect(payout).to.emit(f.draw, "DrawingPaid").withArgs(f.campaignId, 1, f.wallet.address, d.payoutCents, d.payoutCents * UNITS_PER_CENT);
       await expect(payout).to.changeTokenBalances(f.token, [f.wallet, f.thief], [d.payoutCents * UNITS_PER_CENT, 0n]);
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held.position)).to.changeTokenBalances(
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held.position)).to.changeTokenBalances(
         f.token,
         [f.wallet, f.thief],
         [held.amountCents * UNITS_PER_CENT, 0n],
@@ -229,7 +230,7 @@ describe("PrizeDraw security", () => {
       await refused(f.vault, opVault.withdrawTokens(f.thief.address, 1));
       await refused(f.vault, opVault.withdrawNative(f.thief.address, 0));
       await refused(f.draw, op.moveDrawingWallet(f.campaignId, 1, f.thief.address));
-      await refused(f.draw, op.moveGuaranteeWallet(f.campaignId, 0, f.thief.address));
+      await refused(f.vault, opVault.moveGuaranteeWallet(f.campaignId, 0, f.thief.address));
       await refused(f.vault, opVault.setDailyLimit(LARGE_DAILY_LIMIT));
       await refused(f.vault, opVault.setCampaignLimit(f.campaignId, 0));
       await refused(f.draw, op.setCallbackGasLimit(CALLBACK_GAS_LIMIT));
@@ -350,8 +351,8 @@ describe("PrizeDraw security", () => {
       const prizes = awarded(f, await commitAndReveal(f, f.campaignId, 1, keccak256(toUtf8Bytes("pause")), { winnersExpected: 10, tableId: MIXED.id }));
       await f.draw.connect(f.operator).registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
       await commit(f, commitArgs(GUARANTEED, 1));
-      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
-      await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("w")));
+      await untilGuaranteePeriodEnd(f.vault, GUARANTEED, 0);
+      await f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, keccak256(toUtf8Bytes("w")));
       const held = prizes.filter((p) => p.held).map((p) => p.position);
       expect(held.length).to.be.greaterThan(1);
       return { ...f, held };
@@ -367,22 +368,24 @@ describe("PrizeDraw security", () => {
       const payout = f.draw.connect(f.stranger).payout(f.campaignId, 1);
       await expect(payout).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
       expect(await ethers.provider.getBlockNumber()).to.equal(pausedIn + 1); // the failed payout was mined in the next block
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
-      await expect(f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
+      await expect(f.vault.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.vault, "PaymentsArePaused");
       // Nor can the operator key create, release or redirect what is owed: a refusal, a commit, a pick, a new
       // campaign, a threshold. A wallet change is allowed (it moves nothing owed) and so is publishing a table.
       const op = f.draw.connect(f.operator);
+      const opVault = f.vault.connect(f.operator);
+      // Each contract refuses with its own EnforcedPause: the refusal and the pick are the vault's.
       const pausedForOperator = [
-        () => op.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks"),
-        () => sendCommit(f, commitArgs(GUARANTEED, 2)),
-        () => op.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w"))),
-        () => op.registerCampaign(campaignIdOf("thief-campaign"), f.stranger.address, 50_000, 0, 0),
-        () => op.setLargePrizeThreshold(f.campaignId, MAX_UINT64),
-      ];
-      for (const call of pausedForOperator) await expect(call()).to.be.revertedWithCustomError(f.draw, "EnforcedPause");
+        [f.vault, () => opVault.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks")],
+        [f.draw, () => sendCommit(f, commitArgs(GUARANTEED, 2))],
+        [f.vault, () => opVault.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w")))],
+        [f.draw, () => op.registerCampaign(campaignIdOf("thief-campaign"), f.stranger.address, 50_000, 0, 0)],
+        [f.draw, () => op.setLargePrizeThreshold(f.campaignId, MAX_UINT64)],
+      ] as const;
+      for (const [contract, call] of pausedForOperator) await expect(call()).to.be.revertedWithCustomError(contract, "EnforcedPause");
       // The role is checked before the pause: others still learn they are not the operator.
-      await expect(f.draw.connect(f.stranger).pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w"))))
-        .to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized")
+      await expect(f.vault.connect(f.stranger).pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w"))))
+        .to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized")
         .withArgs(f.stranger.address);
       await expect(op.setPayoutWallet(GUARANTEED, f.other.address)).to.emit(f.draw, "PayoutWalletChanged");
       await op.setPayoutWallet(GUARANTEED, f.wallet.address);
@@ -408,12 +411,12 @@ describe("PrizeDraw security", () => {
       await expect(asAdmin(f, f.vault, "unpause", [])).to.emit(f.vault, "PaymentsResumed").withArgs(await f.manager.getAddress());
       await expect(asAdmin(f, f.vault, "unpause", [])).to.be.revertedWithCustomError(f.vault, "NotPaused");
       await expect(f.draw.connect(f.stranger).payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid");
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.emit(f.draw, "HeldPrizePaid");
-      await expect(f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.emit(f.draw, "GuaranteePaid");
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, f.held[0])).to.emit(f.vault, "HeldPrizePaid");
+      await expect(f.vault.connect(f.stranger).payGuarantee(GUARANTEED, 0)).to.emit(f.vault, "GuaranteePaid");
       // Resumed, the operator goes on where it stopped.
-      await expect(op.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks")).to.emit(f.draw, "HeldPrizeRefused");
+      await expect(opVault.refuseHeldPrize(f.campaignId, 1, f.held[1], "failed checks")).to.emit(f.vault, "HeldPrizeRefused");
       await commit(f, commitArgs(GUARANTEED, 2));
-      await expect(op.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w")))).to.emit(f.draw, "GuaranteePicked");
+      await expect(opVault.pickGuarantee(GUARANTEED, 1, keccak256(toUtf8Bytes("w")))).to.emit(f.vault, "GuaranteePicked");
     });
 
     it("the admin's pause is refused, at once and scheduled; the guardian's works", async () => {
@@ -806,46 +809,46 @@ describe("PrizeDraw security", () => {
 
     it("pays or refuses each held prize once, with its events, and refusal lowers what is owed", async () => {
       const f = await loadFixture(heldFixture);
-      const op = f.draw.connect(f.operator);
+      const op = f.vault.connect(f.operator);
       const [a, b] = f.held;
       let d = await f.draw.getDrawing(f.campaignId, 1);
       expect(d.heldCount).to.equal(BigInt(f.held.length));
-      expect(d.heldClosed).to.equal(0n);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(0n);
       expect(d.heldCents).to.equal(f.held.reduce((s, p) => s + p.amountCents, 0n));
-      expect(await f.draw.heldPrizeState(f.campaignId, 1, a.position)).to.equal(HELD.Open);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, a.position)).to.equal(HELD.Open);
 
       const pay = op.payHeldPrize(f.campaignId, 1, a.position);
       await expect(pay)
-        .to.emit(f.draw, "HeldPrizePaid")
+        .to.emit(f.vault, "HeldPrizePaid")
         .withArgs(f.campaignId, 1, a.position, f.wallet.address, a.amountCents, a.amountCents * UNITS_PER_CENT);
       await expect(pay).to.changeTokenBalance(f.token, f.wallet, a.amountCents * UNITS_PER_CENT);
-      expect(await f.draw.heldPrizeState(f.campaignId, 1, a.position)).to.equal(HELD.Paid);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, a.position)).to.equal(HELD.Paid);
 
-      await expect(op.refuseHeldPrize(f.campaignId, 1, b.position, "")).to.be.revertedWithCustomError(f.draw, "ReasonRequired");
+      await expect(op.refuseHeldPrize(f.campaignId, 1, b.position, "")).to.be.revertedWithCustomError(f.vault, "ReasonRequired");
       const [, owedBefore] = await f.vault.balances();
       const refuse = op.refuseHeldPrize(f.campaignId, 1, b.position, "winner failed identity checks");
       await expect(refuse)
-        .to.emit(f.draw, "HeldPrizeRefused")
+        .to.emit(f.vault, "HeldPrizeRefused")
         .withArgs(f.campaignId, 1, b.position, b.amountCents, "winner failed identity checks");
       await expect(refuse).to.emit(f.vault, "OwedChanged").withArgs(0, b.amountCents, owedBefore - b.amountCents);
       await expect(refuse).to.changeTokenBalances(f.token, [f.vault, f.wallet], [0n, 0n]);
       expect((await f.vault.balances()).owedCents).to.equal(owedBefore - b.amountCents);
-      expect(await f.draw.heldPrizeState(f.campaignId, 1, b.position)).to.equal(HELD.Refused);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, b.position)).to.equal(HELD.Refused);
 
       for (const p of [a, b]) {
-        await expect(op.payHeldPrize(f.campaignId, 1, p.position)).to.be.revertedWithCustomError(f.draw, "HeldPrizeClosed").withArgs(f.campaignId, 1, p.position);
-        await expect(op.refuseHeldPrize(f.campaignId, 1, p.position, "again")).to.be.revertedWithCustomError(f.draw, "HeldPrizeClosed").withArgs(f.campaignId, 1, p.position);
+        await expect(op.payHeldPrize(f.campaignId, 1, p.position)).to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed").withArgs(f.campaignId, 1, p.position);
+        await expect(op.refuseHeldPrize(f.campaignId, 1, p.position, "again")).to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed").withArgs(f.campaignId, 1, p.position);
       }
       const n = f.notHeld[0].position;
       await expect(op.payHeldPrize(f.campaignId, 1, n)).to.be.revertedWithCustomError(f.draw, "NotHeldPrize").withArgs(f.campaignId, 1, n);
       await expect(op.refuseHeldPrize(f.campaignId, 1, n, "no")).to.be.revertedWithCustomError(f.draw, "NotHeldPrize").withArgs(f.campaignId, 1, n);
       d = await f.draw.getDrawing(f.campaignId, 1);
-      expect(d.heldClosed).to.equal(2n);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(2n);
       // The drawing's payout is unaffected by held prizes.
       await expect(f.draw.payout(f.campaignId, 1)).to.emit(f.draw, "DrawingPaid").withArgs(f.campaignId, 1, f.wallet.address, d.payoutCents, d.payoutCents * UNITS_PER_CENT);
       const rest = f.held.slice(2);
       for (const p of rest) await op.refuseHeldPrize(f.campaignId, 1, p.position, "unclaimed");
-      expect((await f.draw.getDrawing(f.campaignId, 1)).heldClosed).to.equal(BigInt(f.held.length));
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(BigInt(f.held.length));
       expect((await f.vault.balances()).owedCents).to.equal(0n);
     });
 
@@ -854,9 +857,9 @@ describe("PrizeDraw security", () => {
       await asAdmin(f, f.draw, "setCallbackGasLimit", [100_000]); // 3 positions in the callback
       await commitAndReveal(f, f.campaignId, 1, randomBytes32(), { winnersExpected: 10 });
       expect((await f.draw.getDrawing(f.campaignId, 1)).status).to.equal(STATUS.Revealed);
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 0)).to.be.revertedWithCustomError(f.draw, "NotSettled").withArgs(f.campaignId, 1);
-      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "x")).to.be.revertedWithCustomError(f.draw, "NotSettled");
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 2, 0)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 0)).to.be.revertedWithCustomError(f.draw, "NotSettled").withArgs(f.campaignId, 1);
+      await expect(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "x")).to.be.revertedWithCustomError(f.draw, "NotSettled");
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 2, 0)).to.be.revertedWithCustomError(f.draw, "DrawingNotFound");
     });
 
     it("the admin moves an unpaid drawing to the campaign's new wallet; payouts stay permissionless and go to the recorded wallet", async () => {
@@ -889,11 +892,11 @@ describe("PrizeDraw security", () => {
         [f.other, f.wallet, f.stranger],
         [d.payoutCents * UNITS_PER_CENT, 0n, 0n],
       );
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, a.position)).to.changeTokenBalance(f.token, f.other, a.amountCents * UNITS_PER_CENT);
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, a.position)).to.changeTokenBalance(f.token, f.other, a.amountCents * UNITS_PER_CENT);
       // Paid, with held prizes still open: it can still move. Once everything is closed, nothing is left to move.
       await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, f.wallet.address);
       await asAdmin(f, f.draw, "moveDrawingWallet", move(f.wallet.address));
-      for (const p of f.held.slice(1)) await f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, p.position, "done");
+      for (const p of f.held.slice(1)) await f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, p.position, "done");
       await f.draw.connect(f.operator).setPayoutWallet(f.campaignId, f.other.address);
       await refusedAsAdmin(f, f.draw, "moveDrawingWallet", move(f.other.address), (tx) => expect(tx).to.be.revertedWithCustomError(f.draw, "NothingToMove"));
     });

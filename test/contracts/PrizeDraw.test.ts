@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { ethers, network } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-network-helpers";
-import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash } from "ethers";
+import { encodeBytes32String, keccak256, toUtf8Bytes, ZeroAddress, ZeroHash, type Interface } from "ethers";
 import type { PrizeDraw, PrizeDrawManager } from "../../typechain-types";
 import {
   ADMIN_DELAY,
@@ -9,6 +9,7 @@ import {
   DEFAULT_TABLE,
   DRAW_EPOCH,
   GUARANTEE,
+  HELD,
   KIND_ENTRANTS,
   LARGE_DAILY_LIMIT,
   MAX_FEE,
@@ -107,16 +108,35 @@ describe("PrizeDraw", () => {
       const draw = await f.draw.getAddress();
       const vault = await f.vault.getAddress();
       const roleOf = (target: string, selector: string) => f.manager.getTargetFunctionRole(target, selector);
-      const operatorFunctions = await f.draw.operatorSelectors();
-      expect(operatorFunctions).to.have.length(10);
-      for (const selector of operatorFunctions) expect(await roleOf(draw, selector)).to.equal(ROLE.Operator);
-      for (const name of ["setCallbackGasLimit", "moveDrawingWallet", "moveGuaranteeWallet"] as const) {
-        expect(await roleOf(draw, f.draw.interface.getFunction(name)!.selector), name).to.equal(ROLE.Governor);
+      // The manager's lists name exactly these functions, and wire gave each its role on its own contract.
+      const selectorsOf = (abi: Interface, names: readonly string[]) => names.map((name) => abi.getFunction(name)!.selector);
+      const engineFunctions = (names: readonly string[]) => selectorsOf(f.draw.interface, names);
+      const vaultFunctions = (names: readonly string[]) => selectorsOf(f.vault.interface, names);
+      const wiring: [Promise<string[]>, string[], string, bigint][] = [
+        [
+          f.manager.operatorSelectors(),
+          engineFunctions(["publishPrizeTable", "registerCampaign", "setPayoutWallet", "setLargePrizeThreshold", "commitAndRequest", "recordWinners", "reRequest"]),
+          draw,
+          ROLE.Operator,
+        ],
+        [f.manager.adminSelectors(), engineFunctions(["setCallbackGasLimit", "moveDrawingWallet"]), draw, ROLE.Governor],
+        [f.manager.vaultOperatorSelectors(), vaultFunctions(["payHeldPrize", "refuseHeldPrize", "pickGuarantee"]), vault, ROLE.Operator],
+        [
+          f.manager.vaultAdminSelectors(),
+          vaultFunctions(["setDailyLimit", "setCampaignLimit", "unpause", "withdrawTokens", "withdrawNative", "moveGuaranteeWallet"]),
+          vault,
+          ROLE.Governor,
+        ],
+        [f.manager.vaultGuardianSelectors(), vaultFunctions(["pause"]), vault, ROLE.Guardian],
+      ];
+      for (const [listed, expected, target, role] of wiring) {
+        expect(await listed).to.deep.equal(expected);
+        for (const selector of expected) expect(await roleOf(target, selector), `${target} ${selector}`).to.equal(role);
       }
-      for (const name of ["setDailyLimit", "setCampaignLimit", "unpause", "withdrawTokens", "withdrawNative"] as const) {
-        expect(await roleOf(vault, f.vault.interface.getFunction(name)!.selector), name).to.equal(ROLE.Governor);
+      // The held-prize and guarantee functions are the vault's alone: the engine has none of them to map.
+      for (const name of ["payHeldPrize", "refuseHeldPrize", "pickGuarantee", "payGuarantee", "moveGuaranteeWallet"]) {
+        expect((f.draw.interface as Interface).getFunction(name), name).to.equal(null);
       }
-      expect(await roleOf(vault, f.vault.interface.getFunction("pause")!.selector)).to.equal(ROLE.Guardian);
     });
 
     it("wire is called once, by the account that deployed the manager, and until then the operator can do nothing", async () => {
@@ -322,8 +342,8 @@ describe("PrizeDraw", () => {
       // Its periods are counted from the registration's block time.
       const registeredAt = BigInt(await timestampOf((await (await registered).wait())!));
       expect(await f.draw.getCampaignTerms(campaignIdOf("weekly"))).to.deep.equal([2_500n, BigInt(7 * DAY), 0n, registeredAt]);
-      expect(await f.draw.guaranteePeriodEnd(campaignIdOf("weekly"), 0)).to.equal(registeredAt + BigInt(7 * DAY));
-      expect(await f.draw.guaranteePeriodEnd(campaignIdOf("weekly"), 2)).to.equal(registeredAt + BigInt(21 * DAY));
+      expect(await f.vault.guaranteePeriodEnd(campaignIdOf("weekly"), 0)).to.equal(registeredAt + BigInt(7 * DAY));
+      expect(await f.vault.guaranteePeriodEnd(campaignIdOf("weekly"), 2)).to.equal(registeredAt + BigInt(21 * DAY));
       // Without a guarantee, the period is ignored.
       await expect(reg("none", 0n, 5)).to.emit(f.draw, "CampaignRegistered").withArgs(campaignIdOf("none"), f.wallet.address, 50_000, 0, 0);
       for (const [cents, period] of [
@@ -770,11 +790,11 @@ describe("PrizeDraw", () => {
       expect(prizes.every((p) => p.held)).to.equal(true);
       const awardedCents = prizes.reduce((a, p) => a + p.amountCents, 0n);
       expect((await f.vault.balances()).owedCents).to.equal(worst);
-      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "failed identity checks"))
+      await expect(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "failed identity checks"))
         .to.emit(f.vault, "OwedChanged")
         .withArgs(0, prizes[0].amountCents, worst - prizes[0].amountCents);
       // A paid held prize leaves with its payment, no OwedChanged of its own.
-      const heldPaid = f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 1);
+      const heldPaid = f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 1);
       await expect(heldPaid).to.changeTokenBalance(f.token, f.wallet, prizes[1].amountCents * UNITS_PER_CENT);
       await expect(heldPaid).not.to.emit(f.vault, "OwedChanged");
       const open = prizes[2].amountCents;
@@ -784,7 +804,7 @@ describe("PrizeDraw", () => {
       expect(awardedCents).to.be.lessThan(worst);
       expect(findVaultEvents(f, paid, "OwedChanged").map((e) => [...e.args])).to.deep.equal([[0n, worst - awardedCents, open]]);
       expect((await f.vault.balances()).owedCents).to.equal(open);
-      await f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 2);
+      await f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 2);
       expect((await f.vault.balances()).owedCents).to.equal(0n);
     });
 
@@ -836,11 +856,11 @@ describe("PrizeDraw", () => {
         const guaranteed = campaignIdOf("guaranteed");
         await f.draw.connect(f.operator).registerCampaign(guaranteed, f.wallet.address, 50_000, 2_500, DAY);
         await commit(f, commitArgs(guaranteed, 1)); // owes the whole pool until paid
-        await untilGuaranteePeriodEnd(f.draw, guaranteed, 0);
-        await expect(f.draw.connect(f.operator).pickGuarantee(guaranteed, 0, keccak256(toUtf8Bytes("w-1"))))
+        await untilGuaranteePeriodEnd(f.vault, guaranteed, 0);
+        await expect(f.vault.connect(f.operator).pickGuarantee(guaranteed, 0, keccak256(toUtf8Bytes("w-1"))))
           .to.be.revertedWithCustomError(f.vault, "ObligationNotBacked")
           .withArgs(POOL_CENTS + 2_500n, POOL_CENTS);
-        expect(await f.draw.getGuarantee(guaranteed, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+        expect(await f.vault.getGuarantee(guaranteed, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
         expect((await f.vault.balances()).owedCents).to.equal(POOL_CENTS);
       });
     });
@@ -988,23 +1008,86 @@ describe("PrizeDraw", () => {
       const d = await f.draw.getDrawing(f.campaignId, 1);
       expect([d.heldCount, d.heldCents, d.payoutCents, d.largePrizeThresholdCents]).to.deep.equal([1n, 5_000n, 900n, 5_000n]);
 
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position)).to.changeTokenBalance(
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position)).to.changeTokenBalance(
         f.token,
         f.wallet,
         5_000n * UNITS_PER_CENT,
       );
       await expect(f.draw.connect(f.operator).payout(f.campaignId, 1)).to.changeTokenBalance(f.token, f.wallet, 900n * UNITS_PER_CENT);
       const notHeld = prizes.find((p) => !p.held)!.position;
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, notHeld))
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, notHeld))
         .to.be.revertedWithCustomError(f.draw, "NotHeldPrize")
         .withArgs(f.campaignId, 1, notHeld);
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 10))
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 10))
         .to.be.revertedWithCustomError(f.draw, "PositionNotSettled")
         .withArgs(f.campaignId, 1, 10);
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position))
-        .to.be.revertedWithCustomError(f.draw, "HeldPrizeClosed")
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held[0].position))
+        .to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed")
         .withArgs(f.campaignId, 1, held[0].position);
-      expect(await f.draw.heldPrizeState(f.campaignId, 1, held[0].position)).to.equal(1n); // Paid
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, held[0].position)).to.equal(1n); // Paid
+      expect((await f.vault.balances()).owedCents).to.equal(0n);
+    });
+
+    /** The likely-top table's drawing of 10 settled at a 5,000-cent threshold: one held prize (the top), the rest paid automatically. */
+    async function oneHeldDraw(f: Fixture) {
+      await withLikelyTopTable(f);
+      await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 5_000);
+      const { prizes } = await settledDraw(f, 10, LIKELY_TOP.id);
+      const held = prizes.filter((p) => p.held);
+      expect(held).to.have.length(1);
+      return { held: held[0], notHeld: prizes.find((p) => !p.held)! };
+    }
+
+    it("the vault pays a held prize as the engine reports it: by the operator alone, once, and counts it closed", async () => {
+      const f = await loadFixture(deployFixture);
+      const { held, notHeld } = await oneHeldDraw(f);
+      // The vault pays what the engine reports: the drawing's wallet and the prize's amount.
+      expect(await f.draw.heldPrize(f.campaignId, 1, held.position)).to.deep.equal([f.wallet.address, held.amountCents]);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(0n);
+      await expect(f.vault.connect(f.stranger).payHeldPrize(f.campaignId, 1, held.position))
+        .to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized")
+        .withArgs(f.stranger.address);
+      // A position the engine does not hold is refused by the engine's check, and closes nothing.
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, notHeld.position))
+        .to.be.revertedWithCustomError(f.draw, "NotHeldPrize")
+        .withArgs(f.campaignId, 1, notHeld.position);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(0n);
+
+      const pay = f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held.position);
+      await expect(pay)
+        .to.emit(f.vault, "HeldPrizePaid")
+        .withArgs(f.campaignId, 1, held.position, f.wallet.address, held.amountCents, held.amountCents * UNITS_PER_CENT);
+      await expect(pay).to.changeTokenBalances(f.token, [f.vault, f.wallet], [-held.amountCents * UNITS_PER_CENT, held.amountCents * UNITS_PER_CENT]);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, held.position)).to.equal(HELD.Paid);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(1n);
+      // Paid once: neither a second payment nor a refusal closes it again.
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held.position))
+        .to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed")
+        .withArgs(f.campaignId, 1, held.position);
+      await expect(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, held.position, "too late"))
+        .to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed")
+        .withArgs(f.campaignId, 1, held.position);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(1n);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, held.position)).to.equal(HELD.Paid);
+    });
+
+    it("a refused held prize is released from what is owed, moves no token and is counted closed", async () => {
+      const f = await loadFixture(deployFixture);
+      const { held } = await oneHeldDraw(f);
+      const owedBefore = (await f.vault.balances()).owedCents;
+      const refuse = f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, held.position, "failed identity checks");
+      await expect(refuse)
+        .to.emit(f.vault, "HeldPrizeRefused")
+        .withArgs(f.campaignId, 1, held.position, held.amountCents, "failed identity checks");
+      await expect(refuse).to.changeTokenBalances(f.token, [f.vault, f.wallet], [0n, 0n]);
+      expect((await f.vault.balances()).owedCents).to.equal(owedBefore - held.amountCents);
+      expect(await f.vault.heldPrizeState(f.campaignId, 1, held.position)).to.equal(HELD.Refused);
+      expect(await f.vault.heldClosed(f.campaignId, 1)).to.equal(1n);
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, held.position))
+        .to.be.revertedWithCustomError(f.vault, "HeldPrizeClosed")
+        .withArgs(f.campaignId, 1, held.position);
+      // The payout then releases the rest of the reserve: nothing of the drawing is owed any more.
+      await f.draw.connect(f.stranger).payout(f.campaignId, 1);
       expect((await f.vault.balances()).owedCents).to.equal(0n);
     });
 
@@ -1071,14 +1154,14 @@ describe("PrizeDraw", () => {
       await f.draw.connect(f.operator).setLargePrizeThreshold(f.campaignId, 100); // every prize held
       const args = commitArgs(f.campaignId, 1, { kind: KIND_ENTRANTS, listCommitment: entrantsCommitment, winnersExpected: 2, entrantCount: 2, totalWeight: 2n, tableId: LIKELY_TOP.id });
       await reveal(f, await commit(f, args), randomBytes32());
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 0))
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 0))
         .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
         .withArgs(f.campaignId, 1);
-      await expect(f.draw.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "checks failed"))
+      await expect(f.vault.connect(f.operator).refuseHeldPrize(f.campaignId, 1, 0, "checks failed"))
         .to.be.revertedWithCustomError(f.draw, "WinnersNotRecorded")
         .withArgs(f.campaignId, 1);
       await f.draw.connect(f.operator).recordWinners(f.campaignId, 1, winnersFingerprint(["e-1", "e-0"]));
-      await expect(f.draw.connect(f.operator).payHeldPrize(f.campaignId, 1, 0)).to.emit(f.draw, "HeldPrizePaid");
+      await expect(f.vault.connect(f.operator).payHeldPrize(f.campaignId, 1, 0)).to.emit(f.vault, "HeldPrizePaid");
     });
 
     it("refuses recordWinners on a winner draw", async () => {
@@ -1099,53 +1182,53 @@ describe("PrizeDraw", () => {
     async function guaranteed(f: Fixture, drawings: number) {
       await f.draw.connect(f.operator).registerCampaign(GUARANTEED, f.wallet.address, 50_000, 2_500, DAY);
       for (let n = 1; n <= drawings; n++) await commit(f, commitArgs(GUARANTEED, n));
-      if (drawings > 0) await untilGuaranteePeriodEnd(f.draw, GUARANTEED, drawings - 1);
+      if (drawings > 0) await untilGuaranteePeriodEnd(f.vault, GUARANTEED, drawings - 1);
     }
 
     it("picks exactly the registered amount once per period that holds a committed drawing, and pays it once, to the wallet of the pick", async () => {
       const f = await loadFixture(deployFixture);
       await guaranteed(f, 0);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotDrawn")
         .withArgs(GUARANTEED, 0, 0);
       await commit(f, commitArgs(GUARANTEED, 1));
       // Not before the period's end in block time.
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotEnded")
-        .withArgs(GUARANTEED, 0, await f.draw.guaranteePeriodEnd(GUARANTEED, 0));
-      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 0);
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotEnded")
+        .withArgs(GUARANTEED, 0, await f.vault.guaranteePeriodEnd(GUARANTEED, 0));
+      await untilGuaranteePeriodEnd(f.vault, GUARANTEED, 0);
       // What is owed besides the guarantee: the committed drawing's reserve.
       const owedBefore = (await f.vault.balances()).owedCents;
-      const pick = f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
-      await expect(pick).to.emit(f.draw, "GuaranteePicked").withArgs(GUARANTEED, 0, winnerHash, f.wallet.address, 2_500);
+      const pick = f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
+      await expect(pick).to.emit(f.vault, "GuaranteePicked").withArgs(GUARANTEED, 0, winnerHash, f.wallet.address, 2_500);
       await expect(pick).to.emit(f.vault, "OwedChanged").withArgs(2_500, 0, owedBefore + 2_500n);
-      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
+      expect(await f.vault.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Picked, f.wallet.address, 2_500n]);
       expect((await f.vault.balances()).owedCents).to.equal(owedBefore + 2_500n);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPicked")
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteeAlreadyPicked")
         .withArgs(GUARANTEED, 0);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
-        .to.be.revertedWithCustomError(f.draw, "GuaranteePeriodNotDrawn")
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
+        .to.be.revertedWithCustomError(f.vault, "GuaranteePeriodNotDrawn")
         .withArgs(GUARANTEED, 1, 1);
 
       // A wallet change after the pick does not redirect it; paying is permissionless.
       await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
-      const pay = f.draw.connect(f.stranger).payGuarantee(GUARANTEED, 0);
-      await expect(pay).to.emit(f.draw, "GuaranteePaid").withArgs(GUARANTEED, 0, f.wallet.address, 2_500, 2_500n * UNITS_PER_CENT);
+      const pay = f.vault.connect(f.stranger).payGuarantee(GUARANTEED, 0);
+      await expect(pay).to.emit(f.vault, "GuaranteePaid").withArgs(GUARANTEED, 0, f.wallet.address, 2_500, 2_500n * UNITS_PER_CENT);
       await expect(pay).to.changeTokenBalances(f.token, [f.wallet, f.other, f.stranger], [2_500n * UNITS_PER_CENT, 0n, 0n]);
-      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Paid, f.wallet.address, 2_500n]);
+      expect(await f.vault.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.Paid, f.wallet.address, 2_500n]);
       expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
-      await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.draw, "GuaranteeAlreadyPaid").withArgs(GUARANTEED, 0);
-      await expect(f.draw.payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked").withArgs(GUARANTEED, 1);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.be.revertedWithCustomError(
-        f.draw,
+      await expect(f.vault.payGuarantee(GUARANTEED, 0)).to.be.revertedWithCustomError(f.vault, "GuaranteeAlreadyPaid").withArgs(GUARANTEED, 0);
+      await expect(f.vault.payGuarantee(GUARANTEED, 1)).to.be.revertedWithCustomError(f.vault, "GuaranteeNotPicked").withArgs(GUARANTEED, 1);
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.be.revertedWithCustomError(
+        f.vault,
         "GuaranteeAlreadyPicked",
       );
       // The next period needs the next drawing and its own end; the pick goes to the wallet of that moment.
       await commit(f, commitArgs(GUARANTEED, 2));
-      await untilGuaranteePeriodEnd(f.draw, GUARANTEED, 1);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
-        .to.emit(f.draw, "GuaranteePicked")
+      await untilGuaranteePeriodEnd(f.vault, GUARANTEED, 1);
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash))
+        .to.emit(f.vault, "GuaranteePicked")
         .withArgs(GUARANTEED, 1, winnerHash, f.other.address, 2_500);
     });
 
@@ -1153,17 +1236,17 @@ describe("PrizeDraw", () => {
       const f = await loadFixture(deployFixture);
       await guaranteed(f, 1);
       await commit(f, commitArgs(f.campaignId, 1));
-      await expect(f.draw.connect(f.operator).pickGuarantee(f.campaignId, 0, winnerHash))
-        .to.be.revertedWithCustomError(f.draw, "NoGuarantee")
+      await expect(f.vault.connect(f.operator).pickGuarantee(f.campaignId, 0, winnerHash))
+        .to.be.revertedWithCustomError(f.vault, "NoGuarantee")
         .withArgs(f.campaignId);
-      await expect(f.draw.connect(f.operator).pickGuarantee(campaignIdOf("ghost"), 0, winnerHash))
+      await expect(f.vault.connect(f.operator).pickGuarantee(campaignIdOf("ghost"), 0, winnerHash))
         .to.be.revertedWithCustomError(f.draw, "CampaignNotRegistered")
         .withArgs(campaignIdOf("ghost"));
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, ZeroHash)).to.be.revertedWithCustomError(
-        f.draw,
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, ZeroHash)).to.be.revertedWithCustomError(
+        f.vault,
         "InvalidWinnerHash",
       );
-      expect(await f.draw.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+      expect(await f.vault.getGuarantee(GUARANTEED, 0)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
     });
 
     it("refuses a pick larger than one payment may be under the limits (half the campaign's or the overall limit); exactly half passes", async () => {
@@ -1173,22 +1256,22 @@ describe("PrizeDraw", () => {
       const refused = async (period: number, maxCents: bigint) => {
         const owedBefore = (await f.vault.balances()).owedCents;
         expect(await f.vault.maxPaymentCents(GUARANTEED)).to.equal(maxCents);
-        await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, period, winnerHash))
-          .to.be.revertedWithCustomError(f.draw, "PayoutAboveLimit")
+        await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, period, winnerHash))
+          .to.be.revertedWithCustomError(f.vault, "PayoutAboveLimit")
           .withArgs(GUARANTEED, period, 2_500, maxCents);
-        expect(await f.draw.getGuarantee(GUARANTEED, period)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
+        expect(await f.vault.getGuarantee(GUARANTEED, period)).to.deep.equal([GUARANTEE.None, ZeroAddress, 0n]);
         expect((await f.vault.balances()).owedCents).to.equal(owedBefore);
       };
       // The campaign's own limit: an odd one's half rounds down, one cent short of the guarantee.
       await asAdmin(f, f.vault, "setCampaignLimit", [GUARANTEED, 4_999n]);
       await refused(0, 2_499n);
       await asAdmin(f, f.vault, "setCampaignLimit", [GUARANTEED, 5_000n]);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.emit(f.draw, "GuaranteePicked");
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash)).to.emit(f.vault, "GuaranteePicked");
       // The overall limit binds too, whatever the campaign's.
       await asAdmin(f, f.vault, "setDailyLimit", [4_999n]);
       await refused(1, 2_499n);
       await asAdmin(f, f.vault, "setDailyLimit", [5_000n]);
-      await expect(f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash)).to.emit(f.draw, "GuaranteePicked");
+      await expect(f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 1, winnerHash)).to.emit(f.vault, "GuaranteePicked");
       expect((await f.vault.balances()).owedCents).to.equal(owed + 5_000n);
     });
 
@@ -1196,24 +1279,24 @@ describe("PrizeDraw", () => {
       const f = await loadFixture(deployFixture);
       await guaranteed(f, 1);
       // The admin's call, scheduled and executed after its delay (a failed attempt stays scheduled for a retry).
-      const move = (to: string) => sendAsAdmin(f, f.draw, "moveGuaranteeWallet", [GUARANTEED, 0, to]);
-      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked").withArgs(GUARANTEED, 0);
-      await f.draw.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
+      const move = (to: string) => sendAsAdmin(f, f.vault, "moveGuaranteeWallet", [GUARANTEED, 0, to]);
+      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.vault, "GuaranteeNotPicked").withArgs(GUARANTEED, 0);
+      await f.vault.connect(f.operator).pickGuarantee(GUARANTEED, 0, winnerHash);
       // Moving to the wallet it already has is a no-op, refused.
-      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.draw, "NothingToMove").withArgs(GUARANTEED, 0);
+      await expect(move(f.wallet.address)).to.be.revertedWithCustomError(f.vault, "NothingToMove").withArgs(GUARANTEED, 0);
       // A destination other than the campaign's wallet is refused: the admin alone cannot choose where it goes.
       await expect(move(f.other.address))
-        .to.be.revertedWithCustomError(f.draw, "MoveDestinationMismatch")
+        .to.be.revertedWithCustomError(f.vault, "MoveDestinationMismatch")
         .withArgs(GUARANTEED, f.other.address, f.wallet.address);
       await f.draw.connect(f.operator).setPayoutWallet(GUARANTEED, f.other.address);
-      await expect(f.draw.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
-        .to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized")
+      await expect(f.vault.connect(f.operator).moveGuaranteeWallet(GUARANTEED, 0, f.other.address))
+        .to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized")
         .withArgs(f.operator.address);
       await expect(move(f.other.address))
-        .to.emit(f.draw, "GuaranteeWalletMoved")
+        .to.emit(f.vault, "GuaranteeWalletMoved")
         .withArgs(GUARANTEED, 0, f.wallet.address, f.other.address);
-      await expect(f.draw.payGuarantee(GUARANTEED, 0)).to.changeTokenBalance(f.token, f.other, 2_500n * UNITS_PER_CENT);
-      await expect(move(f.other.address)).to.be.revertedWithCustomError(f.draw, "GuaranteeNotPicked");
+      await expect(f.vault.payGuarantee(GUARANTEED, 0)).to.changeTokenBalance(f.token, f.other, 2_500n * UNITS_PER_CENT);
+      await expect(move(f.other.address)).to.be.revertedWithCustomError(f.vault, "GuaranteeNotPicked");
     });
   });
 
@@ -1229,13 +1312,19 @@ describe("PrizeDraw", () => {
           () => contract.setLargePrizeThreshold(f.campaignId, 1),
           () => contract.commitAndRequest([withoutFee(commitArgs(f.campaignId, 1))], MAX_FEE, { value: MAX_FEE }),
           () => contract.recordWinners(f.campaignId, 1, randomBytes32()),
-          () => contract.payHeldPrize(f.campaignId, 1, 0),
-          () => contract.refuseHeldPrize(f.campaignId, 1, 0, "no"),
-          () => contract.pickGuarantee(f.campaignId, 0, randomBytes32()),
           () => contract.reRequest(f.campaignId, 1, 0),
         ];
         for (const call of calls) {
           await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(who.address);
+        }
+        // The operator's held-prize decisions and guarantee picks are the vault's.
+        const vault = f.vault.connect(who);
+        for (const call of [
+          () => vault.payHeldPrize(f.campaignId, 1, 0),
+          () => vault.refuseHeldPrize(f.campaignId, 1, 0, "no"),
+          () => vault.pickGuarantee(f.campaignId, 0, randomBytes32()),
+        ]) {
+          await expect(call()).to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized").withArgs(who.address);
         }
       }
     });
@@ -1248,7 +1337,6 @@ describe("PrizeDraw", () => {
         for (const call of [
           () => engine.setCallbackGasLimit(300_000),
           () => engine.moveDrawingWallet(f.campaignId, 1, f.wallet.address),
-          () => engine.moveGuaranteeWallet(f.campaignId, 0, f.wallet.address),
         ]) {
           await expect(call()).to.be.revertedWithCustomError(f.draw, "AccessManagedUnauthorized").withArgs(who.address);
         }
@@ -1259,6 +1347,7 @@ describe("PrizeDraw", () => {
           () => vault.setDailyLimit(10),
           () => vault.setCampaignLimit(f.campaignId, 10),
           () => vault.unpause(),
+          () => vault.moveGuaranteeWallet(f.campaignId, 0, f.wallet.address),
         ]) {
           await expect(call()).to.be.revertedWithCustomError(f.vault, "AccessManagedUnauthorized").withArgs(who.address);
         }

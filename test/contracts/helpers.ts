@@ -30,9 +30,9 @@ export const KIND_ENTRANTS = 1;
 
 /** Drawing.status */
 export const STATUS = { None: 0n, Requested: 1n, Revealed: 2n, Settled: 3n, Paid: 4n } as const;
-/** heldPrizeState */
+/** The vault's heldPrizeState */
 export const HELD = { Open: 0n, Paid: 1n, Refused: 2n } as const;
-/** getGuarantee status */
+/** The vault's getGuarantee status */
 export const GUARANTEE = { None: 0n, Picked: 1n, Paid: 2n } as const;
 
 export const UNITS_PER_CENT = 10_000n; // 6-decimal test stablecoin
@@ -314,9 +314,9 @@ export async function operationId(f: { manager: PrizeDrawManager }, caller: stri
   return f.manager.hashOperation(caller, await target.getAddress(), callData(target, method, args));
 }
 
-/** Moves the chain's clock to the end of guarantee `period` (guaranteePeriodEnd) unless it has already passed. */
-export async function untilGuaranteePeriodEnd(draw: PrizeDraw, campaignId: string, period: number): Promise<void> {
-  const endsAt = await draw.guaranteePeriodEnd(campaignId, period);
+/** Moves the chain's clock to the end of guarantee `period` (the vault's guaranteePeriodEnd) unless it has already passed. */
+export async function untilGuaranteePeriodEnd(vault: PrizeVault, campaignId: string, period: number): Promise<void> {
+  const endsAt = await vault.guaranteePeriodEnd(campaignId, period);
   if (BigInt(await time.latest()) < endsAt) await time.increaseTo(endsAt);
 }
 
@@ -370,7 +370,7 @@ export function worstCaseOf(
   };
 }
 
-/** Events of the vault (OwedChanged, LimitChanged...) in a receipt, parsed with the vault's ABI. */
+/** Events of the vault (OwedChanged, LimitChanged, HeldPrizePaid, GuaranteePicked...) in a receipt, parsed with the vault's ABI. */
 export function findVaultEvents(f: { vault: PrizeVault }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
   const out: EventLog[] = [];
   for (const log of receipt.logs) {

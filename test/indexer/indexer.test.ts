@@ -248,6 +248,15 @@ const op = <name extends ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" 
   args: ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", name>,
 ) => send(opWallet, prizeDraw, PrizeDrawAbi, functionName, args);
 
+/** The operator's call to the vault (held-prize decisions, guarantee picks) or anyone's (a guarantee's payment). */
+const vaultOp = <name extends ContractFunctionName<typeof PrizeVaultAbi, "nonpayable" | "payable">>(
+  functionName: name,
+  args: ContractFunctionArgs<typeof PrizeVaultAbi, "nonpayable" | "payable", name>,
+) => send(opWallet, vault, VAULT_CALL_ABI, functionName, args as never);
+
+/** The vault's ABI with the engine's errors, which its calls pass on (NotHeldPrize, CampaignNotRegistered). */
+const VAULT_CALL_ABI = [...PrizeVaultAbi, ...PrizeDrawAbi.filter((item) => item.type === "error")] as const;
+
 /** The contract's custom error name a refused call reverts with (its simulation's), or a failure when it is sent. */
 async function revertName(call: Promise<unknown>): Promise<string> {
   const error = await call.then(
@@ -299,6 +308,10 @@ const sqlClient = () => createClient(`${baseUrl()}/sql`, { schema: ponderSchema 
 
 function prizeDrawLogs(receipt: TransactionReceipt) {
   return parseEventLogs({ abi: PrizeDrawAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === prizeDraw.toLowerCase()) });
+}
+
+function vaultLogs(receipt: TransactionReceipt) {
+  return parseEventLogs({ abi: PrizeVaultAbi, logs: receipt.logs.filter((l) => l.address.toLowerCase() === vault.toLowerCase()) });
 }
 
 const drawingRoute = (number: bigint) => `/drawings/${CAMPAIGN}/${number}`;
@@ -497,7 +510,7 @@ async function revealAndSettle(number: bigint, sequence: bigint, randomValue: He
 }
 
 async function expectPayoutRow(receipt: Receipt, kind: PayoutJson["kind"]): Promise<PayoutJson> {
-  const log = prizeDrawLogs(receipt).find((l) => l.eventName === "DrawingPaid" || l.eventName === "HeldPrizePaid" || l.eventName === "GuaranteePaid");
+  const log = [...prizeDrawLogs(receipt), ...vaultLogs(receipt)].find((l) => l.eventName === "DrawingPaid" || l.eventName === "HeldPrizePaid" || l.eventName === "GuaranteePaid");
   if (log === undefined || log.logIndex === null) throw new Error("no payout log");
   const id = `${receipt.transactionHash}:${log.logIndex}`;
   const body = await visible<{ payouts: PayoutJson[] }>(`${kind} payout`, receipt, `/payouts?campaignId=${CAMPAIGN}`, (b) => b.payouts.some((p) => p.id === id));
@@ -547,6 +560,7 @@ beforeAll(async () => {
     PRIZEDRAW_RPC_URL: rpcUrl,
     PRIZEDRAW_CHAIN_ID: String(record.chainId),
     PRIZEDRAW_ADDRESS: record.prizeDraw,
+    PRIZEDRAW_VAULT_ADDRESS: record.vault!,
     PRIZEDRAW_START_BLOCK: String(record.deployBlock),
   };
   await launchPonder(ponderEnv);
@@ -680,15 +694,15 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     const sql = sqlClient();
     const winnerHash = keccak256(toHex("winner-1"));
     // One drawing committed so far: period 0 is the only one that can need a guarantee.
-    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 1, winnerHash]))).toBe("GuaranteePeriodNotDrawn");
-    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessManagedUnauthorized");
+    expect(await revertName(vaultOp("pickGuarantee", [CAMPAIGN, 1, winnerHash]))).toBe("GuaranteePeriodNotDrawn");
+    expect(await revertName(send(strangerWallet, vault, VAULT_CALL_ABI, "pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("AccessManagedUnauthorized");
     // Not before the period's end in block time (a day after the registration): anvil's clock moves there, one block.
-    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("GuaranteePeriodNotEnded");
-    const endsAt = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "guaranteePeriodEnd", args: [CAMPAIGN, 0] });
+    expect(await revertName(vaultOp("pickGuarantee", [CAMPAIGN, 0, winnerHash]))).toBe("GuaranteePeriodNotEnded");
+    const endsAt = await pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "guaranteePeriodEnd", args: [CAMPAIGN, 0] });
     await jsonRpc(rpcUrl, "evm_setNextBlockTimestamp", [Number(endsAt)]);
     await jsonRpc(rpcUrl, "evm_mine");
 
-    const picked = await op("pickGuarantee", [CAMPAIGN, 0, winnerHash]);
+    const picked = await vaultOp("pickGuarantee", [CAMPAIGN, 0, winnerHash]);
     const expectedRow = {
       id: `${CAMPAIGN}:0`,
       campaignId: CAMPAIGN,
@@ -702,18 +716,18 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     };
     const pickedRows = await visibleSql("GuaranteePicked", picked, () => sql.db.select().from(ponderSchema.guarantee), (r) => r.length > 0);
     expect(pickedRows).toEqual([expectedRow]);
-    expect(await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([1, payoutWallet2, GUARANTEE_CENTS]);
+    expect(await pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([1, payoutWallet2, GUARANTEE_CENTS]);
     // Once per period: exactly the registered amount, never a second pick.
-    expect(await revertName(op("pickGuarantee", [CAMPAIGN, 0, keccak256(toHex("winner-2"))]))).toBe("GuaranteeAlreadyPicked");
+    expect(await revertName(vaultOp("pickGuarantee", [CAMPAIGN, 0, keccak256(toHex("winner-2"))]))).toBe("GuaranteeAlreadyPicked");
 
     // payGuarantee is permissionless: the money can only go to the wallet recorded at the pick.
-    const paid = await send(strangerWallet, prizeDraw, PrizeDrawAbi, "payGuarantee", [CAMPAIGN, 0]);
+    const paid = await send(strangerWallet, vault, VAULT_CALL_ABI, "payGuarantee", [CAMPAIGN, 0]);
     const row = await expectPayoutRow(paid, "guarantee");
     expect(row).toMatchObject({ period: 0, number: null, position: null, wallet: payoutWallet2, amountCents: GUARANTEE_CENTS.toString() });
     const paidRows = await visibleSql("GuaranteePaid", paid, () => sql.db.select().from(ponderSchema.guarantee), (r) => r[0]?.status === "paid");
     expect(paidRows).toEqual([{ ...expectedRow, status: "paid", paidTx: paid.transactionHash }]);
-    expect(await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([2, payoutWallet2, GUARANTEE_CENTS]);
-    expect(await revertName(op("payGuarantee", [CAMPAIGN, 0]))).toBe("GuaranteeAlreadyPaid");
+    expect(await pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "getGuarantee", args: [CAMPAIGN, 0] })).toEqual([2, payoutWallet2, GUARANTEE_CENTS]);
+    expect(await revertName(vaultOp("payGuarantee", [CAMPAIGN, 0]))).toBe("GuaranteeAlreadyPaid");
   });
 
   it("indexes an entrant draw with recorded winners", async () => {
@@ -749,11 +763,11 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
     expect(zeroPayout.amountCents).toBe("0");
 
     // Held prizes are paid (or refused) after the operator's checks: a stranger cannot pay one.
-    expect(await revertName(send(strangerWallet, prizeDraw, PrizeDrawAbi, "payHeldPrize", [CAMPAIGN, 3n, 0n]))).toBe("AccessManagedUnauthorized");
+    expect(await revertName(send(strangerWallet, vault, VAULT_CALL_ABI, "payHeldPrize", [CAMPAIGN, 3n, 0n]))).toBe("AccessManagedUnauthorized");
     const heldState = (position: number) =>
-      pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [CAMPAIGN, 3n, BigInt(position)] });
+      pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "heldPrizeState", args: [CAMPAIGN, 3n, BigInt(position)] });
     for (const position of [0, 2]) {
-      const receipt = await op("payHeldPrize", [CAMPAIGN, 3n, BigInt(position)]);
+      const receipt = await vaultOp("payHeldPrize", [CAMPAIGN, 3n, BigInt(position)]);
       const row = await expectPayoutRow(receipt, "held");
       expect(row).toMatchObject({ number: "3", position, period: null, amountCents: prizes[position]?.amountCents });
       const d = await visible<{ prizes: PrizeJson[] }>(`held prize ${position}`, receipt, drawingRoute(3n), (b) => b.prizes[position]?.heldStatus === "paid");
@@ -764,20 +778,21 @@ describe("Ponder indexer over a full PrizeDraw cycle", () => {
 
     // Refusing one: the reason is on the record, and nothing is paid.
     const reason = "winner failed the identity check";
-    const refused = await op("refuseHeldPrize", [CAMPAIGN, 3n, 1n, reason]);
-    expect(prizeDrawLogs(refused).map((l) => l.eventName)).toEqual(["HeldPrizeRefused"]);
+    const refused = await vaultOp("refuseHeldPrize", [CAMPAIGN, 3n, 1n, reason]);
+    expect(vaultLogs(refused).map((l) => l.eventName)).toEqual(["HeldPrizeRefused", "OwedChanged"]);
+    expect(prizeDrawLogs(refused)).toEqual([]);
     const r = await visible<{ prizes: PrizeJson[] }>("held prize refused", refused, drawingRoute(3n), (b) => b.prizes[1]?.heldStatus === "refused");
     expect(r.prizes[1]).toMatchObject({ heldStatus: "refused", heldReason: reason, heldClosedTx: refused.transactionHash, amountCents: prizes[1]?.amountCents });
     expect(await heldState(1)).toBe(HELD_STATE.refused);
     // A closed held prize is closed for good.
-    expect(await revertName(op("payHeldPrize", [CAMPAIGN, 3n, 1n]))).toBe("HeldPrizeClosed");
-    expect(await revertName(op("refuseHeldPrize", [CAMPAIGN, 3n, 0n, reason]))).toBe("HeldPrizeClosed");
+    expect(await revertName(vaultOp("payHeldPrize", [CAMPAIGN, 3n, 1n]))).toBe("HeldPrizeClosed");
+    expect(await revertName(vaultOp("refuseHeldPrize", [CAMPAIGN, 3n, 0n, reason]))).toBe("HeldPrizeClosed");
 
     const after = (await get<{ prizes: PrizeJson[] }>(drawingRoute(3n))).body.prizes;
     expect(after.map((p) => p.heldStatus)).toEqual(["paid", "refused", "paid"]);
     const view = await pub.readContract({ address: prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [CAMPAIGN, 3n] });
-    expect(view.heldClosed).toBe(3);
     expect(view.heldCount).toBe(3);
+    expect(await pub.readContract({ address: vault, abi: PrizeVaultAbi, functionName: "heldClosed", args: [CAMPAIGN, 3n] })).toBe(3n);
   });
 
   it("indexes an ignored randomness callback, readable over /sql", async () => {

@@ -64,7 +64,7 @@ const balance = (wallet: Address) => publicClient.readContract({ address: stack.
 const onchainDrawing = (slug: string, number: number) => publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getDrawing", args: [toCampaignId(slug), BigInt(number)] });
 const onchainCampaign = (slug: string) => publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getCampaign", args: [toCampaignId(slug)] });
 const heldState = (slug: string, number: number, position: number) =>
-  publicClient.readContract({ address: stack.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [toCampaignId(slug), BigInt(number), BigInt(position)] });
+  publicClient.readContract({ address: stack.deployment.vault!, abi: PrizeVaultAbi, functionName: "heldPrizeState", args: [toCampaignId(slug), BigInt(number), BigInt(position)] });
 /** Drawing payouts of a campaign as the indexer has them. */
 type IndexedPayout = { kind: string; wallet: string; amountCents: string | number; number: string | number; position: string | number | null };
 async function indexedPayouts(slug: string): Promise<IndexedPayout[]> {

@@ -11,7 +11,7 @@
 import { createPublicClient, createWalletClient, http, toHex, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { randomBytes } from "node:crypto";
-import { MockEntropyAbi, PrizeDrawAbi } from "../../api/src/chain/abis.js";
+import { MockEntropyAbi, PrizeDrawAbi, PrizeVaultAbi } from "../../api/src/chain/abis.js";
 import type { DeploymentRecord } from "../../api/src/chain/deployment.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { jsonRpc } from "./processes.js";
@@ -180,13 +180,13 @@ export type ChainGuarantee = {
 
 /** What the canonical chain says about one guarantee period (the contract counts periods from 0, the service from 1). */
 export async function chainGuarantee(client: PublicClient, deployment: DeploymentRecord, campaignId: Hex, onchainPeriod: number): Promise<ChainGuarantee> {
-  const address = deployment.prizeDraw;
-  const [status, wallet, amountCents] = await client.readContract({ address, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, onchainPeriod] });
+  const address = deployment.vault!;
+  const [status, wallet, amountCents] = await client.readContract({ address, abi: PrizeVaultAbi, functionName: "getGuarantee", args: [campaignId, onchainPeriod] });
   const range = { fromBlock: BigInt(deployment.deployBlock), toBlock: "latest" as const };
   const args = { campaignId, period: onchainPeriod };
   const [picked, paid] = await Promise.all([
-    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "GuaranteePicked", args, ...range }),
-    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "GuaranteePaid", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeVaultAbi, eventName: "GuaranteePicked", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeVaultAbi, eventName: "GuaranteePaid", args, ...range }),
   ]);
   return {
     status: ONCHAIN_GUARANTEE[Number(status)]!,
@@ -208,13 +208,13 @@ export type ChainHeldPrize = {
 
 /** What the canonical chain says about one held prize of a drawing. */
 export async function chainHeldPrize(client: PublicClient, deployment: DeploymentRecord, campaignId: Hex, number: number, position: number): Promise<ChainHeldPrize> {
-  const address = deployment.prizeDraw;
-  const state = await client.readContract({ address, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, BigInt(number), BigInt(position)] });
+  const address = deployment.vault!;
+  const state = await client.readContract({ address, abi: PrizeVaultAbi, functionName: "heldPrizeState", args: [campaignId, BigInt(number), BigInt(position)] });
   const range = { fromBlock: BigInt(deployment.deployBlock), toBlock: "latest" as const };
   const args = { campaignId, number: BigInt(number) };
   const [paid, refused] = await Promise.all([
-    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "HeldPrizePaid", args, ...range }),
-    client.getContractEvents({ address, abi: PrizeDrawAbi, eventName: "HeldPrizeRefused", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeVaultAbi, eventName: "HeldPrizePaid", args, ...range }),
+    client.getContractEvents({ address, abi: PrizeVaultAbi, eventName: "HeldPrizeRefused", args, ...range }),
   ]);
   const at = (events: { args: { position?: bigint }; blockNumber: bigint }[]) => events.filter((e) => e.args.position === BigInt(position)).map((e) => e.blockNumber);
   return { state: ONCHAIN_HELD[Number(state)]!, paidIn: at(paid), refusedIn: at(refused) };

@@ -4,13 +4,14 @@ import { z } from "zod";
 import type { Address, Hex } from "viem";
 
 /**
- * The PrizeDraw interface this code speaks: 6 since the callback mixes the request block's hash into the value
+ * The PrizeDraw interface this code speaks: 7 since held prizes and guarantees are the vault's (paid, refused,
+ * picked and their events there; the manager holds the role map); 6 since the callback mixes the request block's hash into the value
  * (EntropyRevealed carries both); 5 added the one public re-request and guarantees bounded in block time; 4 put
  * the tokens in a PrizeVault the engine creates and the roles in a PrizeDrawManager with delays (3: commits carry
  * slot, draw time and fee cap, payouts are permissionless and limited, held prizes and guarantees are recorded
  * onchain). Records without it are 2.
  */
-export const CONTRACT_VERSION = 6;
+export const CONTRACT_VERSION = 7;
 
 /** What was deployed where: written by the deploy step, read by the start script, the indexer and the service. */
 export type DeploymentRecord = {

@@ -36,8 +36,19 @@ const ENGINE_CALL_ABI = [
   ...PrizeVaultAbi.filter((item) => item.type === "error" && !PrizeDrawAbi.some((own) => own.type === "error" && own.name === item.name)),
 ];
 
+/**
+ * The vault's ABI with the engine's errors, which its held-prize and guarantee calls pass on when the engine
+ * refuses the facts they ask for (NotHeldPrize, NotSettled, CampaignNotRegistered).
+ */
+const VAULT_CALL_ABI = [
+  ...PrizeVaultAbi,
+  ...PrizeDrawAbi.filter((item) => item.type === "error" && !PrizeVaultAbi.some((own) => own.type === "error" && own.name === item.name)),
+];
+
 type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">;
 type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
+type VaultWriteName = ContractFunctionName<typeof PrizeVaultAbi, "nonpayable">;
+type VaultWriteArgs<N extends VaultWriteName> = ContractFunctionArgs<typeof PrizeVaultAbi, "nonpayable", N>;
 
 /** The contract refused a call; `errorName` is its custom error (e.g. "NumberOutOfSequence"). */
 export class ChainRevertError extends Error {
@@ -104,16 +115,16 @@ export type DrawingRef = { campaignId: Hex; number: bigint };
 
 /** PrizeDraw.Status: where a drawing stands onchain (getDrawing's `status`). */
 export const OnchainDrawingStatus = { None: 0, Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
-/** PrizeDraw.GuaranteeStatus: a guarantee period's payment onchain. */
+/** PrizeVault.GuaranteeStatus: a guarantee period's payment onchain. */
 export const OnchainGuaranteeStatus = { None: 0, Picked: 1, Paid: 2 } as const;
-/** PrizeDraw.HeldState: a held prize onchain. */
+/** PrizeVault.HeldState: a held prize onchain. */
 export const OnchainHeldState = { Open: 0, Paid: 1, Refused: 2 } as const;
 
 /** A campaign's registry entry (PrizeDraw.getCampaign). */
 export type OnchainCampaign = { registered: boolean; payoutWallet: Address; lastNumber: bigint; largePrizeThresholdCents: bigint };
 /** The randomness request now serving a drawing (PrizeDraw.requestOf). */
 export type OnchainRequest = { provider: Address; sequence: bigint; reRequested: boolean };
-/** A guarantee period's payment (PrizeDraw.getGuarantee); `status` is an OnchainGuaranteeStatus. */
+/** A guarantee period's payment (PrizeVault.getGuarantee); `status` is an OnchainGuaranteeStatus. */
 export type OnchainGuarantee = { status: number; wallet: Address; amountCents: bigint };
 
 /**
@@ -173,6 +184,25 @@ export class ChainPort {
       const { request } = await this.publicClient.simulateContract(this.operatorCall(functionName, args, value) as Parameters<PublicClient["simulateContract"]>[0]);
       return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
     });
+  }
+
+  /**
+   * A PrizeVault call of the operator's (held-prize decisions, guarantee picks) or anyone's (a guarantee's
+   * payment), sent as `send` sends the engine's.
+   */
+  sendToVault<N extends VaultWriteName>(functionName: N, args: VaultWriteArgs<N>): Promise<TransactionReceipt> {
+    const address = this.vaultAddress();
+    return this.submit(functionName, async () => {
+      const { request } = await this.publicClient.simulateContract({ address, abi: VAULT_CALL_ABI, functionName, args, account: this.wallet.account } as Parameters<PublicClient["simulateContract"]>[0]);
+      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce });
+    });
+  }
+
+  /** The vault's address: every deployment of the contract version this code speaks records it. */
+  vaultAddress(): Address {
+    const vault = this.deployment.vault;
+    if (vault === undefined) throw new ChainRevertError("vault", "NoVaultInDeployment", []);
+    return vault;
   }
 
   /** A PrizeDraw call as the operator would send it (simulated or estimated). */
@@ -372,21 +402,21 @@ export class ChainPort {
   }
 
   payHeldPrize(campaignId: Hex, number: bigint, position: bigint) {
-    return this.send("payHeldPrize", [campaignId, number, position]);
+    return this.sendToVault("payHeldPrize", [campaignId, number, position]);
   }
 
   refuseHeldPrize(campaignId: Hex, number: bigint, position: bigint, reason: string) {
-    return this.send("refuseHeldPrize", [campaignId, number, position, reason]);
+    return this.sendToVault("refuseHeldPrize", [campaignId, number, position, reason]);
   }
 
   /** Records a finished period's guarantee as owed (exactly the registered amount, once per period). */
   pickGuarantee(campaignId: Hex, period: number, winnerHash: Hex) {
-    return this.send("pickGuarantee", [campaignId, period, winnerHash]);
+    return this.sendToVault("pickGuarantee", [campaignId, period, winnerHash]);
   }
 
   /** The earliest block time (unix seconds) at which guarantee `period` can be picked: counted from the registration. */
   guaranteePeriodEnd(campaignId: Hex, period: number): Promise<bigint> {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "guaranteePeriodEnd", args: [campaignId, period] });
+    return this.publicClient.readContract({ address: this.vaultAddress(), abi: PrizeVaultAbi, functionName: "guaranteePeriodEnd", args: [campaignId, period] });
   }
 
   /** The latest block's time (unix seconds). */
@@ -410,7 +440,7 @@ export class ChainPort {
   }
 
   payGuarantee(campaignId: Hex, period: number) {
-    return this.send("payGuarantee", [campaignId, period]);
+    return this.sendToVault("payGuarantee", [campaignId, period]);
   }
 
   /**
@@ -443,12 +473,12 @@ export class ChainPort {
 
   /** One position's held prize: an OnchainHeldState. */
   heldPrizeState(campaignId: Hex, number: bigint, position: bigint): Promise<number> {
-    return this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "heldPrizeState", args: [campaignId, number, position] });
+    return this.publicClient.readContract({ address: this.vaultAddress(), abi: PrizeVaultAbi, functionName: "heldPrizeState", args: [campaignId, number, position] });
   }
 
   /** A guarantee period's onchain payment (`period` counted from 0, as the contract does). */
   async getGuarantee(campaignId: Hex, period: number): Promise<OnchainGuarantee> {
-    const [status, wallet, amountCents] = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "getGuarantee", args: [campaignId, period] });
+    const [status, wallet, amountCents] = await this.publicClient.readContract({ address: this.vaultAddress(), abi: PrizeVaultAbi, functionName: "getGuarantee", args: [campaignId, period] });
     return { status, wallet, amountCents };
   }
 
