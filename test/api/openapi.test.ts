@@ -207,6 +207,11 @@ describe("real answers", () => {
   });
 
   it("campaigns and drawings, with 401 and 404", async () => {
+    const listed = await call("listCampaigns", { query: { limit: "1" } });
+    expect(listed.body).toMatchObject({ campaigns: [{ slug: "oa-entries" }], next: "oa-entries" });
+    expect((await call("listCampaigns", { query: { after: "oa-entries" } })).body).toMatchObject({ campaigns: [{ slug: "oa-push" }], next: null });
+    expect((await call("listCampaigns", { query: { limit: "0" } })).body.error).toBe("bad_request");
+    expect((await call("listCampaigns", { key: null })).status).toBe(401);
     expect((await call("getCampaign", { params: { slug: "oa-push" } })).body).toMatchObject({ campaign: { slug: "oa-push", mode: "push" } });
     expect((await call("getCampaign", { params: { slug: "oa-push" }, key: null })).status).toBe(401);
     expect((await call("getCampaign", { params: { slug: "oa-push" }, key: "pd_test_nope_nope" })).status).toBe(401);

@@ -214,6 +214,61 @@ describe("keys and accounts", () => {
   });
 });
 
+describe("listing campaigns", () => {
+  type CampaignPage = { campaigns: { slug: string; status: string }[]; next: string | null };
+  const list = (listKey: string, query = "") => api(stack, "GET", `/api/v1/campaigns${query}`, { key: listKey });
+
+  it("lists the key's own campaigns newest first, a page at a time, each as GET a campaign shows it", async () => {
+    const lister = await createAccount(stack, "lister@example.com");
+    const slugs = ["list-a", "list-b", "list-c"];
+    for (const slug of slugs) {
+      await stack.cli("campaign", "create", "--account", lister.accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
+    }
+    await stack.cli("campaign", "activate", "list-b");
+
+    const first = await list(lister.key, "?limit=2");
+    expect(first.status).toBe(200);
+    const page1 = first.body as CampaignPage;
+    expect(page1.campaigns.map((c) => c.slug)).toEqual(["list-c", "list-b"]);
+    expect(page1.next).toBe("list-b");
+    for (const campaign of page1.campaigns) {
+      const one = await api(stack, "GET", `/api/v1/campaigns/${campaign.slug}`, { key: lister.key });
+      expect(campaign).toEqual(one.body.campaign);
+    }
+    // A campaign created between two pages does not shift the next one.
+    await stack.cli("campaign", "create", "--account", lister.accountId, "--slug", "list-d", "--name", "list-d", "--mode", "push", "--cadence", "daily");
+    const page2 = (await list(lister.key, `?limit=2&after=${page1.next}`)).body as CampaignPage;
+    expect(page2).toMatchObject({ campaigns: [{ slug: "list-a" }], next: null });
+    expect(((await list(lister.key)).body as CampaignPage).campaigns.map((c) => c.slug)).toEqual(["list-d", "list-c", "list-b", "list-a"]);
+    expect(((await list(lister.key, "?status=active")).body as CampaignPage).campaigns.map((c) => [c.slug, c.status])).toEqual([["list-b", "active"]]);
+    // Another account's campaigns never appear, and the first account's list has none of the lister's.
+    expect(((await list(key, "?limit=100")).body as CampaignPage).campaigns.map((c) => c.slug)).not.toContain("list-a");
+  });
+
+  it("refuses a bad limit, status, after or an unknown parameter with 400 bad_request naming it", async () => {
+    for (const [query, field] of [
+      ["?limit=0", "limit"],
+      ["?limit=101", "limit"],
+      ["?limit=ten", "limit"],
+      ["?status=open", "status"],
+      ["?after=Not%20A%20Slug", "after"],
+      ["?after=summer-daily-x", "after"],
+      ["?sort=slug", "sort"],
+    ] as const) {
+      const r = await list(key, query);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error).toBe("bad_request");
+      expect(r.body.detail, query).toContain(field);
+    }
+    // Another account's campaign is no key to page from: refused like an unknown one.
+    const lister = await createAccount(stack, "lister-2@example.com");
+    const theirs = await list(lister.key, "?after=summer-daily");
+    expect(theirs.status).toBe(400);
+    expect(theirs.body.detail).toContain("after");
+    expect((await list(undefined as unknown as string)).status).toBe(401);
+  });
+});
+
 describe("bad input changes nothing", () => {
   const cases: [string, { body?: unknown; rawBody?: string; contentType?: string }, RegExp][] = [
     ["malformed JSON", { rawBody: "{\"winners\": [" }, /not valid JSON/],

@@ -400,6 +400,37 @@ export function prizeTableView(table: PrizeTable, winners: number) {
   };
 }
 
+/** GET /api/v1/campaigns: pages of this size by default, and at most this. */
+export const CAMPAIGNS_DEFAULT_LIMIT = 20;
+export const CAMPAIGNS_MAX_LIMIT = 100;
+
+/** One page of GET /api/v1/campaigns: the campaigns as GET /campaigns/{slug} shows each, and the next page's key. */
+export type CampaignPage = { campaigns: Awaited<ReturnType<typeof campaignView>>[]; next: string | null };
+
+/**
+ * The caller's campaigns, newest first, a page at a time: `after` is the previous page's `next` (the slug of its
+ * last campaign; anything else is refused, so a mistyped key is not read as the first page), `status` keeps one
+ * status. Keyset paging: a campaign created while a partner pages through never shifts a page.
+ */
+export async function listCampaigns(
+  store: Store,
+  accountId: string,
+  page: { limit: number; after: string | null; status: CampaignStatus | null },
+  links: PublicLinks,
+  realNow: Date = new Date(),
+): Promise<CampaignPage> {
+  let after: Campaign | null = null;
+  if (page.after !== null) {
+    after = await store.campaigns.bySlug(page.after);
+    if (!after || after.accountId !== accountId) throw new BadRequestError("after must be the previous response's next");
+  }
+  const rows = await store.campaigns.pageOfAccount(accountId, { limit: page.limit + 1, after, status: page.status });
+  const shown = rows.slice(0, page.limit);
+  const campaigns: CampaignPage["campaigns"] = [];
+  for (const campaign of shown) campaigns.push(await campaignView(store, campaign, links, realNow));
+  return { campaigns, next: rows.length > page.limit ? (shown.at(-1)?.slug ?? null) : null };
+}
+
 /** The account's campaign, or 404 exactly like a missing one (spec, Authentication 7): every door checks with this. */
 export async function ownCampaign(store: Store, accountId: string, slug: string): Promise<Campaign> {
   const campaign = await store.campaigns.bySlug(slug);

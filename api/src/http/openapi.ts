@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { drawsQuery } from "./routes/public.js";
 import { entriesBody, winnersBody } from "../lists/schemas.js";
-import { drawingsQuery, entriesQuery, guaranteePickBody, testClockBody } from "./schemas.js";
+import { campaignsQuery, drawingsQuery, entriesQuery, guaranteePickBody, testClockBody } from "./schemas.js";
 import { responseRegistry, type SchemaMeta, type StableErrorCode } from "./responses.js";
 import { EXAMPLES } from "./openapiExamples.js";
 
@@ -170,6 +170,13 @@ const TAKES_WINNERS: StableErrorCode[] = ["not_found"];
 
 /** Every operation, in docs/api.md's order. */
 const OPERATIONS: OperationSpec[] = [
+  {
+    method: "get", path: "/api/v1/campaigns", operationId: "listCampaigns", summary: "List campaigns",
+    description: "The caller's campaigns, newest first, a page at a time (default 20, at most 100): pass the answer's `next` as `after` until it is null.",
+    tag: "partner", key: true,
+    parameters: queryParameters(campaignsQuery, { status: "Only campaigns of this status; without it, every status.", limit: "Page size, 1 to 100; default 20.", after: "The previous page's `next`." }),
+    success: [json(200, "A page of campaigns.", "CampaignList")], errors: { 400: ["bad_request"], 401: ["unauthorized"] },
+  },
   {
     method: "get", path: CAMPAIGN, operationId: "getCampaign", summary: "Get a campaign", tag: "partner", key: true,
     parameters: [SLUG], success: [json(200, "The campaign.", "CampaignResponse")], errors: { 401: ["unauthorized"], 404: ["not_found"] },

@@ -48,8 +48,27 @@ const drawing: z.output<typeof r.drawing> = {
   prizeTable: table,
 };
 
+/** A campaign as GET a campaign (and each item of the list) shows it. */
+const CAMPAIGN_EXAMPLE: Examples["CampaignResponse"]["campaign"] = {
+  slug: "summer-daily",
+  name: "Summer Daily",
+  status: "active",
+  mode: "push",
+  page: `${BASE}/campaigns/summer-daily`,
+  schedule: { cadence: "daily", drawHour: 20, drawMinute: 0, drawWeekday: null, drawDayOfMonth: null, timezone: "Europe/Berlin", cutoffMinutes: 30, startsAt: "2026-11-01T00:00:00.000Z", endsAt: null },
+  winnersPerDraw: 2,
+  prizeTable: table,
+  guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 30 },
+  pullUrl: null,
+  largePrizeThresholdCents: 50_000,
+  termsUrl: `${BASE}/terms`,
+  privacyUrl: `${BASE}/privacy`,
+  nextDrawing: { id: "drw_01jd9a1b2c3d4e5f6g7h8j9k0m", drawAt: "2026-11-26T19:00:00.000Z", cutoffAt: "2026-11-26T18:30:00.000Z", winnersPerDraw: 2, averagePrizeCents: 600 },
+};
+
 type Examples = {
   CampaignResponse: z.output<typeof r.campaignResponse>;
+  CampaignList: z.output<typeof r.campaignList>;
   DrawingResponse: z.output<typeof r.drawingResponse>;
   DrawingList: z.output<typeof r.drawingList>;
   EntriesResult: z.output<typeof r.entriesResult>;
@@ -65,26 +84,10 @@ type Examples = {
 };
 
 export const EXAMPLES: Examples = {
-  CampaignResponse: {
-    campaign: {
-      slug: "summer-daily",
-      name: "Summer Daily",
-      status: "active",
-      mode: "push",
-      page: `${BASE}/campaigns/summer-daily`,
-      schedule: { cadence: "daily", drawHour: 20, drawMinute: 0, drawWeekday: null, drawDayOfMonth: null, timezone: "Europe/Berlin", cutoffMinutes: 30, startsAt: "2026-11-01T00:00:00.000Z", endsAt: null },
-      winnersPerDraw: 2,
-      prizeTable: table,
-      guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 30 },
-      pullUrl: null,
-      largePrizeThresholdCents: 50_000,
-      termsUrl: `${BASE}/terms`,
-      privacyUrl: `${BASE}/privacy`,
-      nextDrawing: { id: "drw_01jd9a1b2c3d4e5f6g7h8j9k0m", drawAt: "2026-11-26T19:00:00.000Z", cutoffAt: "2026-11-26T18:30:00.000Z", winnersPerDraw: 2, averagePrizeCents: 600 },
-    },
-  },
+  CampaignResponse: { campaign: CAMPAIGN_EXAMPLE },
   DrawingResponse: { drawing },
   DrawingList: { drawings: [drawing] },
+  CampaignList: { campaigns: [CAMPAIGN_EXAMPLE], next: "spring-weekly" },
   EntriesResult: { drawing: { id: drawing.id, drawAt: drawing.drawAt, cutoffAt: drawing.cutoffAt }, added: 1, updated: 1, unchanged: 0, count: 2, totalWeight: 4 },
   EntriesPage: {
     count: 2,

@@ -146,6 +146,15 @@ export const campaign = component(
 
 export const campaignResponse = component("CampaignResponse", z.object({ campaign }), "GET a campaign.");
 
+export const campaignList = component(
+  "CampaignList",
+  z.object({
+    campaigns: z.array(campaign).max(100),
+    next: described(z.string().nullable(), "Pass it as `after` for the next page; null on the last page."),
+  }),
+  "The caller's campaigns, newest first, each as GET a campaign shows it.",
+);
+
 export const drawingWinner = component(
   "DrawingWinner",
   z.object({

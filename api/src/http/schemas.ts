@@ -1,12 +1,21 @@
 import { z } from "zod";
 import { partnerId } from "../lists/schemas.js";
+import { CAMPAIGN_STATUSES } from "../store/campaigns.js";
 import { DRAWING_STATUSES } from "../store/drawings.js";
+import { CAMPAIGNS_MAX_LIMIT } from "../domain/campaigns.js";
 
 /** Request bodies of every route but the two list routes are refused above this. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export const drawingsQuery = z.strictObject({
   status: z.enum(DRAWING_STATUSES as [string, ...string[]], { message: `must be one of ${DRAWING_STATUSES.join(", ")}` }).optional(),
+});
+
+/** GET /api/v1/campaigns's query. */
+export const campaignsQuery = z.strictObject({
+  status: z.enum(CAMPAIGN_STATUSES as [string, ...string[]], { message: `must be one of ${CAMPAIGN_STATUSES.join(", ")}` }).optional(),
+  limit: queryInteger(1, CAMPAIGNS_MAX_LIMIT).optional(),
+  after: z.string().regex(/^[a-z0-9-]{1,32}$/, "must be the previous response's next").optional(),
 });
 
 /** Durations like 90m, 2h, 1d, 45s for the test clock. */

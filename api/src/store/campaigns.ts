@@ -28,6 +28,7 @@ export type Schedule = {
 
 export type CampaignMode = "push" | "pull" | "entries";
 export type CampaignStatus = "draft" | "active" | "paused" | "ended";
+export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = ["draft", "active", "paused", "ended"];
 export type Guarantee = { amountCents: number; thresholdCents: number; periodDays: number };
 
 export type Campaign = {
@@ -136,6 +137,21 @@ export class CampaignStore {
   /** An account's campaigns, newest first. */
   async ofAccount(accountId: string): Promise<Campaign[]> {
     const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").orderBy("id", "desc").execute();
+    return rows.map(fromRecord);
+  }
+
+  /**
+   * A page of an account's campaigns, newest first (as `ofAccount`): at most `limit`, those created before the
+   * campaign `after` (keyset paging: a campaign created meanwhile never shifts a page), of one status when given.
+   */
+  async pageOfAccount(accountId: string, page: { limit: number; after: Pick<Campaign, "createdAt" | "id"> | null; status: CampaignStatus | null }): Promise<Campaign[]> {
+    let query = this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId);
+    if (page.status !== null) query = query.where("status", "=", page.status);
+    const after = page.after;
+    if (after !== null) {
+      query = query.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
+    }
+    const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).execute();
     return rows.map(fromRecord);
   }
 

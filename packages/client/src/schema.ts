@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description The caller's campaigns, newest first, a page at a time (default 20, at most 100): pass the answer's `next` as `after` until it is null.
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/{slug}": {
         parameters: {
             query?: never;
@@ -453,6 +473,12 @@ export interface components {
         CampaignResponse: {
             campaign: components["schemas"]["Campaign"];
         };
+        /** @description The caller's campaigns, newest first, each as GET a campaign shows it. */
+        CampaignList: {
+            campaigns: components["schemas"]["Campaign"][];
+            /** @description Pass it as `after` for the next page; null on the last page. */
+            next: string | null;
+        };
         /** @description A drawing's winner, in position order. */
         DrawingWinner: {
             /** @description From 0. */
@@ -772,6 +798,146 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listCampaigns: {
+        parameters: {
+            query?: {
+                /** @description Only campaigns of this status; without it, every status. */
+                status?: "draft" | "active" | "paused" | "ended";
+                /** @description Page size, 1 to 100; default 20. */
+                limit?: number;
+                /** @description The previous page's `next`. */
+                after?: string;
+            };
+            header?: {
+                /** @description Your own request id, kept when well formed (else the service makes one). */
+                "Request-Id"?: components["parameters"]["Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaigns": [
+                     *         {
+                     *           "slug": "summer-daily",
+                     *           "name": "Summer Daily",
+                     *           "status": "active",
+                     *           "mode": "push",
+                     *           "page": "https://draws.example.com/campaigns/summer-daily",
+                     *           "schedule": {
+                     *             "cadence": "daily",
+                     *             "drawHour": 20,
+                     *             "drawMinute": 0,
+                     *             "drawWeekday": null,
+                     *             "drawDayOfMonth": null,
+                     *             "timezone": "Europe/Berlin",
+                     *             "cutoffMinutes": 30,
+                     *             "startsAt": "2026-11-01T00:00:00.000Z",
+                     *             "endsAt": null
+                     *           },
+                     *           "winnersPerDraw": 2,
+                     *           "prizeTable": {
+                     *             "id": "default",
+                     *             "version": 1,
+                     *             "denominator": 100000,
+                     *             "tiers": [
+                     *               {
+                     *                 "amountCents": 10000000,
+                     *                 "weight": 1,
+                     *                 "odds": 0.00001
+                     *               },
+                     *               {
+                     *                 "amountCents": 500,
+                     *                 "weight": 99999,
+                     *                 "odds": 0.99999
+                     *               }
+                     *             ],
+                     *             "averagePrizeCents": 600
+                     *           },
+                     *           "guarantee": {
+                     *             "amountCents": 2000,
+                     *             "thresholdCents": 500,
+                     *             "periodDays": 30
+                     *           },
+                     *           "pullUrl": null,
+                     *           "largePrizeThresholdCents": 50000,
+                     *           "termsUrl": "https://draws.example.com/terms",
+                     *           "privacyUrl": "https://draws.example.com/privacy",
+                     *           "nextDrawing": {
+                     *             "id": "drw_01jd9a1b2c3d4e5f6g7h8j9k0m",
+                     *             "drawAt": "2026-11-26T19:00:00.000Z",
+                     *             "cutoffAt": "2026-11-26T18:30:00.000Z",
+                     *             "winnersPerDraw": 2,
+                     *             "averagePrizeCents": 600
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next": "spring-weekly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CampaignList"];
+                };
+            };
+            /** @description Bad request: `bad_request`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
+                    };
+                };
+            };
+            /** @description No valid API key: `unauthorized`. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
+                    };
+                };
+            };
+            /** @description The service failed; retry later: `internal`. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
+                    };
+                };
+            };
+            /** @description Any other error, in the same shape. */
+            default: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCampaign: {
         parameters: {
             query?: never;

@@ -1,15 +1,16 @@
 import { Hono } from "hono";
 import type { Config } from "../../config.js";
-import { campaignView, campaignNow, ownCampaign } from "../../domain/campaigns.js";
+import { CAMPAIGNS_DEFAULT_LIMIT, campaignView, campaignNow, listCampaigns, ownCampaign } from "../../domain/campaigns.js";
 import { drawingOf, drawingView, listDrawings, submitWinners } from "../../domain/drawings.js";
 import { NotFoundError } from "../../domain/errors.js";
 import { advanceClock, durationMs } from "../../domain/testClock.js";
+import type { CampaignStatus } from "../../store/campaigns.js";
 import type { DrawingStatus } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
 import { winnersBody } from "../../lists/schemas.js";
-import { drawingsQuery, testClockBody } from "../schemas.js";
+import { campaignsQuery, drawingsQuery, testClockBody } from "../schemas.js";
 
 export type CampaignRoutesDeps = {
   store: Store;
@@ -18,9 +19,15 @@ export type CampaignRoutesDeps = {
   runCampaign: (campaignId: string) => void;
 };
 
-/** /api/v1/campaigns/{slug}/...: the partner API for winner campaigns. */
+/** /api/v1/campaigns and /api/v1/campaigns/{slug}/...: the caller's campaigns, and the partner API for winner campaigns. */
 export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get("/", async (c) => {
+    const query = readQuery(c, campaignsQuery);
+    const page = { limit: query.limit ?? CAMPAIGNS_DEFAULT_LIMIT, after: query.after ?? null, status: (query.status as CampaignStatus | undefined) ?? null };
+    return c.json(await listCampaigns(store, c.var.accountId, page, config));
+  });
 
   app.get("/:slug", async (c) => {
     const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
