@@ -16,6 +16,7 @@ import { ANVIL_KEYS } from "../../api/src/config.js";
 import { DEFAULT_PRIZE_TABLE, computePrizes, drawingSlot, fingerprint, toCampaignId, userRandomNumber } from "../../api/src/draw/index.js";
 import { drawValueAt } from "../support/drawValue.js";
 import { freePort, jsonRpc, startAnvil, startPonder, stop, until, type Proc } from "../support/processes.js";
+import { reorgFrom } from "../support/reorg.js";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "prizedraw-port-test-"));
 const stateFile = path.join(dataDir, "anvil-state.json");
@@ -213,6 +214,27 @@ describe("ChainPort and IndexerClient on a real chain and indexer", () => {
     await expect(quick.setLargePrizeThreshold(campaignId, 70_007n)).resolves.toMatchObject({ status: "success" });
     expect(await threshold()).toBe(70_007n);
     await expect(port.setLargePrizeThreshold(campaignId, 70_008n)).resolves.toMatchObject({ status: "success" });
+  });
+
+  it("after a reorg takes back several of its mined transactions, the next send is mined, not queued behind the gap", async () => {
+    // The default receipt timeout (180 s): a send numbered from before the reorg would outwait this test.
+    const sender = new ChainPort({ rpcUrl, deployment, operatorKey: ANVIL_KEYS.operator });
+    const operator = sender.operatorAddress;
+    const mined = async () => Number(await jsonRpc<string>(rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
+    const receipts = [];
+    for (const cents of [71_001n, 71_002n, 71_003n]) receipts.push(await sender.setLargePrizeThreshold(campaignId, cents));
+    const before = await mined();
+    // anvil does not put a reorg's transactions back in its pool: the account's count goes back by all three.
+    const reorg = await reorgFrom(rpcUrl, receipts[0]!.blockNumber);
+    expect(await mined()).toBe(before - 3);
+    const receipt = await sender.setLargePrizeThreshold(campaignId, 71_004n);
+    expect(receipt.status).toBe("success");
+    expect(receipt.blockNumber).toBeGreaterThan(reorg.head);
+    expect((await port.getCampaign(campaignId)).largePrizeThresholdCents).toBe(71_004n);
+    expect(await mined()).toBe(before - 2);
+    // The port's next sends go on from there.
+    await expect(sender.setLargePrizeThreshold(campaignId, 71_005n)).resolves.toMatchObject({ status: "success" });
+    await expect(port.setLargePrizeThreshold(campaignId, 71_006n)).resolves.toMatchObject({ status: "success" });
   });
 
   it("after anvil restarts from its state file, the chain and the indexer still agree", async () => {

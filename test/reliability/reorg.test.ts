@@ -19,9 +19,8 @@
 // answers every request of a watched drawing that is open on the canonical chain, again after a reorg dropped the
 // reveal, as a provider does. Each case has its own campaign, and starts with a fresh service process (same store
 // and chain), so what an earlier case left in the service's memory (its transaction counter, its cached proofs)
-// does not decide the next case's setup. (Observed before the port counted again from the node after a second
-// timeout: the reorg that drops the commit left the port's nonce counter one past the dropped transaction, and the
-// next operator transaction waited in anvil's queue behind the gap.)
+// does not decide the next case's setup. The same service going on across a reorg that drops several of its mined
+// transactions (the port's counter then ahead of the account) is test/reliability/reorg-resend.test.ts.
 // The cases run concurrently, but only their 60 s waits overlap: the part that drives the chain (setup, reorg, the
 // checks right after it; for the second case all of it) runs one case at a time, in order (`serially`), so the
 // first case's wait spans the later cases' restarts and reorgs.
@@ -289,9 +288,8 @@ describe("reorgs during a drawing", () => {
   // the old value), the provider answers again with another value, and the drawing is settled and paid with it.
   it.concurrent("after the reveal and settle (settled): both are dropped", tracked("reorg-settle", async ({ expect }) => {
     const slug = "reorg-settle";
-    // The whole case holds the chain: the next case's reorg drops an operator transaction, which (today) stalls
-    // this case's payout behind the port's nonce gap (see the top of the file) and would make its outcome depend
-    // on timing.
+    // The whole case holds the chain: the next case's reorg drops every transaction from its first block on, this
+    // case's own steps too, and would make its outcome depend on timing.
     const { end, servedAfter, servedEnd } = await serially(async () => {
       await stack.restartService();
       provider.enabled = true;

@@ -70,6 +70,21 @@ export class ChainUnavailableError extends Error {
 }
 
 /**
+ * A sent transaction will never run: another one took its nonce (a gap filler, or a send numbered again from the
+ * node after a reorg dropped this one). The step is sent again by the keeper's next try, which reads the chain first.
+ */
+export class TransactionReplacedError extends ChainUnavailableError {
+  override name = "TransactionReplacedError";
+  constructor(
+    readonly hash: Hex,
+    readonly replacedBy: Hex,
+    readonly nonce: number,
+  ) {
+    super(`transaction ${hash} (nonce ${nonce}) was replaced by ${replacedBy}`);
+  }
+}
+
+/**
  * Pyth Entropy v2's retry path: anyone may deliver a revealed value again when the consumer's callback failed
  * (Entropy records it as failed and keeps the request). The same call Pyth's own keeper makes.
  */
@@ -124,6 +139,8 @@ export const OnchainHeldState = { Open: 0, Paid: 1, Refused: 2 } as const;
 export type OnchainCampaign = { registered: boolean; payoutWallet: Address; lastNumber: bigint; largePrizeThresholdCents: bigint };
 /** The randomness request now serving a drawing (PrizeDraw.requestOf). */
 export type OnchainRequest = { provider: Address; sequence: bigint; reRequested: boolean };
+/** The prize pool in whole cents (PrizeVault.balances): token balance, owed to winners, free to withdraw. */
+export type PoolBalances = { balanceCents: bigint; owedCents: bigint; freeCents: bigint };
 /** A guarantee period's payment (PrizeVault.getGuarantee); `status` is an OnchainGuaranteeStatus. */
 export type OnchainGuarantee = { status: number; wallet: Address; amountCents: bigint };
 
@@ -137,6 +154,11 @@ export type OnchainGuarantee = { status: number; wallet: Address; amountCents: b
  * receipt never comes: ChainUnavailableError after receiptTimeoutMs) would leave a gap that every later
  * transaction waits behind; the port fills the gap with an empty transfer to itself at that nonce, and the
  * keeper's retry (which reads the chain first) sends the step again.
+ *
+ * A reorg can take back transactions the port saw mined (anvil does not put them back in its pool; a node that
+ * does may mine them again or not): the account's count goes back below the counter, and a send numbered from it
+ * would wait in the node's queue behind the gap. So each send first checks that the chain still has every
+ * transaction of the port's that it saw mined, and counts again from the node when it does not.
  */
 export class ChainPort {
   readonly publicClient: PublicClient;
@@ -148,6 +170,11 @@ export class ChainPort {
   private sending: Promise<unknown> = Promise.resolve();
   /** The next nonce to use; null: ask the node for its pending count. */
   private nextNonce: number | null = null;
+  /**
+   * One past the highest nonce of this port's transactions seen mined (a receipt came): while the counter is in
+   * use, the account's mined count below it means a reorg took back a transaction of ours.
+   */
+  private minedCount = 0;
   private readonly receiptTimeoutMs: number;
   readonly maxEntropyFeeWei: bigint;
 
@@ -245,30 +272,45 @@ export class ChainPort {
    */
   private async receipt(hash: Hex, nonce: number): Promise<TransactionReceipt> {
     try {
-      return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+      return await this.waitMined(hash, nonce);
     } catch (error) {
+      if (error instanceof TransactionReplacedError) throw error;
       const held = await this.publicClient.getTransaction({ hash }).catch(() => null);
       if (held === null) {
         await this.fillGap(nonce).catch(() => undefined);
         throw error;
       }
       try {
-        return await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs });
+        return await this.waitMined(hash, nonce);
       } catch (again) {
-        // Still held after two timeouts: queued behind a lower nonce the node lost (a reorg dropped it, say).
-        const mined = await this.publicClient.getTransactionCount({ address: this.wallet.account.address, blockTag: "latest" }).catch(() => nonce);
-        if (mined < nonce) await this.fillGap(mined).catch(() => undefined);
-        this.nextNonce = null;
+        if (again instanceof TransactionReplacedError) throw again;
+        // Still held after two timeouts: queued behind lower nonces the node lost (several, when a reorg dropped
+        // several transactions). Each is filled, so this one and those queued behind it can be mined.
+        const mined = await this.minedNonceCount().catch(() => nonce);
+        await this.fill(Array.from({ length: Math.max(0, nonce - mined) }, (_, i) => mined + i)).catch(() => undefined);
         throw again;
       }
     }
   }
 
+  /**
+   * One wait for a transaction's receipt. Another transaction mined at its nonce (a gap filler, or a send after
+   * the counter was read again from the node) means this one never ran: viem would answer the other's receipt,
+   * which must not pass for this call's.
+   */
+  private async waitMined(hash: Hex, nonce: number): Promise<TransactionReceipt> {
+    const replaced: { by?: Hex } = {};
+    const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs, onReplaced: (r) => (replaced.by = r.transaction.hash) });
+    if (replaced.by !== undefined) throw new TransactionReplacedError(hash, replaced.by, nonce);
+    this.minedCount = Math.max(this.minedCount, nonce + 1);
+    return receipt;
+  }
+
   /** Sends with the next nonce, one broadcast at a time. */
   private broadcast(write: (nonce: number) => Promise<Hex>): Promise<{ hash: Hex; nonce: number }> {
-    const run = async () => {
+    return this.serially(async () => {
       for (let attempt = 1; ; attempt++) {
-        const nonce = this.nextNonce ?? (await this.pendingNonce());
+        const nonce = await this.nonceForSend();
         try {
           const hash = await write(nonce);
           this.nextNonce = nonce + 1;
@@ -280,14 +322,40 @@ export class ChainPort {
           await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
         }
       }
-    };
-    const result = this.sending.then(run, run);
+    });
+  }
+
+  /** Runs `work` after every broadcast (or gap fill) queued before it: nonces are taken one at a time. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.sending.then(work, work);
     this.sending = result.catch(() => undefined);
     return result;
   }
 
+  /**
+   * The counter, while the chain still has every transaction this port saw mined (a count ahead of it, from
+   * another process with the key, is taken over); else, as when it is unset, the node's pending count. One read
+   * of the account's mined count per send: without it, a reorg that dropped mined transactions of ours leaves
+   * every later send queued behind the gap until a receipt timeout.
+   */
+  private async nonceForSend(): Promise<number> {
+    if (this.nextNonce !== null) {
+      const seen = this.minedCount;
+      const mined = await this.minedNonceCount();
+      if (mined >= seen) return Math.max(this.nextNonce, mined);
+      this.minedCount = mined;
+      this.nextNonce = null;
+    }
+    return this.pendingNonce();
+  }
+
   private pendingNonce(): Promise<number> {
     return this.publicClient.getTransactionCount({ address: this.wallet.account.address, blockTag: "pending" });
+  }
+
+  /** The account's transactions in the latest block's state: every nonce below it is mined. */
+  private minedNonceCount(): Promise<number> {
+    return this.publicClient.getTransactionCount({ address: this.wallet.account.address, blockTag: "latest" });
   }
 
   /**
@@ -297,13 +365,31 @@ export class ChainPort {
    * own waits end the same way). The counter starts again from the node's pending count.
    */
   private async fillGap(nonce: number): Promise<void> {
-    const address = this.wallet.account.address;
     const sentAfter = this.nextNonce !== null && this.nextNonce > nonce + 1;
     this.nextNonce = null;
-    const mined = await this.publicClient.getTransactionCount({ address, blockTag: "latest" });
+    const mined = await this.minedNonceCount();
     if (mined > nonce || !sentAfter) return;
-    await this.broadcast(async () => this.wallet.sendTransaction({ to: address, value: 0n, nonce }));
-    this.nextNonce = null;
+    await this.fill([nonce]);
+  }
+
+  /**
+   * An empty transfer to the operator itself at each of `nonces`, in order, between other broadcasts; a nonce
+   * taken meanwhile (mined, or sent by another process with the key) is skipped. The counter then starts again
+   * from the node's pending count.
+   */
+  private fill(nonces: readonly number[]): Promise<void> {
+    const address = this.wallet.account.address;
+    return this.serially(async () => {
+      try {
+        for (const nonce of nonces) {
+          await this.wallet.sendTransaction({ to: address, value: 0n, nonce }).catch((error: unknown) => {
+            if (!isNonceConflict(error)) throw error;
+          });
+        }
+      } finally {
+        this.nextNonce = null;
+      }
+    });
   }
 
   publishPrizeTable(tableId: Hex, version: number, amountsCents: readonly bigint[], weights: readonly bigint[]) {
@@ -469,6 +555,21 @@ export class ChainPort {
       fromBlock,
       toBlock: "latest",
     });
+  }
+
+  /** The prize pool (PrizeVault.balances) in cents: its token balance, what is owed, and what is free. */
+  async poolBalances(): Promise<PoolBalances> {
+    const address = this.vaultAddress();
+    const [[tokenBalance, owedCents, , freeUnits], unitsPerCent] = await Promise.all([
+      this.publicClient.readContract({ address, abi: PrizeVaultAbi, functionName: "balances" }),
+      this.publicClient.readContract({ address, abi: PrizeVaultAbi, functionName: "tokenUnitsPerCent" }),
+    ]);
+    return { balanceCents: tokenBalance / unitsPerCent, owedCents, freeCents: freeUnits / unitsPerCent };
+  }
+
+  /** The operator's native balance in wei: what pays for its transactions and the randomness fees. */
+  operatorBalance(): Promise<bigint> {
+    return this.publicClient.getBalance({ address: this.wallet.account.address });
   }
 
   /** One position's held prize: an OnchainHeldState. */
