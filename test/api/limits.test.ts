@@ -1,6 +1,7 @@
 // Lists at the spec's limits, on the real stack: the largest legal winner list (winnersPerDraw at its maximum, every
 // id, name and avatar URL at its longest, written in the widest JSON a client library produces) and the largest
-// legal entries request are taken, pushed or pulled; larger bodies are refused; and every winner carries
+// legal entries request are taken, pushed or pulled; larger bodies are refused (413, with a length or chunked), a
+// client that goes away mid-body is logged at info, not as an error; and every winner carries
 // `heldForManualPayout`, from the posted list to the settled draw.
 //
 // Decisions (README, "Lists, keys and production"): a campaign whose winners are sent (push) or fetched (pull)
@@ -17,6 +18,7 @@ import { fetchWinnerList } from "../../api/src/pull/fetcher.js";
 import { until } from "../support/processes.js";
 import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 import { clockPast, getDrawing } from "../support/partner.js";
+import { abortMidBody, postBody, requestLines } from "../support/rawBody.js";
 
 let stack: Stack;
 let accountId: string;
@@ -154,18 +156,35 @@ describe("the largest legal lists", () => {
     expect(escaped.body).toMatchObject({ added: 1_000, count: 2_000 });
   }, 180_000);
 
-  it("refuses a list body over 32 MiB, and any other body over 4 MiB, with 400 naming the limit", async () => {
+  it("refuses a list body over 32 MiB, and any other body over 4 MiB, with 413 naming the limit, with a length or chunked", async () => {
     const [first] = await openDrawings("big-push");
     const over = JSON.stringify({ winners: ["a".repeat(MAX_LIST_BODY_BYTES)] });
+    const json = { "content-type": "application/json", authorization: `Bearer ${key}` };
     for (const route of [`/api/v1/campaigns/big-push/drawings/${first!.id}/winners`, "/api/v1/campaigns/big-entries/entries"]) {
-      const r = await postRaw(route, route.endsWith("entries") ? over.replace("winners", "entries") : over);
-      expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ error: "bad_request", detail: `the body is larger than ${MAX_LIST_BODY_BYTES} bytes` });
+      for (const chunked of [false, true]) {
+        const r = await postBody(stack, route, route.endsWith("entries") ? over.replace("winners", "entries") : over, { headers: json, chunked });
+        expect(r.status, `${route} chunked: ${chunked}`).toBe(413);
+        expect(JSON.parse(r.text)).toEqual({ error: "bad_request", detail: `the body is larger than ${MAX_LIST_BODY_BYTES} bytes` });
+      }
     }
-    const clock = await postRaw("/api/v1/campaigns/big-push/test-clock", JSON.stringify({ advanceBy: "1s", pad: "a".repeat(MAX_BODY_BYTES) }));
-    expect(clock.status).toBe(400);
-    expect(clock.body).toMatchObject({ error: "bad_request", detail: `the body is larger than ${MAX_BODY_BYTES} bytes` });
+    for (const chunked of [false, true]) {
+      const clock = await postBody(stack, "/api/v1/campaigns/big-push/test-clock", JSON.stringify({ advanceBy: "1s", pad: "a".repeat(MAX_BODY_BYTES) }), { headers: json, chunked });
+      expect(clock.status, `chunked: ${chunked}`).toBe(413);
+      expect(JSON.parse(clock.text)).toEqual({ error: "bad_request", detail: `the body is larger than ${MAX_BODY_BYTES} bytes` });
+    }
   }, 180_000);
+
+  it("logs a request whose client went away mid-body at info, as aborted, and none at error level", async () => {
+    const [first] = await openDrawings("big-push");
+    const routes = [`/api/v1/campaigns/big-push/drawings/${first!.id}/winners`, "/api/v1/campaigns/big-push/test-clock"];
+    const ids = routes.map((_, i) => `aborted-mid-body-${i}`);
+    for (const [i, route] of routes.entries()) {
+      await abortMidBody(stack, route, { declared: 100_000, sent: 1_000, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "request-id": ids[i]! } });
+    }
+    const lines = await requestLines(stack, ids);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    for (const id of ids) expect(lines.filter((l) => l.requestId === id).map((l) => [l.level, l.msg])).toContainEqual([30, "request aborted by the client"]);
+  });
 });
 
 describe("the largest legal pulled list", () => {

@@ -1,6 +1,7 @@
 // Public endpoints on the real stack: draws.json (paging across 250 draws, stage mapping, drafts hidden, CORS),
-// proof.json (served only once drawn, verifies with the served verifier, also with --rpc; ETag and caching;
-// a stored list that no longer hashes to the onchain commitment is refused and the drawing flagged),
+// proof.json (served only once drawn and only under its own campaign's URL, verifies with the served verifier, also
+// with --rpc; ETag and caching; a stored list that no longer hashes to the onchain commitment is refused and the
+// drawing flagged),
 // and the verifier files.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -116,6 +117,39 @@ describe("proof.json", () => {
     expect(after.response.headers.get("access-control-allow-origin")).toBe("*");
     const again = await fetch(url, { headers: { "if-none-match": etag! } });
     expect(again.status).toBe(304);
+  });
+
+  it("never answers a drawing's provisional proof under another campaign's URL, even while a build of it is in flight", async () => {
+    await stack.cli("campaign", "create", "--account", accountId, "--slug", "public-other", "--name", "Public Other", "--mode", "push", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
+    await stack.cli("campaign", "activate", "public-other");
+    // Provisional for as long as the test needs: a payout block far above any finalized one (the keeper records a
+    // drawing's blocks only while they are missing, so it leaves this one be). Put back afterwards.
+    const store: Store = await openServiceStore(stack.storeLocation);
+    const paidBlock = (await store.drawings.byId((await store.campaigns.bySlug("public-daily"))!.id, drawnId))!.paidBlock;
+    try {
+      await store.conn.q().updateTable("drawings").set({ paid_block: 2 ** 31 - 1 }).where("id", "=", drawnId).execute();
+      const own = `${stack.baseUrl}/campaigns/public-daily/draws/${drawnId}/proof.json`;
+      const other = `${stack.baseUrl}/campaigns/public-other/draws/${drawnId}/proof.json`;
+      const first = await fetch(own);
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { finality: string }).finality).toBe("provisional");
+      // Requests under both URLs at once, so that those under the other campaign's arrive while the proof is built.
+      const seen: Record<"own" | "other", number[]> = { own: [], other: [] };
+      for (let round = 0; round < 25; round++) {
+        const replies = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+          const which = i % 2 === 0 ? "own" : "other";
+          const response = await fetch(which === "own" ? own : other);
+          await response.arrayBuffer();
+          return [which, response.status] as const;
+        }));
+        for (const [which, status] of replies) seen[which].push(status);
+      }
+      expect(new Set(seen.own)).toEqual(new Set([200]));
+      expect(seen.other.filter((s) => s !== 404), "answers under public-other's URL other than 404").toEqual([]);
+    } finally {
+      await store.conn.q().updateTable("drawings").set({ paid_block: paidBlock }).where("id", "=", drawnId).execute();
+      await store.close();
+    }
   });
 
   it("answers 404 for an undrawn draw, an unknown draw and an unknown campaign", async () => {

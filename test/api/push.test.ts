@@ -299,14 +299,14 @@ describe("bad input changes nothing", () => {
 
   it("refuses a body over the limit, an unknown status filter and unknown drawings", async () => {
     const open = await openDrawing("summer-daily");
-    // The service answers 400 before the upload ends and closes the connection; now and then the client sees
+    // The service answers 413 before the upload ends and closes the connection; now and then the client sees
     // the reset instead of the answer (README, Known limits), so a reset is retried.
     let huge: Awaited<ReturnType<typeof api>> | undefined;
     for (let attempt = 0; attempt < 5 && !huge; attempt++) {
       huge = await api(stack, "POST", `/api/v1/campaigns/summer-daily/drawings/${open.id}/winners`, { key, rawBody: JSON.stringify({ winners: ["a".repeat(33 * 1024 * 1024)] }) }).catch(() => undefined);
     }
     if (!huge) throw new Error("every attempt to send the oversized body was reset");
-    expect(huge.status).toBe(400);
+    expect(huge.status).toBe(413);
     expect(huge.body).toMatchObject({ error: "bad_request", detail: "the body is larger than 33554432 bytes" });
     const filter = await api(stack, "GET", "/api/v1/campaigns/summer-daily/drawings?status=done", { key });
     expect(filter.status).toBe(400);

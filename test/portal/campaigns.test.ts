@@ -1,7 +1,8 @@
 // The portal's campaign screens over real HTTP against the whole stack: a person signs in by the emailed link (the
 // test outbox at /portal/outbox), creates a campaign, edits it, moves its status, previews and publishes a prize
 // table, works on its drawings, and (owners only) sets its logo and links; the audit log shows it all. Each bad
-// input must show the domain's words next to its field and change nothing in the store.
+// input must show the domain's words next to its field and change nothing in the store; a body over the portal's
+// limit gets a 413 page, never an error.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
@@ -9,8 +10,9 @@ import { storePath, type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
+import { abortMidBody, postBody, requestLines } from "../support/rawBody.js";
 import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
-import { clockPast } from "../support/partner.js";
+import { clockPast, openDrawings, postWinners } from "../support/partner.js";
 
 const OWNER = "owner@example.com";
 const MEMBER = "member@example.com";
@@ -232,6 +234,34 @@ describe("a flagged drawing", () => {
     expect((await member.get(`/portal/campaigns/${PUSH}/drawings`)).text).toContain("No drawing is flagged.");
   });
 
+  it("refuses an extended-year cutoff and one past the bound (a list waiting: it must not lock early), changing nothing", async () => {
+    const id = (await store.campaigns.bySlug(PUSH))!.id;
+    const [open] = await openDrawings<{ id: string; cutoffAt: string }>(stack, key, PUSH);
+    await postWinners(stack, key, PUSH, open!.id, ["w-1", "w-2"]);
+    const before = (await store.drawings.byId(id, open!.id))!;
+    await member.get(`/portal/campaigns/${PUSH}/drawings`);
+    // As typed into the field, and (the extended form) pasted as a whole ISO time.
+    for (const [cutoffAt, words] of [
+      ["+050000-01-01T00:00:00Z", /^cutoffAt must be an ISO 8601 time with a four-digit year/],
+      ["+010000-01-01T00:00:00Z", /^cutoffAt must be an ISO 8601 time with a four-digit year/],
+      ["9000-01-01T00:00", /^cutoffAt must be later than the campaign's current time .* and no later than /],
+    ] as const) {
+      const refused = await member.post(`/portal/campaigns/${PUSH}/drawings/${open!.id}/extend`, { cutoffAt });
+      expect(refused.status, cutoffAt).toBe(400);
+      expect(refused.text.replace(/&#39;/g, "'"), cutoffAt).toMatch(new RegExp(words.source.slice(1)));
+    }
+    // An end date in the extended form, by its field.
+    const scheduleBefore = (await store.campaigns.bySlug(PUSH))!.schedule;
+    await member.get(`/portal/campaigns/${PUSH}/edit`);
+    const ends = await member.post(`/portal/campaigns/${PUSH}/edit`, { name: "Portal push", winnersPerDraw: "2", payoutWallet: TEST_WALLET, largePrizeThreshold: "", pullUrl: "", endsAt: "+002030-01-01T00:00:00Z" });
+    expect(ends.status).toBe(400);
+    expect(fieldError(ends.text, "endsAt")).toMatch(/^endsAt must be an ISO 8601 time with a four-digit year/);
+    expect((await store.campaigns.bySlug(PUSH))!.schedule).toEqual(scheduleBefore);
+    // The keeper runs every second: a stored far cutoff (compared as text) would have locked the list by now.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await store.drawings.byId(id, open!.id)).toEqual(before);
+  });
+
   it("refuses a pick for a guarantee that does not exist, by the API's rules", async () => {
     const empty = await member.post(`/portal/campaigns/${PUSH}/guarantees/gtd_nope/pick`, { winner: "", drawingId: "" });
     expect(empty.status).toBe(400);
@@ -290,6 +320,41 @@ describe("logo and links (owners only)", () => {
     expect(html).toMatch(new RegExp(`<img src="/campaigns/${SLUG}/logo\\?v=[0-9a-f]+" alt="Renamed" width="96" height="96"`));
     expect(html).toContain('href="https://partner.example/terms"');
     expect(page.headers.get("content-security-policy")).toContain("img-src 'self'");
+  });
+});
+
+describe("bodies over the portal's 1 MB", () => {
+  it("answers a large sign-in form (with a length and chunked) and a large logo with a 413 page, a cut-off form at info, and logs no error", async () => {
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const signInBody = `email=${"a".repeat(1_090_000)}%40example.com`;
+    const boundary = "----portal-test-boundary";
+    await owner.get(`/portal/campaigns/${SLUG}/branding`);
+    const logo = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${owner.csrf}\r\n--${boundary}\r\nContent-Disposition: form-data; name="logo"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`),
+      PNG,
+      Buffer.alloc(1_200_000),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const cookie = [...owner.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const sent = [
+      { id: "portal-large-signin-1", route: "/portal/sign-in", body: signInBody, headers: form, chunked: false },
+      { id: "portal-large-signin-2", route: "/portal/sign-in", body: signInBody, headers: form, chunked: true },
+      { id: "portal-large-logo-01", route: `/portal/campaigns/${SLUG}/branding/logo`, body: logo, headers: { "content-type": `multipart/form-data; boundary=${boundary}`, cookie }, chunked: false },
+    ];
+    for (const { id, route, body, headers, chunked } of sent) {
+      const reply = await postBody(stack, route, body, { headers: { ...headers, "request-id": id }, chunked });
+      expect(reply.status, id).toBe(413);
+      expect(reply.headers["content-type"], id).toMatch(/^text\/html/);
+      expect(reply.text, id).toContain("larger than 1 MB");
+      expect(reply.text, id).toContain("nothing was changed");
+    }
+    expect(await store.portal.logo((await campaign())!.id)).toMatchObject({ bytes: PNG });
+    // A sign-in form cut off mid-way (the browser closed): logged at info as aborted.
+    await abortMidBody(stack, "/portal/sign-in", { declared: 100_000, sent: 1_000, headers: { ...form, "request-id": "portal-aborted-signin" } });
+    const lines = await requestLines(stack, [...sent.map((s) => s.id), "portal-aborted-signin"]);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.filter((l) => l.msg === "request" && l.requestId !== "portal-aborted-signin").map((l) => l.status)).toEqual([413, 413, 413]);
+    expect(lines.filter((l) => l.requestId === "portal-aborted-signin").map((l) => [l.level, l.msg])).toContainEqual([30, "request aborted by the client"]);
   });
 });
 

@@ -409,7 +409,7 @@ function buildBadCases(): BadCase[] {
     // streamed without one.
     const limitMiB = endpoint === "POST winners" || endpoint === "POST entries" ? 32 : 4;
     const huge = JSON.stringify(setAt(base, fields[fields.length - 1]![1], "h".repeat(limitMiB * MiB + 1024)));
-    const tooLarge = { status: 400, error: "bad_request", detail: new RegExp(`larger than ${limitMiB * MiB} bytes`) };
+    const tooLarge = { status: 413, error: "bad_request", detail: new RegExp(`larger than ${limitMiB * MiB} bytes`) };
     post(`a body over ${limitMiB} MiB (Content-Length)`, huge, { early: true, ...tooLarge });
     post(`a body over ${limitMiB} MiB (chunked)`, huge, { chunked: true, early: true, ...tooLarge });
     post(`${limitMiB} MiB of whitespace then a value (chunked)`, " ".repeat(limitMiB * MiB + 10) + "{}", { chunked: true, early: true, ...tooLarge });

@@ -1,7 +1,8 @@
 // The prizedraw CLI as a user meets it, run as a process: --help lists every command and option, help COMMAND
 // shows one command's options, a command without the service's store refuses and says which folder it looked in
-// (creating nothing), a changing command names its store, printed links use the service's real URL, and with
-// STORE_URL it works on that PostgreSQL database (a private server), naming it by host, never by password.
+// (creating nothing), a changing command names its store, printed links use the service's real URL, the list
+// commands show every account, campaign, key and drawing (never a key's secret), and with STORE_URL it works on
+// that PostgreSQL database (a private server), naming it by host, never by password.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../api/src/cli/commands.js";
 import { DEFAULT_DATA_DIR } from "../../api/src/cli/where.js";
+import { openDrawing } from "../../api/src/domain/campaigns.js";
+import { newId } from "../../api/src/store/ids.js";
 import { storePath } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
@@ -69,7 +72,7 @@ describe("prizedraw --help", slow, () => {
     expect(stdout).toContain("--json");
     expect(stdout).toContain("PRIZEDRAW_DATA_DIR");
     // Every form of the operator's commands the README and docs name is there.
-    for (const name of ["account create", "member add", "key create", "key revoke", "campaign create", "campaign activate", "campaign pause", "campaign resume", "campaign end", "campaign set", "prize-table publish", "drawing extend-cutoff", "drawing fetches", "held list", "held pay", "held refuse", "alerts list", "clock advance"]) {
+    for (const name of ["account create", "account list", "member add", "key create", "key list", "key revoke", "campaign create", "campaign list", "campaign activate", "campaign pause", "campaign resume", "campaign end", "campaign set", "prize-table publish", "drawing list", "drawing extend-cutoff", "drawing fetches", "held list", "held pay", "held refuse", "alerts list", "clock advance"]) {
       expect(stdout).toContain(`prizedraw ${name}`);
     }
   });
@@ -220,6 +223,210 @@ describe("prizedraw clock advance", slow, () => {
     const nearAt = Date.parse((JSON.parse(near.stdout) as { now: string }).now);
     expect(nearAt - stillAt).toBeGreaterThanOrEqual(2 * 86_400_000);
     expect(nearAt - stillAt).toBeLessThan(2 * 86_400_000 + 60_000);
+  });
+});
+
+describe("times typed at the CLI", slow, () => {
+  it("refuses extended-year and out-of-range times for a cutoff, an end date and the test clock, changing nothing", async () => {
+    const dir = await folderWithStore();
+    const env = { PRIZEDRAW_DATA_DIR: dir };
+    const { accountId } = JSON.parse((await cli(["account", "create", "--email", "owner@example.com", "--json"], env)).stdout) as { accountId: string };
+    expect((await cli(["campaign", "create", "--account", accountId, "--slug", "typed-times", "--name", "Typed times", "--mode", "push", "--cadence", "daily", "--payout-wallet", "0x00000000000000000000000000000000000000a1", "--json"], env)).code).toBe(0);
+    expect((await cli(["campaign", "activate", "typed-times", "--json"], env)).code).toBe(0);
+    const read = async () => {
+      const store = await openServiceStore(storePath(dir));
+      try {
+        const campaign = (await store.campaigns.bySlug("typed-times"))!;
+        return { campaign, drawings: await store.drawings.unfinished(campaign.id) };
+      } finally {
+        await store.close();
+      }
+    };
+    const before = await read();
+    const drawing = before.drawings[0]!;
+    const refused = async (args: string[], detail: RegExp) => {
+      const run = await cli([...args, "--json"], env);
+      expect(run.code, `${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(2);
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: "bad_request", detail: expect.stringMatching(detail) });
+    };
+    // A year past 9999 in the extended form; the same form for a year in range; a four-digit year past the bound.
+    for (const to of ["+050000-01-01T00:00:00Z", "+010000-01-01T00:00:00Z", "+002030-01-01T00:00:00Z"]) {
+      await refused(["drawing", "extend-cutoff", "typed-times", drawing.id, "--to", to], /cutoffAt must be an ISO 8601 time with a four-digit year/);
+      await refused(["campaign", "set", "typed-times", "--ends-at", to], /endsAt must be an ISO 8601 time with a four-digit year/);
+      await refused(["clock", "advance", "typed-times", "--to", to], /--to must be an ISO 8601 time with a four-digit year/);
+    }
+    await refused(["drawing", "extend-cutoff", "typed-times", drawing.id, "--to", "9000-01-01T00:00:00Z"], /cutoffAt must be later than the campaign's current time .* and no later than /);
+    expect(await read()).toEqual(before);
+  });
+});
+
+describe("prizedraw lists what exists", slow, () => {
+  const wallet = "0x00000000000000000000000000000000000000a1";
+  const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+  it("lists accounts, campaigns, keys and drawings exactly, filtered, as tables too, and never a key's secret or hash", async () => {
+    const dir = await folderWithStore();
+    const env = { PRIZEDRAW_DATA_DIR: dir };
+    const listed: string[] = []; // everything the lists printed
+    const ok = async (...args: string[]): Promise<Record<string, unknown>> => {
+      const run = await cli([...args, "--json"], env);
+      expect(run.code, `${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(0);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    const list = async (...args: string[]): Promise<Record<string, unknown>> => {
+      const run = await cli([...args, "--json"], env);
+      expect(run.code, `${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(0);
+      expect(run.stderr).toBe(""); // a read names no store
+      listed.push(run.stdout);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    const plain = async (...args: string[]): Promise<string> => {
+      const run = await cli(args, env);
+      expect(run.code, `${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(0);
+      listed.push(run.stdout, run.stderr);
+      expect(() => JSON.parse(run.stdout)).toThrow(); // a table, not JSON
+      return run.stdout;
+    };
+    const refused = async (args: string[], error: string, detail: string) => {
+      const run = await cli([...args, "--json"], env);
+      expect(run.code, `${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(2);
+      expect(JSON.parse(run.stdout)).toEqual({ error, detail });
+    };
+
+    // Two accounts: A with an owner and a member, two campaigns (one active, one draft) and two keys, the first
+    // revoked; B with one campaign, activated then paused, and one key.
+    const a = (await ok("account", "create", "--email", "owner-a@example.com")).accountId as string;
+    await ok("member", "add", "--account", a, "--email", "member-a@example.com");
+    const b = (await ok("account", "create", "--email", "owner-b@example.com")).accountId as string;
+    const campaign = (account: string, slug: string, ...more: string[]) =>
+      ok("campaign", "create", "--account", account, "--slug", slug, "--name", `Campaign ${slug}`, "--mode", "push", "--payout-wallet", wallet, ...more);
+    await campaign(a, "alpha-live", "--cadence", "daily");
+    await campaign(a, "alpha-draft", "--cadence", "weekly", "--weekday", "2");
+    await campaign(b, "beta-paused", "--cadence", "hourly");
+    await ok("campaign", "activate", "alpha-live");
+    await ok("campaign", "activate", "beta-paused");
+    await ok("campaign", "pause", "beta-paused");
+    const first = (await ok("key", "create", "--account", a)) as { key: string; keyId: string };
+    const second = (await ok("key", "create", "--account", a, "--as", "owner-a@example.com")) as { key: string; keyId: string };
+    const third = (await ok("key", "create", "--account", b)) as { key: string; keyId: string };
+    await ok("key", "revoke", "--account", a, first.keyId);
+
+    // What the keeper and partners would have done, written to the store: alpha-live's first drawing has its list
+    // and is locked with a note; beta-paused has 201 paid drawings from the past (one more than a list shows).
+    const store = await openServiceStore(storePath(dir));
+    const { alpha, draft, beta, drawings, keys } = await (async () => {
+      const alpha = (await store.campaigns.bySlug("alpha-live"))!;
+      const beta = (await store.campaigns.bySlug("beta-paused"))!;
+      const planned = await store.drawings.unfinished(alpha.id);
+      expect(planned.length).toBeGreaterThanOrEqual(2);
+      await store.drawings.replaceWinners(planned[0]!.id, [{ winnerId: "w-1", displayName: null, avatarUrl: null }]);
+      await store.drawings.update({ ...planned[0]!, status: "locked", lockedAt: new Date().toISOString(), needsAttention: "chain: a test note" });
+      for (let i = 0; i < 201; i++) {
+        const drawAt = new Date(Date.UTC(2020, 0, 1, i));
+        const past = openDrawing(beta, { drawAt, cutoffAt: new Date(drawAt.getTime() - 5 * 60_000) }, newId("drw"), drawAt);
+        expect(await store.drawings.insertIfAbsent({ ...past, status: "paid", number: i + 1 })).toBe(true);
+      }
+      return {
+        alpha,
+        draft: (await store.campaigns.bySlug("alpha-draft"))!,
+        beta,
+        drawings: await store.drawings.unfinished(alpha.id),
+        keys: { first: (await store.accounts.key(first.keyId))!, second: (await store.accounts.key(second.keyId))!, third: (await store.accounts.key(third.keyId))! },
+      };
+    })().finally(() => store.close());
+
+    // account list: newest first, each team with roles, its number of campaigns.
+    expect(await list("account", "list")).toEqual({
+      accounts: [
+        { id: b, members: [{ email: "owner-b@example.com", role: "owner" }], campaignCount: 1, createdAt: expect.stringMatching(ISO) },
+        { id: a, members: [{ email: "owner-a@example.com", role: "owner" }, { email: "member-a@example.com", role: "member" }], campaignCount: 2, createdAt: expect.stringMatching(ISO) },
+      ],
+    });
+
+    // campaign list: newest first; the next drawing only for the active campaign; drawings with a note counted.
+    const row = {
+      "alpha-live": { slug: "alpha-live", accountId: a, name: "Campaign alpha-live", status: "active", mode: "push", cadence: "daily", nextDrawing: { id: drawings[1]!.id, drawAt: drawings[1]!.drawAt }, drawingsNeedingAttention: 1, createdAt: alpha.createdAt },
+      "alpha-draft": { slug: "alpha-draft", accountId: a, name: "Campaign alpha-draft", status: "draft", mode: "push", cadence: "weekly", nextDrawing: null, drawingsNeedingAttention: 0, createdAt: draft.createdAt },
+      "beta-paused": { slug: "beta-paused", accountId: b, name: "Campaign beta-paused", status: "paused", mode: "push", cadence: "hourly", nextDrawing: null, drawingsNeedingAttention: 0, createdAt: beta.createdAt },
+    };
+    expect(await list("campaign", "list")).toEqual({ campaigns: [row["beta-paused"], row["alpha-draft"], row["alpha-live"]] });
+    expect(await list("campaign", "list", "--account", a)).toEqual({ campaigns: [row["alpha-draft"], row["alpha-live"]] });
+    expect(await list("campaign", "list", "--status", "active")).toEqual({ campaigns: [row["alpha-live"]] });
+    expect(await list("campaign", "list", "--account", b, "--status", "paused")).toEqual({ campaigns: [row["beta-paused"]] });
+    expect(await list("campaign", "list", "--account", a, "--status", "ended")).toEqual({ campaigns: [] });
+
+    // key list: newest first, revoked ones marked, each by its public prefix and last four characters.
+    const keyRow = (k: (typeof keys)["first"], createdBy: string) => ({
+      keyId: k.keyId,
+      prefix: `pd_test_${k.keyId}`,
+      last4: k.last4,
+      createdBy,
+      createdAt: k.createdAt,
+      lastUsedAt: null,
+      revokedAt: k.revokedAt,
+      revoked: k.revokedAt !== null,
+    });
+    expect(keys.first.revokedAt).toMatch(ISO);
+    expect(await list("key", "list", "--account", a)).toEqual({ accountId: a, keys: [keyRow(keys.second, "owner-a@example.com"), keyRow(keys.first, "operator")] });
+    expect(await list("key", "list", "--account", b)).toEqual({ accountId: b, keys: [keyRow(keys.third, "operator")] });
+
+    // drawing list: latest draw time first, winners expected and present, the note; at most 200.
+    const drawingRow = (d: (typeof drawings)[number], winnersPresent: number) => ({
+      id: d.id,
+      number: null,
+      status: d.status,
+      drawAt: d.drawAt,
+      cutoffAt: d.cutoffAt,
+      winnersExpected: 1,
+      winnersPresent,
+      needsAttention: d.needsAttention,
+    });
+    const newestFirst = [...drawings].reverse();
+    expect(drawings[0]).toMatchObject({ status: "locked", needsAttention: "chain: a test note" });
+    expect(await list("drawing", "list", "--campaign", "alpha-live")).toEqual({ campaign: "alpha-live", drawings: newestFirst.map((d) => drawingRow(d, d.id === drawings[0]!.id ? 1 : 0)), more: false });
+    expect(await list("drawing", "list", "--campaign", "alpha-live", "--status", "locked")).toEqual({ campaign: "alpha-live", drawings: [drawingRow(drawings[0]!, 1)], more: false });
+    expect(await list("drawing", "list", "--campaign", "alpha-live", "--status", "open")).toEqual({ campaign: "alpha-live", drawings: newestFirst.slice(0, -1).map((d) => drawingRow(d, 0)), more: false });
+    expect(await list("drawing", "list", "--campaign", "beta-paused")).toMatchObject({ drawings: expect.any(Array), more: true });
+    const many = (await list("drawing", "list", "--campaign", "beta-paused", "--status", "paid")) as { drawings: { number: number; status: string; drawAt: string }[]; more: boolean };
+    expect(many.more).toBe(true);
+    expect(many.drawings.map((d) => d.number)).toEqual(Array.from({ length: 200 }, (_, i) => 201 - i));
+    expect(many.drawings[0]).toMatchObject({ status: "paid", drawAt: new Date(Date.UTC(2020, 0, 1, 200)).toISOString() });
+    expect(await list("drawing", "list", "--campaign", "beta-paused", "--status", "settled")).toEqual({ campaign: "beta-paused", drawings: [], more: false });
+
+    // Without --json: tables naming the same ids and slugs.
+    const accountsText = await plain("account", "list");
+    for (const text of [a, b, "owner-a@example.com (owner)", "member-a@example.com (member)"]) expect(accountsText).toContain(text);
+    const campaignsText = await plain("campaign", "list");
+    for (const text of ["alpha-live", "alpha-draft", "beta-paused", a, b, drawings[1]!.id, "1 drawing"]) expect(campaignsText).toContain(text);
+    const keysText = await plain("key", "list", "--account", a);
+    for (const text of [first.keyId, second.keyId, `revoked ${keys.first.revokedAt}`]) expect(keysText).toContain(text);
+    const drawingsText = await plain("drawing", "list", "--campaign", "alpha-live");
+    for (const d of drawings) expect(drawingsText).toContain(d.id);
+    expect(drawingsText).toContain("chain: a test note");
+    expect(await plain("drawing", "list", "--campaign", "beta-paused")).toContain("the newest 200 drawings");
+    expect(await plain("campaign", "list", "--status", "ended")).toBe("No campaigns.\n");
+
+    // No key's secret nor its hash in anything a list printed (a key is printed once, by key create).
+    const printed = listed.join("\n");
+    for (const issued of [first, second, third]) {
+      const secret = issued.key.slice(`pd_test_${issued.keyId}_`.length);
+      expect(secret).toHaveLength(32);
+      expect(printed).not.toContain(secret);
+    }
+    for (const k of Object.values(keys)) expect(printed).not.toContain(k.secretHash);
+
+    // Refusals: exit code 2, one JSON object naming what was wrong.
+    await refused(["campaign", "list", "--status", "running"], "cli_error", "--status must be one of draft, active, paused, ended");
+    await refused(["campaign", "list", "--account", "acc_nosuchaccount"], "not_found", "not_found: no account acc_nosuchaccount");
+    await refused(["key", "list"], "cli_error", "--account is required");
+    await refused(["key", "list", "--account", "acc_nosuchaccount"], "not_found", "not_found: no account acc_nosuchaccount");
+    await refused(["drawing", "list"], "cli_error", "--campaign is required");
+    await refused(["drawing", "list", "--campaign", "no-such-campaign"], "not_found", "not_found: no campaign no-such-campaign");
+    await refused(["drawing", "list", "--campaign", "alpha-live", "--status", "drawn"], "cli_error", "--status must be one of open, locked, entropy_requested, settled, paid");
+    await refused(["account", "list", "--status", "active"], "cli_error", '--status is not an option of "account list" (see prizedraw help account list)');
+    const plainRefusal = await cli(["drawing", "list", "--campaign", "no-such-campaign"], env);
+    expect(plainRefusal.code).toBe(2);
+    expect(plainRefusal.stderr.trim()).toBe("prizedraw: not_found: no campaign no-such-campaign");
   });
 });
 

@@ -31,6 +31,13 @@ export const COMMANDS: readonly CommandHelp[] = [
     notes: ["Prints { accountId }. npm start already creates a first account (owner@localhost) on a fresh data folder."],
   },
   {
+    name: "account list",
+    summary: "every account, newest first: its id, owners and members (with roles), number of campaigns, created time",
+    options: [],
+    mutates: false,
+    notes: ["Prints { accounts: [{ id, members: [{ email, role }], campaignCount, createdAt }] }."],
+  },
+  {
     name: "member add",
     summary: "adds a member to an account, or changes a member's role (owners only; the last owner stays one)",
     options: [ACCOUNT, { flag: "email", value: "EMAIL", text: "the member's email", required: true }, { flag: "role", value: "owner|member", text: "owners may also create and revoke keys (default member)" }, AS],
@@ -42,6 +49,15 @@ export const COMMANDS: readonly CommandHelp[] = [
     options: [ACCOUNT, AS],
     mutates: true,
     notes: ["Prints { key, keyId }. Only a hash of the key is stored: keep the key, it cannot be shown again."],
+  },
+  {
+    name: "key list",
+    summary: "the account's API keys, newest first, revoked ones included and marked; never a key's secret nor its hash",
+    options: [ACCOUNT],
+    mutates: false,
+    notes: [
+      "Prints { accountId, keys: [{ keyId, prefix, last4, createdAt, createdBy, lastUsedAt, revokedAt, revoked }] }: prefix is what the key starts with (pd_test_<keyId>), last4 the last four characters of its secret, as the portal shows them.",
+    ],
   },
   {
     name: "key revoke",
@@ -79,6 +95,18 @@ export const COMMANDS: readonly CommandHelp[] = [
     mutates: true,
     notes: ["Prints { campaign }, with its public page under the service's URL. A draft draws nothing: activate it."],
   },
+  {
+    name: "campaign list",
+    summary: "campaigns of every account, newest first: slug, account, name, status, mode, cadence, next drawing, drawings needing attention",
+    options: [
+      { flag: "account", value: "ID", text: "only this account's campaigns (acc_...)" },
+      { flag: "status", value: "draft|active|paused|ended", text: "only campaigns in this status" },
+    ],
+    mutates: false,
+    notes: [
+      "Prints { campaigns: [{ slug, accountId, name, status, mode, cadence, nextDrawing: { id, drawAt } | null, drawingsNeedingAttention, createdAt }] }. The next drawing is the open one taking lists now (none unless active); drawingsNeedingAttention counts drawings of any status with a needsAttention note.",
+    ],
+  },
   { name: "campaign activate", args: "SLUG", summary: "draft to active: drawings appear for the next 48 hours, at least the next two (needs a payout wallet)", options: [], mutates: true },
   { name: "campaign pause", args: "SLUG", summary: "active to paused: upcoming drawings (and lists sent for them) are removed", options: [], mutates: true },
   { name: "campaign resume", args: "SLUG", summary: "paused to active: new drawings are created", options: [], mutates: true },
@@ -102,6 +130,18 @@ export const COMMANDS: readonly CommandHelp[] = [
     options: [],
     mutates: true,
     notes: ["FILE.json holds [{ \"amountCents\", \"weight\" }, ...] (top prize first) or { \"tiers\": [...] }."],
+  },
+  {
+    name: "drawing list",
+    summary: "a campaign's drawings, latest draw time first, at most 200: id, number, status, drawAt, cutoffAt, winners expected and present, needsAttention",
+    options: [
+      { flag: "campaign", value: "SLUG", text: "the campaign", required: true },
+      { flag: "status", value: "open|locked|entropy_requested|settled|paid", text: "only drawings in this status" },
+    ],
+    mutates: false,
+    notes: [
+      "Prints { campaign, drawings: [{ id, number, status, drawAt, cutoffAt, winnersExpected, winnersPresent, needsAttention }], more }: the newest 200 at most; more is true when older ones were left out (narrow with --status). number is null until the random value is requested.",
+    ],
   },
   {
     name: "drawing extend-cutoff",

@@ -19,11 +19,14 @@ import {
   type CampaignInput,
 } from "../domain/campaigns.js";
 import { ServiceError } from "../domain/errors.js";
-import { OPERATOR, addMember, createAccount, createKey, revokeKey, type Actor } from "../domain/team.js";
+import { OPERATOR, addMember, createAccount, createKey, listKeys, revokeKey, type Actor } from "../domain/team.js";
 import { CADENCES, type Cadence } from "../domain/schedule.js";
 import { prizeTableView } from "../domain/campaigns.js";
 import { advanceClock, durationMs } from "../domain/testClock.js";
-import type { CampaignMode } from "../store/campaigns.js";
+import { parseTime } from "../domain/times.js";
+import { CAMPAIGN_STATUSES, type CampaignMode, type CampaignStatus } from "../store/campaigns.js";
+import { DRAWING_STATUSES, type DrawingStatus } from "../store/drawings.js";
+import { accountsOverview, campaignsOverview, drawingsOverview } from "../domain/overview.js";
 import { StoreMissingError, type Store } from "../store/index.js";
 import { openServiceStore } from "../serviceStore.js";
 import { ChainPort } from "../chain/port.js";
@@ -34,6 +37,7 @@ import type { PrizeTierInput } from "../draw/index.js";
 import { commandHelp, findCommand, fullHelp, type CommandHelp } from "./commands.js";
 import { locate, noStoreMessage, storeLine, type Workplace } from "./where.js";
 import { isWebhookCommand, runWebhookCommand } from "./webhooks.js";
+import { listText } from "./tables.js";
 
 /** A usage or permission problem: printed as one line, exit code 2. */
 export class CliError extends Error {
@@ -51,6 +55,8 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   email: { type: "string" },
   account: { type: "string" },
+  campaign: { type: "string" },
+  status: { type: "string" },
   role: { type: "string" },
   as: { type: "string" },
   slug: { type: "string" },
@@ -91,6 +97,13 @@ function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^-?\d+$/.test(value)) throw new CliError(`--${name} must be an integer`);
   return Number(value);
+}
+
+/** `--status`: one of the statuses listed, or null when not given. */
+function statusOf<S extends string>(value: string | undefined, statuses: readonly S[]): S | null {
+  if (value === undefined) return null;
+  if (!(statuses as readonly string[]).includes(value)) throw new CliError(`--status must be one of ${statuses.join(", ")}`);
+  return value as S;
 }
 
 function tiersFrom(file: string): PrizeTierInput[] {
@@ -143,6 +156,23 @@ export async function run(argv: string[], store: Store, config: Pick<Config, "en
     // Team rules live in domain/team.ts: owners add members and create or revoke keys; `--as` names who acts.
     case "account create":
       return { accountId: (await createAccount(store, need(values, "email"), now)).accountId };
+    // The lists (domain/overview.ts, and team.ts's keys as owners see them): what exists, never a key's secret.
+    case "account list":
+      return { accounts: await accountsOverview(store) };
+    case "campaign list": {
+      const status = statusOf<CampaignStatus>(values.status, CAMPAIGN_STATUSES);
+      return { campaigns: await campaignsOverview(store, { accountId: values.account ?? null, status }, now) };
+    }
+    case "key list": {
+      const accountId = need(values, "account");
+      const keys = await listKeys(store, accountId, OPERATOR);
+      return { accountId, keys: keys.map((k) => ({ ...k, revoked: k.revokedAt !== null })) };
+    }
+    case "drawing list": {
+      const slug = need(values, "campaign");
+      const status = statusOf<DrawingStatus>(values.status, DRAWING_STATUSES);
+      return { campaign: slug, ...(await drawingsOverview(store, slug, status)) };
+    }
     case "member add": {
       const accountId = need(values, "account");
       const role = values.role ?? "member";
@@ -226,9 +256,7 @@ export async function run(argv: string[], store: Store, config: Pick<Config, "en
     case "drawing extend-cutoff": {
       const [slug, drawingId] = rest;
       if (!slug || !drawingId) throw new CliError("usage: prizedraw drawing extend-cutoff SLUG DRAWING_ID --to ISO");
-      const to = new Date(need(values, "to"));
-      if (Number.isNaN(to.getTime())) throw new CliError("--to must be an ISO 8601 time");
-      const drawing = await extendCutoff(store, slug, drawingId, to, "operator", now);
+      const drawing = await extendCutoff(store, slug, drawingId, need(values, "to"), "operator", now);
       return { drawing: { id: drawing.id, cutoffAt: drawing.cutoffAt, drawAt: drawing.drawAt } };
     }
     case "held list":
@@ -255,8 +283,7 @@ export async function run(argv: string[], store: Store, config: Pick<Config, "en
         if (!/^\d{1,6}(s|m|h|d)$/.test(values.by)) throw new CliError("--by must be a duration like 90m, 2h, 1d or 30s");
         target = new Date(campaignNow(campaign).getTime() + durationMs(values.by));
       } else {
-        target = new Date(need(values, "to"));
-        if (Number.isNaN(target.getTime())) throw new CliError("--to must be an ISO 8601 time");
+        target = parseTime("--to", need(values, "to"));
       }
       const moved = await advanceClock(store, campaign.id, target, now);
       // The running service's keeper picks the move up on its next cycle (or at once through the HTTP route).
@@ -267,9 +294,14 @@ export async function run(argv: string[], store: Store, config: Pick<Config, "en
   }
 }
 
-function print(result: CliResult, json: boolean): void {
+function print(result: CliResult, json: boolean, command: string): void {
   if (json) {
     console.log(JSON.stringify(result));
+    return;
+  }
+  const list = listText(command, result);
+  if (list !== null) {
+    console.log(list);
     return;
   }
   for (const [key, value] of Object.entries(result)) console.log(`${key}: ${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
@@ -329,8 +361,8 @@ async function main(argv: string[]): Promise<void> {
     const store = await openWorkStore(where);
     try {
       const held = command.name === "held pay" || command.name === "held refuse";
-      if (isWebhookCommand(command.name)) print(await runWebhookCommand(command.name, words.slice(2), parsed, store, config), json);
-      else print(held ? await runHeldDecision(argv, store, config) : await run(argv, store, config), json);
+      if (isWebhookCommand(command.name)) print(await runWebhookCommand(command.name, words.slice(2), parsed, store, config), json, command.name);
+      else print(held ? await runHeldDecision(argv, store, config) : await run(argv, store, config), json, command.name);
     } finally {
       await store.close();
     }

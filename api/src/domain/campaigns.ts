@@ -354,12 +354,19 @@ export async function planDrawings(store: Store, campaign: Campaign, realNow: Da
 
 export type PublicLinks = { publicBaseUrl: string };
 
+/**
+ * The campaign's next drawing: the open one whose cutoff is next on its clock (the one taking lists or entries);
+ * none unless the campaign is active. GET a campaign shows it, and the operator's campaign list.
+ */
+export async function nextDrawingOf(store: Store, campaign: Campaign, realNow: Date = new Date()): Promise<Drawing | null> {
+  return campaign.status === "active" ? store.drawings.nextOpen(campaign.id, campaignNow(campaign, realNow).toISOString()) : null;
+}
+
 /** The spec's Campaign resource (GET /api/v1/campaigns/{slug}). */
 export async function campaignView(store: Store, campaign: Campaign, links: PublicLinks, realNow: Date = new Date()) {
   const table = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
   if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
-  const now = campaignNow(campaign, realNow);
-  const next = campaign.status === "active" ? await store.drawings.nextOpen(campaign.id, now.toISOString()) : null;
+  const next = await nextDrawingOf(store, campaign, realNow);
   const nextTable = next ? await store.prizeTables.get(next.tableId, next.tableVersion) : null;
   return {
     slug: campaign.slug,

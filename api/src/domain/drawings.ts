@@ -6,6 +6,7 @@ import { prizeTableView, campaignNow } from "./campaigns.js";
 import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
 import { drawingFinality } from "./finality.js";
 import { requestedNumber } from "./publicDraws.js";
+import { latestAhead, parseTime } from "./times.js";
 
 /** Drawings returned by GET drawings (spec: at most 50, no paging). */
 export const DRAWINGS_LIST_LIMIT = 50;
@@ -148,12 +149,13 @@ export async function drawingView(store: Store, drawing: Drawing, winners?: read
 
 /**
  * Extends an open drawing's cutoff (spec: a drawing flagged with no list "waits until its cutoff is extended in the
- * portal"): the new cutoff must be later than the campaign's current time; a cutoff after the draw time moves the
- * draw time with it (a list is always locked before its draw); the flag is cleared. The portal and the CLI's
- * `drawing extend-cutoff` call this.
+ * portal"). The new cutoff is a time by the service's rule for typed times (domain/times.ts), later than the
+ * campaign's current time and at most 100 years ahead of real time (as far as the test clock goes); a cutoff after the
+ * draw time moves the draw time with it (a list is always locked before its draw); the flag is cleared. `to` is the
+ * time as sent: the portal and the CLI's `drawing extend-cutoff` call this with what was typed.
  */
-export async function extendCutoff(store: Store, slug: string, drawingId: string, to: Date, by: string = "operator", realNow: Date = new Date()): Promise<Drawing> {
-  if (Number.isNaN(to.getTime())) throw new BadRequestError("cutoffAt must be an ISO 8601 time");
+export async function extendCutoff(store: Store, slug: string, drawingId: string, to: string, by: string = "operator", realNow: Date = new Date()): Promise<Drawing> {
+  const cutoff = parseTime("cutoffAt", to);
   return store.tx(async () => {
     const campaign = await store.campaigns.bySlug(slug);
     if (!campaign) throw new NotFoundError(`no campaign ${slug.slice(0, 64)}`);
@@ -161,9 +163,16 @@ export async function extendCutoff(store: Store, slug: string, drawingId: string
     const drawing = await drawingOf(store, campaign, drawingId);
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "the campaign has ended: its drawings take no list and no new cutoff");
     if (drawing.status !== "open") throw new ConflictError("locked", `drawing ${drawing.id} is ${drawing.status}: only an open drawing's cutoff can move`);
-    if (to <= campaignNow(campaign, realNow)) throw new BadRequestError("cutoffAt must be later than the campaign's current time");
-    const cutoffAt = to.toISOString();
-    const drawAt = cutoffAt > drawing.drawAt ? cutoffAt : drawing.drawAt;
+    const now = campaignNow(campaign, realNow);
+    const latest = latestAhead(realNow);
+    if (cutoff.getTime() <= now.getTime() || cutoff.getTime() > latest) {
+      throw new BadRequestError(
+        `cutoffAt must be later than the campaign's current time (${now.toISOString()}) and no later than ${new Date(latest).toISOString()} ` +
+          `(100 years ahead of real time); a cutoff after the draw time (${drawing.drawAt}) moves the draw time with it`,
+      );
+    }
+    const cutoffAt = cutoff.toISOString();
+    const drawAt = cutoff.getTime() > Date.parse(drawing.drawAt) ? cutoffAt : drawing.drawAt;
     const next: Drawing = { ...drawing, cutoffAt, drawAt, needsAttention: null };
     await store.drawings.update(next);
     await store.audit.record(by, "drawing.extend-cutoff", drawing.id, { campaign: campaign.slug, cutoffAt, drawAt });

@@ -7,6 +7,7 @@ import type { Store } from "../store/index.js";
 import { campaignNow } from "./campaigns.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
 import { drawingFinality } from "./finality.js";
+import { TimeInputError, parseTime } from "./times.js";
 
 /** Public `stage` for each API `status` (spec, "Drawing status and public stage"). */
 export const STAGE: Record<DrawingStatus, "open" | "locked" | "drawing" | "drawn" | "paid"> = {
@@ -48,13 +49,13 @@ export function requestedNumber(drawing: Pick<Drawing, "status" | "number">): nu
 export type DrawsQuery = { limit: number; before: string | null };
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * draws.json's `before` (spec: "a date; pass the response's nextBefore to page back"): a date (YYYY-MM-DD) means
  * the start of that day in the campaign's time zone, the zone its draw dates are given in (the pull URL's {date}),
  * so `before=2026-11-25` lists the draws of the 24th and earlier; a time with an offset or Z (nextBefore) is that
- * instant. Answers the instant in UTC; a time without an offset is refused, since its instant would be a guess.
+ * instant, by the rule for typed times (domain/times.ts). Answers the instant in UTC; a time without an offset is
+ * refused, since its instant would be a guess.
  */
 export function parseBefore(value: string, timezone: string): string {
   const bad = () => new BadRequestError(`before must be a date (YYYY-MM-DD, in the campaign's time zone ${timezone}) or an ISO 8601 time with an offset, e.g. the previous response's nextBefore; got ${JSON.stringify(value.slice(0, 64))}`);
@@ -63,10 +64,12 @@ export function parseBefore(value: string, timezone: string): string {
     if (!day.isValid) throw bad();
     return day.startOf("day").toUTC().toISO()!;
   }
-  if (!ISO_WITH_OFFSET.test(value)) throw bad();
-  const instant = DateTime.fromISO(value, { setZone: true });
-  if (!instant.isValid || instant.year < 1970 || instant.year > 9999) throw bad();
-  return new Date(instant.toMillis()).toISOString();
+  try {
+    return parseTime("before", value).toISOString();
+  } catch (error) {
+    if (error instanceof TimeInputError) throw bad();
+    throw error;
+  }
 }
 
 /**

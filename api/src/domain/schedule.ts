@@ -27,8 +27,9 @@
  * - timezone is stored as sent once luxon accepts it; it is not canonicalised (ICU would turn Asia/Kolkata
  *   into Asia/Calcutta, which would surprise the partner).
  * - startsAt and endsAt may lie in the past and need not enclose any draw: schedules of running or ended
- *   campaigns are checked again on edit, and ending a campaign sets endsAt to now. They must fall in the
- *   years 1970-9999 (UTC) so the stored form is always "YYYY-MM-DDTHH:mm:ss.sssZ".
+ *   campaigns are checked again on edit, and ending a campaign sets endsAt to now. They follow the rule for every
+ *   typed time (domain/times.ts): a four-digit year, 1970-9999 (UTC), so the stored form is always
+ *   "YYYY-MM-DDTHH:mm:ss.sssZ".
  * - cutoffMinutes is checked against the nominal period only (brief: daily < 1440 etc.). On a 23-hour day or a
  *   28-day February a long cutoff can fall before the previous draw; each drawing keeps its own list, so that
  *   is allowed.
@@ -36,6 +37,7 @@
 import { DateTime, IANAZone } from "luxon";
 
 import type { Cadence, Schedule } from "../store/campaigns.js";
+import { TimeInputError, parseTime } from "./times.js";
 
 export type { Cadence, Schedule };
 export const CADENCES: readonly Cadence[] = Object.freeze(["hourly", "daily", "weekly", "monthly"] as const);
@@ -270,22 +272,17 @@ function checkedZone(value: unknown): string {
 }
 
 /**
- * ISO 8601 with a time and an explicit offset or Z. Without an offset the instant would depend on whichever
- * zone the reader assumes, so "2026-11-25T00:00:00" and "2026-11-25" are refused. luxon does the parsing.
+ * startsAt and endsAt by the service's one rule for typed times (domain/times.ts): ISO 8601 with a four-digit year, a
+ * time and an explicit offset or Z, 1970 to 9999. Without an offset the instant would depend on whichever zone the
+ * reader assumes, so "2026-11-25T00:00:00" and "2026-11-25" are refused.
  */
-const ISO_WITH_OFFSET = /T\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
-const MIN_INSTANT = Date.UTC(1970, 0, 1);
-const MAX_INSTANT = Date.UTC(10000, 0, 1) - 1;
-
 function parseInstant(field: "startsAt" | "endsAt", value: unknown): number {
-  if (typeof value !== "string" || !ISO_WITH_OFFSET.test(value)) {
-    throw new ScheduleError(field, `must be an ISO 8601 time with an offset or Z, e.g. "2026-11-25T00:00:00Z", got ${describe(value)}`);
+  try {
+    return parseTime(field, value).getTime();
+  } catch (error) {
+    if (error instanceof TimeInputError) throw new ScheduleError(field, error.problem);
+    throw error;
   }
-  const parsed = DateTime.fromISO(value, { setZone: true });
-  if (!parsed.isValid) throw new ScheduleError(field, `is not a valid ISO 8601 time (${parsed.invalidReason ?? "invalid"}): ${describe(value)}`);
-  const ms = parsed.toMillis();
-  if (ms < MIN_INSTANT || ms > MAX_INSTANT) throw new ScheduleError(field, `must be between 1970 and 9999, got ${describe(value)}`);
-  return ms;
 }
 
 function instantMs(value: Date, name: string): number {

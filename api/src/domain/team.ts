@@ -3,7 +3,7 @@ import type { Member, Role } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import { BadRequestError, ForbiddenError, NotFoundError } from "./errors.js";
 import { newId } from "../store/ids.js";
-import { issueKey } from "./keys.js";
+import { KEY_PREFIX, issueKey } from "./keys.js";
 
 /**
  * Accounts, their team and their API keys (spec, Authentication 2): owners add members and create or revoke keys;
@@ -118,10 +118,22 @@ export async function listTeam(store: Store, accountId: string, actor: Actor): P
   return store.accounts.members(accountId);
 }
 
-/** The account's keys as owners see them: id, last four characters, who made it and when, last use, revocation. */
+/**
+ * The account's keys as owners see them, newest first, revoked ones included: id, the key's public prefix (its
+ * environment's prefix and id, `pd_test_<keyId>`: what a key starts with, never its secret) and the secret's last
+ * four characters, who made it and when, last use, revocation.
+ */
 export async function listKeys(store: Store, accountId: string, actor: Actor) {
   await requireOwner(store, accountId, actor, "see API keys");
-  return (await store.accounts.keys(accountId)).map((k) => ({ keyId: k.keyId, last4: k.last4, createdBy: k.createdBy, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt }));
+  return (await store.accounts.keys(accountId)).map((k) => ({
+    keyId: k.keyId,
+    prefix: `${KEY_PREFIX[k.environment]}${k.keyId}`,
+    last4: k.last4,
+    createdBy: k.createdBy,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  }));
 }
 
 /** The account's audit log as owners see it (its own rows and its campaigns' and drawings'), newest first. */

@@ -1,12 +1,7 @@
 import type { Campaign } from "../store/campaigns.js";
 import type { Store } from "../store/index.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
-
-/**
- * How far ahead of real time a campaign's test clock may go. Drawings past year 9999 would get ISO times
- * ("+010000-...") that no longer sort as text in the store, and the clock never moves back.
- */
-export const MAX_TEST_CLOCK_AHEAD_MS = 100 * 365 * 24 * 3_600_000;
+import { latestAhead } from "./times.js";
 
 /** A test-clock step like 90m, 2h, 1d or 30s (the API's and the CLI's `advanceBy`) in milliseconds. */
 export function durationMs(value: string): number {
@@ -17,11 +12,13 @@ export function durationMs(value: string): number {
 
 /**
  * Moves a campaign's test clock forward to `target` (never back: drawings already moved on), at most 100 years
- * ahead of real time. The one rule behind every door: the partner API's test-clock route and `prizedraw clock advance`.
+ * ahead of real time (domain/times.ts: drawings past year 9999 would get times that no longer order as text in the
+ * store). The one rule behind every door: the partner API's test-clock route and `prizedraw clock advance`, which
+ * read a typed target with the rule for typed times (parseTime).
  */
 export async function advanceClock(store: Store, campaignId: string, target: Date, realNow: Date = new Date()): Promise<Campaign> {
   if (Number.isNaN(target.getTime())) throw new BadRequestError("the test clock needs a valid time");
-  if (target.getTime() > realNow.getTime() + MAX_TEST_CLOCK_AHEAD_MS) throw new BadRequestError("the test clock moves at most 100 years ahead of real time");
+  if (target.getTime() > latestAhead(realNow)) throw new BadRequestError("the test clock moves at most 100 years ahead of real time");
   return store.tx(async () => {
     const campaign = await store.campaigns.byId(campaignId);
     if (!campaign) throw new NotFoundError("no such campaign");

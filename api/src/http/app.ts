@@ -1,12 +1,12 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../config.js";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
-import { BadRequestError, NotFoundError } from "../domain/errors.js";
+import { NotFoundError } from "../domain/errors.js";
 import type { Readiness } from "../readiness.js";
 import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
+import { limitBody } from "./body.js";
 import { MAX_LIST_BODY_BYTES } from "../lists/schemas.js";
 import { MAX_BODY_BYTES } from "./schemas.js";
 import { nulGuard } from "./nulGuard.js";
@@ -25,18 +25,9 @@ import type { Mailer } from "../mail/mailer.js";
 
 /**
  * The two routes that take lists (POST winners, POST entries) accept bodies up to MAX_LIST_BODY_BYTES, so the largest
- * legal list always fits; every other route up to MAX_BODY_BYTES.
+ * legal list always fits; every other route up to MAX_BODY_BYTES. A larger body is answered 413 (http/body.ts).
  */
 const LIST_ROUTE = /^\/api\/v1\/campaigns\/[^/]+\/(entries|drawings\/[^/]+\/winners)$/;
-
-function limitBody(maxSize: number) {
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new BadRequestError(`the body is larger than ${maxSize} bytes`);
-    },
-  });
-}
 
 export type AppDeps = {
   store: Store;

@@ -1,7 +1,51 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";
 import { BadRequestError } from "../domain/errors.js";
 import { refuseNul } from "./nulGuard.js";
+
+/**
+ * A body over its route's limit: `413` with `{ error: "bad_request", detail }` from the API (http/errors.ts), the
+ * portal's page from the portal. An HTTP matter, not a domain one: the domain never sees the body.
+ */
+export class BodyTooLargeError extends Error {
+  override name = "BodyTooLargeError";
+  constructor(readonly maxBytes: number) {
+    super(`the body is larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Refuses a body over `maxBytes` with BodyTooLargeError: at once when its Content-Length says so, else (chunked) as soon
+ * as the count passes the limit while a handler reads it. hono's bodyLimit then fails the read with its own
+ * BodyLimitError, which the error handlers answer as 413 too; once the handler is done, its onError (this one) puts the
+ * answer naming the limit in its place. Its default onError throws a 413 HTTPException instead, which an error page
+ * would not recognise.
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new BodyTooLargeError(maxBytes);
+    },
+  });
+}
+
+/** The limit `error` says a body went over (BodyTooLargeError, or bodyLimit's BodyLimitError mid-read), else null. */
+export function bodyTooLarge(error: Error): { maxBytes: number | null } | null {
+  if (error instanceof BodyTooLargeError) return { maxBytes: error.maxBytes };
+  return error.name === "BodyLimitError" ? { maxBytes: null } : null;
+}
+
+/**
+ * True when reading the body failed because the client went away mid-upload: node:http fails the request's stream
+ * with exactly `aborted` (code ECONNRESET). Nobody is there to read the answer and the service did nothing wrong, so
+ * it is logged at info, not as an error. Only that error: a store connection reset (also ECONNRESET, with other
+ * words) is the service's failure and stays one.
+ */
+export function clientAborted(error: Error & { code?: string }): boolean {
+  return error.message === "aborted" && error.code === "ECONNRESET";
+}
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -5,6 +5,7 @@ import { ZodError } from "zod";
 import { ServiceError } from "../domain/errors.js";
 import { describeZodError } from "../lists/schemas.js";
 import { logger } from "../logger.js";
+import { bodyTooLarge, clientAborted } from "./body.js";
 
 /** The spec's error body. */
 export type ErrorBody = { error: string; detail: string };
@@ -13,9 +14,15 @@ export type ErrorBody = { error: string; detail: string };
 export function handleError(error: Error, c: Context) {
   if (error instanceof ServiceError) return c.json<ErrorBody>({ error: error.code, detail: error.detail }, error.status);
   if (error instanceof ZodError) return c.json<ErrorBody>({ error: "bad_request", detail: describeZodError(error) }, 400);
-  // hono's bodyLimit errors a streamed (chunked) body past the limit with a BodyLimitError, which reaches this
-  // handler before bodyLimit's own onError replaces the answer: it is the client's fault, not an unhandled 500.
-  if (error.name === "BodyLimitError") return c.json<ErrorBody>({ error: "bad_request", detail: "the body is larger than the limit" }, 400);
+  // A body over its route's limit (http/body.ts, limitBody): 413. A streamed (chunked) body fails its read with
+  // hono's BodyLimitError first, which reaches this handler before limitBody's own answer, naming the limit, replaces it.
+  const tooLarge = bodyTooLarge(error);
+  if (tooLarge) return c.json<ErrorBody>({ error: "bad_request", detail: tooLarge.maxBytes === null ? "the body is larger than the limit" : error.message }, 413);
+  if (clientAborted(error)) {
+    logger.info({ path: c.req.path, method: c.req.method, reason: error.message }, "request aborted by the client");
+    return c.json<ErrorBody>({ error: "bad_request", detail: "the request was aborted before its body arrived" }, 400);
+  }
+  if (error instanceof HTTPException && error.status === 413) return c.json<ErrorBody>({ error: "bad_request", detail: error.message || "the body is larger than the limit" }, 413);
   if (error instanceof HTTPException && error.status < 500) {
     return c.json<ErrorBody>({ error: error.status === 401 ? "unauthorized" : "bad_request", detail: error.message || "bad request" }, error.status === 401 ? 401 : 400);
   }

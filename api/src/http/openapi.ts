@@ -111,6 +111,7 @@ const ERROR_DETAILS: Record<string, string> = {
   not_taking_entries: "the drawing stopped taking entries while the request was in flight; nothing was stored",
   too_many_entrants: "this request would take the drawing to 100001 entrants; a drawing takes at most 100000; nothing was stored",
   "400:rejected": "the winner did not win in period 1",
+  "413:bad_request": "the body is larger than 4194304 bytes",
   rejected: "guarantee gtd_01jd8m3k2n was already picked; a guarantee is picked once",
   invalid_transition: "an ended campaign cannot be activated",
   proof_mismatch: "the stored winner list does not hash to the onchain commitment; the proof is withheld",
@@ -119,9 +120,9 @@ const ERROR_DETAILS: Record<string, string> = {
   internal: "unexpected error; the request was not completed, retry later",
 };
 
-const STATUS_TEXT: Record<number, string> = { 400: "Bad request", 401: "No valid API key", 404: "Not found", 409: "Conflict", 500: "The service failed; retry later" };
+const STATUS_TEXT: Record<number, string> = { 400: "Bad request", 401: "No valid API key", 404: "Not found", 409: "Conflict", 413: "The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB)", 500: "The service failed; retry later" };
 
-type Errors = Partial<Record<400 | 401 | 404 | 409 | 500, StableErrorCode[]>>;
+type Errors = Partial<Record<400 | 401 | 404 | 409 | 413 | 500, StableErrorCode[]>>;
 
 const RESPONSE_HEADERS = { "Request-Id": { $ref: "#/components/headers/Request-Id" } };
 const POST_RESPONSE_HEADERS = { ...RESPONSE_HEADERS, "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } };
@@ -129,6 +130,7 @@ const POST_RESPONSE_HEADERS = { ...RESPONSE_HEADERS, "Idempotent-Replayed": { $r
 function errorResponses(errors: Errors, post: boolean): Record<string, JsonSchema> {
   const all: Errors = { ...errors, 500: ["internal"] };
   if (post) all[409] = [...(all[409] ?? []), "idempotency_key_reused", "idempotency_in_progress"];
+  if (post) all[413] = ["bad_request"];
   const out: Record<string, JsonSchema> = {};
   for (const [status, codes] of Object.entries(all)) {
     const schema = { allOf: [ref("ErrorBody"), { type: "object", required: ["error"], properties: { error: { enum: codes } } }] };

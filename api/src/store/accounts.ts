@@ -53,6 +53,12 @@ export class AccountStore {
     return Number(r.n);
   }
 
+  /** Every account, newest first (the operator's list). */
+  async all(): Promise<{ id: string; createdAt: string }[]> {
+    const rows = await this.conn.q().selectFrom("accounts").select(["id", "created_at"]).orderBy("created_at", "desc").orderBy("id", "desc").execute();
+    return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
+  }
+
   async accountExists(id: string): Promise<boolean> {
     const r = await this.conn.q().selectFrom("accounts").select("id").where("id", "=", id).executeTakeFirst();
     return r !== undefined;

@@ -134,6 +134,12 @@ export class CampaignStore {
     return r ? fromRecord(r) : null;
   }
 
+  /** Every account's campaigns, newest first (the operator's list). */
+  async all(): Promise<Campaign[]> {
+    const rows = await this.conn.q().selectFrom("campaigns").selectAll().orderBy("created_at", "desc").orderBy("id", "desc").execute();
+    return rows.map(fromRecord);
+  }
+
   /** An account's campaigns, newest first. */
   async ofAccount(accountId: string): Promise<Campaign[]> {
     const rows = await this.conn.q().selectFrom("campaigns").selectAll().where("account_id", "=", accountId).orderBy("created_at", "desc").orderBy("id", "desc").execute();

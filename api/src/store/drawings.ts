@@ -323,9 +323,12 @@ export class DrawingStore {
     return Number(result.numUpdatedRows);
   }
 
-  /** Public history: drawings with drawAt before `before`, newest first, with their winner counts. */
-  page(campaignId: string, before: string | null, limit: number): Promise<(Drawing & { winnerCount: number })[]> {
-    return this.withWinnerCounts(campaignId, before, null, limit);
+  /**
+   * History: drawings with drawAt before `before`, of one status when given, newest first, with their winner counts
+   * (the operator's `prizedraw drawing list`).
+   */
+  page(campaignId: string, before: string | null, limit: number, status: DrawingStatus | null = null): Promise<(Drawing & { winnerCount: number })[]> {
+    return this.withWinnerCounts(campaignId, before, null, limit, status);
   }
 
   /**
@@ -337,7 +340,7 @@ export class DrawingStore {
     return this.withWinnerCounts(campaignId, before, horizon, limit);
   }
 
-  private async withWinnerCounts(campaignId: string, before: string | null, horizon: string | null, limit: number): Promise<(Drawing & { winnerCount: number })[]> {
+  private async withWinnerCounts(campaignId: string, before: string | null, horizon: string | null, limit: number, status: DrawingStatus | null = null): Promise<(Drawing & { winnerCount: number })[]> {
     let query = this.conn
       .q()
       .selectFrom("drawings as d")
@@ -346,8 +349,21 @@ export class DrawingStore {
       .where("d.campaign_id", "=", campaignId);
     if (before !== null) query = query.where("d.draw_at", "<", before);
     if (horizon !== null) query = query.where("d.draw_at", "<=", horizon);
+    if (status !== null) query = query.where("d.status", "=", status);
     const rows = await query.orderBy("d.draw_at", "desc").limit(limit).execute();
     return rows.map(({ winner_count, ...r }) => ({ ...fromRecord(r), winnerCount: Number(winner_count) }));
+  }
+
+  /** How many of the campaign's drawings carry a needsAttention note, whatever their status. */
+  async countNeedingAttention(campaignId: string): Promise<number> {
+    const row = await this.conn
+      .q()
+      .selectFrom("drawings")
+      .select((eb) => eb.fn.countAll<string | number>().as("n"))
+      .where("campaign_id", "=", campaignId)
+      .where("needs_attention", "is not", null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Drawings this service committed onchain (randomness requested or later). */

@@ -1620,6 +1620,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB): `bad_request`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -1896,6 +1910,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB): `bad_request`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2115,6 +2143,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB): `bad_request`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2239,6 +2281,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "idempotency_key_reused" | "idempotency_in_progress";
+                    };
+                };
+            };
+            /** @description The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB): `bad_request`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };

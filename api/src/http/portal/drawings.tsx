@@ -250,7 +250,7 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
     const id = c.req.param("id").slice(0, 64);
     const typed = field(c, "cutoffAt").slice(0, 64);
     try {
-      await extendCutoff(store, campaign.slug, id, new Date(utcInput(typed)), session.email);
+      await extendCutoff(store, campaign.slug, id, utcInput(typed), session.email);
     } catch (error) {
       if (error instanceof ServiceError && error.status !== 403 && error.status !== 401) {
         // By its form when the page shows one (a flagged drawing), else at the top of the page.

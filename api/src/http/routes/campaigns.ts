@@ -4,6 +4,7 @@ import { CAMPAIGNS_DEFAULT_LIMIT, campaignView, campaignNow, listCampaigns, ownC
 import { drawingOf, drawingView, listDrawings, submitWinners } from "../../domain/drawings.js";
 import { NotFoundError } from "../../domain/errors.js";
 import { advanceClock, durationMs } from "../../domain/testClock.js";
+import { parseTime } from "../../domain/times.js";
 import type { CampaignStatus } from "../../store/campaigns.js";
 import type { DrawingStatus } from "../../store/drawings.js";
 import type { Store } from "../../store/index.js";
@@ -62,7 +63,7 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
     const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
     const body = await readJson(c, testClockBody);
     const now = campaignNow(campaign);
-    const target = "advanceBy" in body ? new Date(now.getTime() + durationMs(body.advanceBy)) : new Date(body.advanceTo);
+    const target = "advanceBy" in body ? new Date(now.getTime() + durationMs(body.advanceBy)) : parseTime("advanceTo", body.advanceTo);
     const moved = await advanceClock(store, campaign.id, target);
     runCampaign(campaign.id);
     return c.json({ now: campaignNow(moved).toISOString() });

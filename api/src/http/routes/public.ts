@@ -73,7 +73,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
 export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache }: PublicRoutesDeps) {
   const app = new Hono();
-  /** Provisional proofs being built, shared by the requests that arrive meanwhile (one indexer read per burst). */
+  /** Provisional proofs being built by proofKey, shared by the requests that arrive meanwhile (one indexer read per burst). */
   const building = new Map<string, Promise<Rendered>>();
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
 
@@ -117,10 +117,12 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache 
     if (finality === "final") return answerRendered(c, await cache.get(key, campaign.id, build));
     // Provisional: built from the indexer for every request (requests arriving during a build share it), so a
     // reorg that drops the reveal stops the proof as soon as the indexer reverts it, before the keeper's next cycle.
-    let pending = building.get(id);
+    // Shared by the proof's key, the campaign and the drawing: any drawing id can be put under any campaign's URL, and
+    // under another campaign's a request must find nothing in flight and answer 404, as when nothing is.
+    let pending = building.get(key);
     if (!pending) {
-      pending = build().then((r) => ({ ...r, version: 0, etag: etagOf(r.body) })).finally(() => building.delete(id));
-      building.set(id, pending);
+      pending = build().then((r) => ({ ...r, version: 0, etag: etagOf(r.body) })).finally(() => building.delete(key));
+      building.set(key, pending);
     }
     return answerRendered(c, await pending);
   });
