@@ -46,6 +46,11 @@ export type Config = {
   /** Outgoing mail (portal links): smtp(s)://user:password@host:port; unset in test: the outbox (/portal/outbox). */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /**
+   * GET /metrics needs `Authorization: Bearer <this>` when set. Unset: open in the test environment, off (404) in
+   * production, where the figures (the pool, the operator's balance) are the operator's business.
+   */
+  metricsToken: string | undefined;
 };
 
 /** The node's block tags a result can be final at (see README, "Reorgs and finality"). */
@@ -118,6 +123,7 @@ const schema = z.object({
   CHAIN_FINALITY: z.enum(["finalized", "safe"]).default("finalized"),
   SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, "must be smtp://... or smtps://...").optional(),
   MAIL_FROM: z.string().min(3).max(200).default("Prize Draw <no-reply@localhost>"),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{24,200}$/, "must be 24 to 200 printable characters without spaces (a long random token)").optional(),
   OPERATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x followed by 64 hex digits")
@@ -187,5 +193,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     chainFinality: v.CHAIN_FINALITY,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
+    metricsToken: v.METRICS_TOKEN,
   };
 }

@@ -9,6 +9,8 @@ import { answerClientError } from "./http/errors.js";
 import { PublicCache } from "./http/publicCache.js";
 import { publicFastPath } from "./http/publicFastPath.js";
 import { Keeper } from "./keeper/keeper.js";
+import { registerCollectors } from "./metrics/collect.js";
+import { httpRequestDuration } from "./metrics/registry.js";
 import { logger } from "./logger.js";
 import { outboxMailer, smtpMailer } from "./mail/mailer.js";
 import { checkReadiness } from "./readiness.js";
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
   const indexer = new IndexerClient(config.indexerUrl);
   const keeper = new Keeper({ store, chain, indexer, config, logger });
+  registerCollectors({ store, chain });
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(store, logger);
   const cache = new PublicCache(store);
   const app = createApp({
@@ -53,9 +56,12 @@ async function main(): Promise<void> {
   const createServer = ((options: ServerOptions, listener: RequestListener) =>
     createHttpServer(options, (req, res) => {
       // A read the fast path cannot answer (not a kept public read, or the store failed) goes to Hono.
+      const stopTimer = httpRequestDuration.startTimer();
       void fastPath(req, res).then(
         (served) => {
-          if (!served) listener(req, res);
+          // Hono's middleware times what it answers; a kept read answered here is timed under its own label.
+          if (served) stopTimer({ route: "fast path (kept public reads)", method: req.method ?? "GET", status: String(res.statusCode) });
+          else listener(req, res);
         },
         () => {
           if (res.headersSent) res.destroy();

@@ -23,6 +23,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi, PrizeVaultAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
 import type { ChainFinality } from "../config.js";
+import { chainFeesWei, chainTransactions, chainTransactionsInFlight } from "../metrics/registry.js";
 
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
@@ -254,13 +255,21 @@ export class ChainPort {
    * underpriced"). Such a send is tried again with the node's pending count.
    */
   private async submit(functionName: string, prepare: () => Promise<(nonce: number) => Promise<Hex>>): Promise<TransactionReceipt> {
+    let sent = false;
     try {
       const write = await prepare();
       const { hash, nonce } = await this.broadcast(write);
-      const receipt = await this.receipt(hash, nonce);
-      if (receipt.status !== "success") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
+      sent = true;
+      chainTransactionsInFlight.inc();
+      const receipt = await this.receipt(hash, nonce).finally(() => chainTransactionsInFlight.dec());
+      chainFeesWei.inc(Number(receipt.gasUsed * receipt.effectiveGasPrice));
+      const outcome = receipt.status === "success" ? "mined" : "reverted";
+      chainTransactions.inc({ function: functionName, outcome });
+      if (outcome === "reverted") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
       return receipt;
     } catch (error) {
+      // A refusal found by the simulation sent nothing; a send that failed or never got its receipt did, or may have.
+      if (sent && !(error instanceof ChainRevertError)) chainTransactions.inc({ function: functionName, outcome: "failed" });
       throw toChainError(functionName, error);
     }
   }

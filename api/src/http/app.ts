@@ -11,6 +11,7 @@ import { MAX_LIST_BODY_BYTES } from "../lists/schemas.js";
 import { MAX_BODY_BYTES } from "./schemas.js";
 import { nulGuard } from "./nulGuard.js";
 import { handleError } from "./errors.js";
+import { httpMetrics, metricsHandler } from "./metrics.js";
 import { idempotency } from "./idempotency.js";
 import { PublicCache } from "./publicCache.js";
 import { openApiDocument } from "./openapi.js";
@@ -33,7 +34,7 @@ export type AppDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
-  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback">>;
+  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback" | "metricsToken">>;
   /** The portal's mail (sign-in and invite links). */
   mailer: Mailer;
   readiness: () => Promise<Readiness>;
@@ -45,6 +46,7 @@ export type AppDeps = {
 /** The service's HTTP app: health and readiness, the partner API under /api/v1, and the public endpoints. */
 export function createApp({ store, indexer, deployment, config, mailer, readiness, runCampaign, cache = new PublicCache(store) }: AppDeps): Hono {
   const app = new Hono();
+  app.use(httpMetrics());
   app.use(requestId());
   // Every response, JSON and errors included: a browser must never sniff a body into another type (e.g. HTML).
   app.use(async (c, next) => { await next(); c.header("X-Content-Type-Options", "nosniff"); });
@@ -53,6 +55,7 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   app.notFound((c) => handleError(new NotFoundError(`no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), c));
 
   app.get("/health", (c) => c.json({ ok: true }));
+  app.get("/metrics", metricsHandler({ env: config.env, metricsToken: config.metricsToken }));
   app.get("/ready", async (c) => {
     const r = await readiness();
     return c.json(r, r.ready ? 200 : 503);

@@ -7,6 +7,7 @@ import { runGuarantees } from "./guarantees.js";
 import { pruneExpired } from "./housekeeping.js";
 import { recheckHeldDecisions } from "./heldPrizes.js";
 import { KeeperLease } from "./lease.js";
+import { keeperCycleDuration, keeperCycleFailures, keeperLeaseHeld } from "../metrics/registry.js";
 import { prepare } from "./lock.js";
 import { paySettled } from "./pay.js";
 import { PullTimer } from "./pull.js";
@@ -39,14 +40,19 @@ class LeaseLostError extends Error {
 export class Keeper {
   private timer: NodeJS.Timeout | undefined;
   /** Cycles run one at a time; a request during one queues exactly one more after it. */
-  private readonly cycles = new SerialRun(() =>
-    this.lease.holds()
-      ? this.cycle().catch((error: unknown) => {
-          if (error instanceof LeaseLostError) this.deps.logger.warn("keeper cycle stopped: this process no longer holds the keeper lease");
-          else this.deps.logger.error({ err: describeError(error) }, "keeper cycle failed");
-        })
-      : Promise.resolve(),
-  );
+  private readonly cycles = new SerialRun(() => {
+    if (!this.lease.holds()) return Promise.resolve();
+    const stopTimer = keeperCycleDuration.startTimer();
+    return this.cycle()
+      .catch((error: unknown) => {
+        if (error instanceof LeaseLostError) this.deps.logger.warn("keeper cycle stopped: this process no longer holds the keeper lease");
+        else {
+          keeperCycleFailures.inc();
+          this.deps.logger.error({ err: describeError(error) }, "keeper cycle failed");
+        }
+      })
+      .finally(() => stopTimer());
+  });
   /** Pull fetches run on their own slots, not on this cycle (see keeper/pull.ts). */
   private readonly pulls: PullTimer;
   /** Webhook deliveries run on their own timer too (see keeper/webhooks.ts). */
@@ -61,7 +67,19 @@ export class Keeper {
     this.pulls = new PullTimer({ store, logger, allowLoopback: config.pullAllowHttpLoopback, ...(pullFetch ? { fetchList: pullFetch } : {}) });
     const testBaseMs = config.env === "test" ? (config.webhookRetryBaseMs ?? null) : null;
     this.webhooks = new WebhookTimer({ store, logger, allowLoopback: config.env === "test" && config.pullAllowHttpLoopback, retry: { testBaseMs } });
-    this.lease = new KeeperLease({ store, logger, onAcquired: () => this.startWork(), onLost: () => this.stopWork() });
+    keeperLeaseHeld.set(0);
+    this.lease = new KeeperLease({
+      store,
+      logger,
+      onAcquired: () => {
+        keeperLeaseHeld.set(1);
+        this.startWork();
+      },
+      onLost: () => {
+        keeperLeaseHeld.set(0);
+        this.stopWork();
+      },
+    });
     this.ctx = new KeeperContext(deps, () => this.lease.holds());
   }
 

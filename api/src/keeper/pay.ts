@@ -1,5 +1,6 @@
 import { OnchainDrawingStatus, type DrawingRef } from "../chain/port.js";
 import { paid } from "../domain/drawingLife.js";
+import { drawToPaid } from "../metrics/registry.js";
 import { toCampaignId } from "../draw/index.js";
 import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
@@ -79,6 +80,9 @@ async function mirrorPaid(ctx: KeeperContext, campaignId: string): Promise<void>
     if (onchain.status !== OnchainDrawingStatus.Paid) continue;
     const indexed = await ctx.indexed(toCampaignId(campaign.slug), BigInt(drawing.number!));
     if (!indexed || indexed.drawing.status !== "paid") continue;
-    await store.drawings.update(paid(campaign, drawing, indexed.drawing));
+    const next = paid(campaign, drawing, indexed.drawing);
+    await store.drawings.update(next);
+    // Both times are on the campaign's clock (a test clock included); a reorg's repeated payout is observed again.
+    if (next.paidAt !== null) drawToPaid.observe({ mode: campaign.mode }, Math.max(0, (Date.parse(next.paidAt) - Date.parse(next.drawAt)) / 1_000));
   }
 }

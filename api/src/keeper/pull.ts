@@ -9,6 +9,7 @@ import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
 import type { FetchOutcome } from "../store/pull.js";
 import { SerialRun } from "./serialRun.js";
+import { pullFetchFailures } from "../metrics/registry.js";
 
 /**
  * Spec, "Pull mode": every 5 minutes during the 2 hours before each cutoff; the last fetch may be up to 5 minutes
@@ -108,6 +109,7 @@ export async function pullIfDue(deps: PullDeps, campaign: Campaign, drawing: Dra
     }
   }
   await store.pull.recordFetch(drawing.id, at, recorded, reason);
+  if (recorded === "error" || recorded === "invalid") pullFetchFailures.inc({ outcome: recorded });
   if ((recorded === "error" || recorded === "invalid") && cutoff - now <= PULL_ALERT_WINDOW_MS) {
     const detail = `the winners URL still fails ${Math.ceil((cutoff - now) / 60_000)} min before the cutoff: ${reason ?? "unknown"}`;
     if (await store.pull.raiseAlert({ at, kind: PULL_ALERT_KIND, campaignSlug: campaign.slug, drawingId: drawing.id, detail })) {

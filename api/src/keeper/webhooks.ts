@@ -6,6 +6,7 @@ import { nextAttemptAt, type RetryPolicy } from "../webhooks/retry.js";
 import { postWebhook, type SendResult } from "../webhooks/send.js";
 import { signatureHeader } from "../webhooks/signature.js";
 import { SerialRun } from "./serialRun.js";
+import { webhookFailures } from "../metrics/registry.js";
 
 /** Deliveries sent at once (independent lanes; one lane's deliveries go one after the other). */
 export const WEBHOOK_CONCURRENCY = 8;
@@ -184,6 +185,7 @@ export class WebhookTimer {
     );
     // The endpoint's URL may hold a token: logs name the endpoint by id only.
     const fields = { endpointId: delivery.endpointId, eventId: delivery.eventId, type: delivery.eventType, attempts, ...("status" in result ? { httpStatus: result.status } : { error: result.error }) };
+    if (status !== "delivered") webhookFailures.inc({ outcome: status === "failed" ? "failed" : "retrying" });
     if (status === "failed") logger.warn({ alert: "webhook_failed", ...fields }, "webhook delivery failed for good");
     else if (status === "pending") logger.info({ ...fields, nextAttemptAt: next }, "webhook attempt failed; retrying");
     else logger.info(fields, "webhook delivered");

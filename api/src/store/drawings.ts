@@ -1,6 +1,7 @@
 import { sql, type NotNull, type Selectable } from "kysely";
 import type { Connection } from "./connection.js";
 import type { DrawingsTable, WinnersTable } from "./schema.js";
+import type { CampaignMode } from "./campaigns.js";
 
 export type DrawingStatus = "open" | "locked" | "entropy_requested" | "settled" | "paid";
 export const DRAWING_STATUSES: readonly DrawingStatus[] = ["open", "locked", "entropy_requested", "settled", "paid"];
@@ -150,6 +151,9 @@ export type DrawingChangeHook = (before: Pick<Drawing, "status" | "needsAttentio
 /** Rows per multi-row INSERT or UPDATE: far below either engine's limit on a statement's parameters (PostgreSQL: 65535). */
 const ROWS_PER_STATEMENT = 500;
 
+/** One group of DrawingStore.statusCounts. */
+export type DrawingStatusCount = { status: DrawingStatus; mode: CampaignMode; count: number; earliestCutoffAt: string; needingAttention: number };
+
 /** Drawings and their winner lists. */
 export class DrawingStore {
   /** Set by createStore: records webhook events (webhooks/events.ts); every update passes through it. */
@@ -211,6 +215,27 @@ export class DrawingStore {
       .limit(limit)
       .execute();
     return rows.map(fromRecord);
+  }
+
+  /**
+   * Drawings of every campaign counted by status and campaign mode, each group's earliest cutoff (ISO) and how
+   * many of it carry a needsAttention note: what the metrics endpoint reports at each scrape.
+   */
+  async statusCounts(): Promise<DrawingStatusCount[]> {
+    const rows = await this.conn
+      .q()
+      .selectFrom("drawings as d")
+      .innerJoin("campaigns as c", "c.id", "d.campaign_id")
+      .select((eb) => [
+        "d.status as status",
+        "c.mode as mode",
+        eb.fn.countAll<string | number>().as("count"),
+        eb.fn.min("d.cutoff_at").as("earliestCutoffAt"),
+        eb.fn.count<string | number>("d.needs_attention").as("needingAttention"),
+      ])
+      .groupBy(["d.status", "c.mode"])
+      .execute();
+    return rows.map((r) => ({ status: r.status, mode: r.mode, count: Number(r.count), earliestCutoffAt: r.earliestCutoffAt, needingAttention: Number(r.needingAttention) }));
   }
 
   /** Drawings the keeper still has to move on (not yet paid). */

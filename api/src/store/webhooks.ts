@@ -259,6 +259,12 @@ export class WebhookStore {
   }
 
   /** When the next lane head is due, leaving out what `exclude` names; null when none is pending. */
+  /** Deliveries still to be made (pending, whether due now or waiting for a retry): the outbox's backlog. */
+  async pendingCount(): Promise<number> {
+    const row = await this.conn.q().selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll<string | number>().as("count")).where("status", "=", "pending").executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
   async nextDueAt(exclude: DueExclusions = {}): Promise<string | null> {
     const r = await this.laneHeads(exclude)
       .select((eb) => eb.fn.min("d.next_attempt_at").as("at"))
