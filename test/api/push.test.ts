@@ -1,6 +1,8 @@
 // The partner API on the real stack (anvil + contracts + Ponder + the service process + the CLI):
 // a push campaign from creation through paid, the winner-posting rules, keys and the spec's error codes.
 
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
@@ -132,6 +134,10 @@ describe("a push campaign from creation through paid", () => {
     }, 20_000, 200);
     expect(flagged.status).toBe("open");
     expect(flagged.needsAttention).toMatch(/no winners at the cutoff/);
+    // The partner's note names what the partner can do; the operator's CLI way is in the operator's log.
+    expect(flagged.needsAttention).toContain("partner portal");
+    expect(flagged.needsAttention).not.toContain("prizedraw");
+    expect(readFileSync(path.join(stack.dataDir, "service.log"), "utf8")).toContain(`prizedraw drawing extend-cutoff summer-daily ${open.id} --to <time>`);
     const late = await api(stack, "POST", `/api/v1/campaigns/summer-daily/drawings/${open.id}/winners`, { key, body: { winners: ["a", "b", "c"] } });
     expect(late.status).toBe(409);
     expect(late.body.error).toBe("locked");

@@ -150,7 +150,8 @@ describe("a list sent after a cutoff that had none", () => {
     expect(late).toMatchObject({ status: 409, error: "locked" });
     expect(late!.detail).not.toMatch(/differs from the locked/);
     expect(late!.detail).toMatch(/no list/);
-    expect(late!.detail).toContain("prizedraw drawing extend-cutoff");
+    expect(late!.detail).toContain("extend its cutoff in the partner portal");
+    expect(late!.detail).not.toContain("prizedraw");
     expect(late!.detail).toContain(next.id);
     // A real difference from a stored list keeps its message.
     const listed = await pastDrawing(c, NOW.getTime() - 3 * HOUR, { status: "locked", lockedAt: new Date(NOW.getTime() - 4 * HOUR).toISOString() }, ["w-1"]);

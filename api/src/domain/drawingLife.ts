@@ -12,8 +12,9 @@ import type { Campaign } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import { campaignNow } from "./campaigns.js";
 
-export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send the list";
-export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend the cutoff (prizedraw drawing extend-cutoff) and send entries";
+// Notes a partner reads (the API's needsAttention, the portal): they name what the partner can do, in the portal.
+export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend its cutoff in the partner portal (the campaign's Drawings, Needs attention) and send the list";
+export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend its cutoff in the partner portal (the campaign's Drawings, Needs attention) and send entries";
 /** Flags set by chain faults; cleared once the drawing moves on again (`movedOn`). */
 export const CHAIN_FAULT_PREFIX = "chain: ";
 export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback; a value not revealed within the contract's reveal timeout is re-requested once, in public)`;

@@ -93,7 +93,7 @@ async function missedCutoff(store: Store, campaign: Campaign, drawing: Drawing, 
   const next = await store.drawings.nextOpen(campaign.id, now);
   return (
     `drawing ${drawing.id}'s cutoff (${drawing.cutoffAt}) passed with no list, so it takes none now and waits, flagged. ` +
-    `To draw it, have its cutoff extended (operator: prizedraw drawing extend-cutoff ${campaign.slug} ${drawing.id} --to <time>) and send the list again` +
+    `To draw it, extend its cutoff in the partner portal (the campaign's Drawings, Needs attention) and send the list again` +
     (next ? `; or send these winners to the next drawing, ${next.id} (cutoff ${next.cutoffAt}).` : ".")
   );
 }

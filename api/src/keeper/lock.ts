@@ -53,6 +53,13 @@ async function lock(ctx: KeeperContext, campaign: Campaign, drawing: Drawing): P
       step = lockWinnerList(current, (await store.drawings.winners(current.id)).map((w) => w.winnerId), now);
     }
     if (step.kind === "moved") await store.drawings.update(step.drawing);
-    else if (current.needsAttention !== step.note) await store.drawings.update({ ...current, needsAttention: step.note });
+    else if (current.needsAttention !== step.note) {
+      await store.drawings.update({ ...current, needsAttention: step.note });
+      // The partner's note names the portal; the operator's way is the CLI.
+      ctx.deps.logger.info(
+        { campaign: campaign.slug, drawingId: current.id, note: step.note },
+        `drawing flagged at its cutoff; an operator can extend it: prizedraw drawing extend-cutoff ${campaign.slug} ${current.id} --to <time>`,
+      );
+    }
   });
 }
