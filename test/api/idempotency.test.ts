@@ -4,8 +4,9 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { describe, expect, it } from "vitest";
+import { TEST_WALLET, api, createAccount, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 import { getDrawing } from "../support/partner.js";
 import { until } from "../support/processes.js";
 
@@ -39,14 +40,7 @@ async function campaign(slug: string): Promise<string> {
   return openDrawingId(slug);
 }
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "idem@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("idem@example.com", (started) => ({ stack, accountId, key } = started));
 
 describe("Idempotency-Key", () => {
   it("replays the first answer for the same key and request, and changes nothing", async () => {

@@ -10,13 +10,14 @@
 
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_LISTED_WINNERS_PER_DRAW } from "../../api/src/domain/campaigns.js";
 import { MAX_BODY_BYTES } from "../../api/src/http/schemas.js";
 import { MAX_LIST_BODY_BYTES, MAX_WINNERS_PER_DRAW } from "../../api/src/lists/schemas.js";
 import { fetchWinnerList } from "../../api/src/pull/fetcher.js";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 import { clockPast, getDrawing } from "../support/partner.js";
 import { abortMidBody, postBody, requestLines } from "../support/rawBody.js";
 
@@ -65,14 +66,7 @@ async function postRaw(route: string, rawBody: string) {
   throw new Error("every attempt was reset");
 }
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "limits@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("limits@example.com", (started) => ({ stack, accountId, key } = started));
 
 describe("the largest legal lists", () => {
   it("fits the largest legal winners and entries bodies inside the list routes' limit", () => {

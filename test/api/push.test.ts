@@ -3,11 +3,12 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 import { clockPast, getDrawing } from "../support/partner.js";
 
 let stack: Stack;
@@ -40,14 +41,7 @@ async function openDrawing(slug: string): Promise<DrawingBody> {
 
 const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("owner@example.com", (started) => ({ stack, accountId, key } = started));
 
 describe("a push campaign from creation through paid", () => {
   it("creates, activates and shows the campaign with its next drawing", async () => {

@@ -3,8 +3,9 @@
 // an active campaign always exists, and the one after it too, so entries keep being taken right after a cutoff,
 // before the keeper's next cycle. The schedule rule is unit-tested in test/domain/schedule.test.ts.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { describe, expect, it } from "vitest";
+import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 import { clockPast } from "../support/partner.js";
 
 let stack: Stack;
@@ -25,14 +26,7 @@ async function nextDrawing(slug: string): Promise<NextDrawing> {
 
 const postEntries = (slug: string, entries: unknown[]) => api(stack, "POST", `/api/v1/campaigns/${slug}/entries`, { key, body: { entries } });
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("owner@example.com", (started) => ({ stack, accountId, key } = started));
 
 describe("weekly and monthly entries campaigns", () => {
   it("weekly: the next drawing exists days ahead, takes entries, and the one after it takes them right after its cutoff", async () => {

@@ -2,22 +2,16 @@
 // (every acknowledged request present, none half-stored), and concurrent winner posts racing the cutoff (the
 // locked list is one that was accepted, nothing else changes it, no 5xx).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("owner@example.com", (started) => ({ stack, accountId, key } = started));
 
 describe("crash safety", () => {
   it("keeps every acknowledged entries request and no half of any other across SIGKILLs", async () => {

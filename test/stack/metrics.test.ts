@@ -2,10 +2,11 @@
 // open to paid (drawings by status, the draw-to-paid histogram, the pool, the keeper, HTTP requests by route), and
 // with METRICS_TOKEN set only the token reads it.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clockPast, getDrawing, openDrawings, postWinners, waitFor } from "../support/partner.js";
 import { parseExposition, sampleValue, type Family } from "../support/prometheus.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
 
@@ -22,14 +23,7 @@ async function scrape(token: string | null = TOKEN): Promise<Map<string, Family>
   return parseExposition(await response.text());
 }
 
-beforeAll(async () => {
-  stack = await startStack({ extraEnv: { METRICS_TOKEN: TOKEN } });
-  ({ accountId, key } = await createAccount(stack, "metrics@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+useStack("metrics@example.com", (started) => ({ stack, accountId, key } = started), { extraEnv: { METRICS_TOKEN: TOKEN } });
 
 describe("GET /metrics", () => {
   it("answers only the metrics token: 401 without it or with another, never a figure", async () => {
