@@ -51,6 +51,8 @@ export type Config = {
    * production, where the figures (the pool, the operator's balance) are the operator's business.
    */
   metricsToken: string | undefined;
+  /** Reverse proxies in front of the service whose X-Forwarded-For is trusted for the client's address (0: none). */
+  trustedProxyHops: number;
 };
 
 /** The node's block tags a result can be final at (see README, "Reorgs and finality"). */
@@ -123,6 +125,7 @@ const schema = z.object({
   CHAIN_FINALITY: z.enum(["finalized", "safe"]).default("finalized"),
   SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, "must be smtp://... or smtps://...").optional(),
   MAIL_FROM: z.string().min(3).max(200).default("Prize Draw <no-reply@localhost>"),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(5).default(0),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{24,200}$/, "must be 24 to 200 printable characters without spaces (a long random token)").optional(),
   OPERATOR_PRIVATE_KEY: z
     .string()
@@ -194,5 +197,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
     metricsToken: v.METRICS_TOKEN,
+    trustedProxyHops: v.TRUSTED_PROXY_HOPS,
   };
 }

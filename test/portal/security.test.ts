@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIGN_INS_PER_ADDRESS, hashToken } from "../../api/src/domain/portal.js";
+import { SIGN_INS_PER_ADDRESS, SIGN_INS_PER_CLIENT, hashToken } from "../../api/src/domain/portal.js";
 import { storePath, type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { PortalClient, type Reply } from "../support/portalClient.js";
@@ -56,10 +56,11 @@ const liveKeys = async () => (await store.accounts.keys(ownerAccount)).filter((k
 const members = async () => (await store.accounts.members(ownerAccount)).map((m) => `${m.email}:${m.role}`).sort();
 
 /** Asks for a sign-in link for `email` (from a signed-out form) and returns the response. */
-async function askForLink(client: PortalClient, email: string): Promise<Reply> {
-  const page = await client.get("/portal/sign-in");
+async function askForLink(client: PortalClient, email: string, from?: string): Promise<Reply> {
+  const headers = from === undefined ? undefined : { "x-forwarded-for": from };
+  const page = await client.get("/portal/sign-in", headers);
   expect(page.status).toBe(200);
-  return client.postForm("/portal/sign-in", { _csrf: csrfOf(page.text), email });
+  return client.postForm("/portal/sign-in", { _csrf: csrfOf(page.text), email }, headers);
 }
 
 /** Opens an emailed link (the page with one button) and presses it: POST /portal/auth. */
@@ -106,7 +107,8 @@ async function snapshot(): Promise<string> {
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  stack = await startStack({ extraEnv: { SMTP_URL: smtp.url } });
+  // One trusted reverse proxy: a request's X-Forwarded-For names its client (without it, the socket's address).
+  stack = await startStack({ extraEnv: { SMTP_URL: smtp.url, TRUSTED_PROXY_HOPS: "1" } });
   store = await openServiceStore(storePath(stack.dataDir));
   ownerAccount = (await createAccount(stack, OWNER)).accountId;
   await stack.cli("member", "add", "--account", ownerAccount, "--email", OWNER2, "--role", "owner");
@@ -442,6 +444,52 @@ describe("send me a link", () => {
     await sleep(1_000);
     expect(smtp.to(address)).toHaveLength(SIGN_INS_PER_ADDRESS);
     expect(count("SELECT COUNT(*) FROM portal_links WHERE email = ?", address)).toBe(links);
+  });
+});
+
+describe("sign-in limits a third party cannot turn against a user", () => {
+  const attempts = (key: string) => count("SELECT COUNT(*) FROM portal_attempts WHERE key = ?", key);
+
+  it("counts no refused request: more requests after the limit never extend it, and the 429 says when to try (Retry-After)", async () => {
+    const client = new PortalClient(stack.baseUrl);
+    // An address on a team that nothing in this file signs in with.
+    const address = "limited-member@example.com";
+    await stack.cli("member", "add", "--account", ownerAccount, "--email", address, "--role", "member");
+    const mailed = smtp.to(address).length;
+    for (let i = 1; i <= SIGN_INS_PER_ADDRESS; i++) expect((await askForLink(client, address, `198.51.100.${i}`)).status, `request ${i}`).toBe(200);
+    await smtp.next(address, mailed + SIGN_INS_PER_ADDRESS);
+    for (const m of smtp.to(address)) secrets.add(new URL(m.links[0]!).searchParams.get("token")!);
+    for (let i = 1; i <= 4; i++) {
+      const refused = await askForLink(client, address, `203.0.113.${i}`);
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    }
+    // Before, each refused request was counted too: one every three minutes kept the address locked for ever.
+    expect(attempts(`email:${address}`)).toBe(SIGN_INS_PER_ADDRESS);
+    for (let i = 1; i <= 4; i++) expect(attempts(`client:203.0.113.${i}`), "a refused request counts for its client neither").toBe(0);
+  });
+
+  it("sends nothing to, and counts nothing for, an address on no team", async () => {
+    const client = new PortalClient(stack.baseUrl);
+    const nobody = "no-team-at-all@example.com";
+    for (let i = 1; i <= SIGN_INS_PER_ADDRESS + 3; i++) expect((await askForLink(client, nobody, `192.0.2.${i}`)).status, `request ${i}`).toBe(200);
+    expect(attempts(`email:${nobody}`)).toBe(0);
+    await sleep(500);
+    expect(smtp.to(nobody)).toHaveLength(0);
+  });
+
+  it("behind the trusted proxy, one client's requests do not lock out another client", async () => {
+    const client = new PortalClient(stack.baseUrl);
+    // A spoofed entry left of the proxy's is not trusted: the client is the last entry, the one our proxy wrote.
+    for (let i = 1; i <= SIGN_INS_PER_CLIENT; i++) expect((await askForLink(client, `crowd-${i}@example.com`, `10.9.9.9, 192.0.2.200`)).status, `request ${i}`).toBe(200);
+    expect(attempts("client:192.0.2.200")).toBe(SIGN_INS_PER_CLIENT);
+    expect(attempts("client:10.9.9.9")).toBe(0);
+    const limited = await askForLink(client, "crowd-last@example.com", "192.0.2.200");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await askForLink(client, "crowd-last@example.com", "192.0.2.201")).status).toBe(200);
   });
 });
 

@@ -2,8 +2,9 @@
  * The portal's sign-in (spec, Authentication 8: by emailed link, no password) and sessions. The rules, once:
  * - a link is 32 random bytes, stored only as its SHA-256, used once, and expires (sign-in: 15 minutes; an invite:
  *   7 days, since the invited person may read their mail later);
- * - "send me a link" answers the same whether or not the address is on a team, and is rate-limited per address and
- *   per client;
+ * - "send me a link" answers the same whether or not the address is on a team, and is rate-limited per address
+ *   (the links mailed to it) and per client (the requests it made); a refused request is not counted, so a third
+ *   party's refused requests never extend a lockout, and an address with no team is sent nothing and counts nothing;
  * - a session is a row: a random id in an HttpOnly cookie (stored as its SHA-256), a fresh id at every sign-in, an
  *   idle expiry and an absolute one, ended at sign-out or when the member is removed.
  */
@@ -25,12 +26,15 @@ export const SIGN_INS_PER_ADDRESS = 5;
 export const SIGN_INS_PER_CLIENT = 20;
 export const RATE_WINDOW_MINUTES = 15;
 
-/** 429: too many sign-in requests for this address or from this client; `retryAfterSeconds` says when to try. */
+/**
+ * 429: too many sign-in requests for this address or from this client; `retryAfterSeconds` says when the oldest
+ * counted request leaves the window (the page's Retry-After).
+ */
 export class TooManySignInsError extends Error {
   override name = "TooManySignInsError";
   readonly code = "too_many_requests";
   constructor(readonly retryAfterSeconds: number) {
-    super(`too many sign-in requests: try again in ${Math.ceil(retryAfterSeconds / 60)} minutes`);
+    super(`too many sign-in requests: try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? "s" : ""}`);
   }
 }
 
@@ -53,10 +57,19 @@ export type LinkUrl = (token: string) => string;
  */
 export async function requestSignIn(store: Store, mailer: Mailer, input: { email: string; client: string }, linkUrl: LinkUrl, now: Date = new Date()): Promise<"sent" | "no_account"> {
   const email = normalizeEmail(input.email);
-  const since = new Date(now.getTime() - RATE_WINDOW_MINUTES * 60_000).toISOString();
-  const [perAddress, perClient] = await store.tx(() => store.portal.recordAttempt([`email:${email}`, `client:${input.client}`], now.toISOString(), since));
-  if (perAddress! > SIGN_INS_PER_ADDRESS || perClient! > SIGN_INS_PER_CLIENT) throw new TooManySignInsError(RATE_WINDOW_MINUTES * 60);
-  if ((await store.accounts.membershipsOf(email)).length === 0) return "no_account";
+  const windowMs = RATE_WINDOW_MINUTES * 60_000;
+  const since = new Date(now.getTime() - windowMs).toISOString();
+  const [addressKey, clientKey] = [`email:${email}`, `client:${input.client}`];
+  const onTeam = await store.tx(async () => {
+    const [perAddress, perClient] = await store.portal.attemptsSince([addressKey, clientKey], since);
+    const full = [perAddress!.count >= SIGN_INS_PER_ADDRESS ? perAddress! : null, perClient!.count >= SIGN_INS_PER_CLIENT ? perClient! : null];
+    const waits = full.flatMap((k) => (k?.oldestAt ? [Date.parse(k.oldestAt) + windowMs - now.getTime()] : []));
+    if (full.some((k) => k !== null)) throw new TooManySignInsError(Math.max(1, Math.ceil(Math.max(...waits, 1_000) / 1_000)));
+    const member = (await store.accounts.membershipsOf(email)).length > 0;
+    await store.portal.recordAttempts(member ? [addressKey, clientKey] : [clientKey], now.toISOString());
+    return member;
+  });
+  if (!onTeam) return "no_account";
   const token = newToken();
   await store.portal.insertLink({
     tokenHash: hashToken(token),

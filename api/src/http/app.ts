@@ -34,7 +34,7 @@ export type AppDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
-  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback" | "metricsToken">>;
+  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback" | "metricsToken" | "trustedProxyHops">>;
   /** The portal's mail (sign-in and invite links). */
   mailer: Mailer;
   readiness: () => Promise<Readiness>;
@@ -73,7 +73,7 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
   api.route("/campaigns", guaranteeRoutes({ store }));
   app.route("/api/v1", api);
   const pullPolicy = { allowHttpLoopback: config.env === "test" && config.pullAllowHttpLoopback === true };
-  app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign, pullPolicy }));
+  app.route("/portal", portalRoutes({ store, mailer, publicBaseUrl: config.publicBaseUrl, env: config.env, runCampaign, pullPolicy, trustedProxyHops: config.trustedProxyHops ?? 0 }));
   app.route("/", publicRoutes({ store, indexer, deployment, publicBaseUrl: config.publicBaseUrl, cache }));
   app.route("/", pageRoutes({ store, indexer, publicBaseUrl: config.publicBaseUrl, deployment, cache }));
   return app;

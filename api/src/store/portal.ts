@@ -124,26 +124,28 @@ export class PortalStore {
   }
 
   /**
-   * Records a sign-in request under each key and returns how many each key has since `since` (this one included).
-   * One transaction (a savepoint inside the caller's), so the counts and inserts of two requests do not interleave.
+   * The sign-in requests counted under each key since `since`, and the time of the oldest of them (null when none),
+   * after dropping those before `since`. Read inside the caller's transaction, before recordAttempts.
    */
-  async recordAttempt(keys: readonly string[], at: string, since: string): Promise<number[]> {
-    return this.conn.tx(async () => {
-      await this.conn.q().deleteFrom("portal_attempts").where("at", "<", since).execute();
-      const counts: number[] = [];
-      for (const key of keys) {
-        await this.conn.q().insertInto("portal_attempts").values({ key, at }).execute();
-        const r = await this.conn
-          .q()
-          .selectFrom("portal_attempts")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .where("key", "=", key)
-          .where("at", ">=", since)
-          .executeTakeFirstOrThrow();
-        counts.push(Number(r.n));
-      }
-      return counts;
-    });
+  async attemptsSince(keys: readonly string[], since: string): Promise<{ count: number; oldestAt: string | null }[]> {
+    await this.conn.q().deleteFrom("portal_attempts").where("at", "<", since).execute();
+    const out: { count: number; oldestAt: string | null }[] = [];
+    for (const key of keys) {
+      const r = await this.conn
+        .q()
+        .selectFrom("portal_attempts")
+        .select((eb) => [eb.fn.countAll().as("n"), eb.fn.min("at").as("oldest")])
+        .where("key", "=", key)
+        .where("at", ">=", since)
+        .executeTakeFirstOrThrow();
+      out.push({ count: Number(r.n), oldestAt: r.oldest ?? null });
+    }
+    return out;
+  }
+
+  /** Counts a sign-in request under each key. */
+  async recordAttempts(keys: readonly string[], at: string): Promise<void> {
+    for (const key of keys) await this.conn.q().insertInto("portal_attempts").values({ key, at }).execute();
   }
 
   /**

@@ -32,6 +32,8 @@ export type PortalDeps = {
   runCampaign: (campaignId: string) => void;
   /** Where pull URLs may point (the test environment may allow http to loopback), as for the CLI. */
   pullPolicy?: PullUrlPolicy;
+  /** Reverse proxies whose X-Forwarded-For names the client (http/clientAddress.ts); 0 by default. */
+  trustedProxyHops?: number;
 };
 
 /** Uploads (a logo) are the largest bodies the portal takes. */
@@ -56,6 +58,7 @@ function errorPage(error: Error, c: Context<PortalEnv>) {
             : [500 as const, "something went wrong on our side; nothing was changed, try again later"];
   if (aborted) logger.info({ path: c.req.path, reason: error.message }, "request aborted by the client");
   if (status === 500) logger.error({ err: { name: error.name, message: error.message }, path: c.req.path }, "portal error");
+  if (error instanceof TooManySignInsError) c.header("Retry-After", String(error.retryAfterSeconds));
   const title = status === 403 ? "Not allowed" : status === 404 ? "Not found" : status === 401 ? "Sign in first" : status === 429 ? "Too many requests" : status === 413 ? "Too large" : "That did not work";
   return c.html(
     <PortalLayout title={title} viewer={null} notice={{ kind: "error", text }}>

@@ -1,7 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 // Sign-in by emailed link (spec, Authentication 8), sign-out, and the test environment's outbox.
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import { z } from "zod";
@@ -11,8 +10,9 @@ import type { Mailer } from "../../mail/mailer.js";
 import type { Store } from "../../store/index.js";
 import { SESSION_COOKIE, field, sessionCookie, type PortalEnv } from "./guard.js";
 import { Csrf, PortalLayout } from "./Layout.js";
+import { clientAddress } from "../clientAddress.js";
 
-export type SignInDeps = { store: Store; mailer: Mailer; publicBaseUrl: string; env: "test" | "production" };
+export type SignInDeps = { store: Store; mailer: Mailer; publicBaseUrl: string; env: "test" | "production"; trustedProxyHops?: number };
 
 const signInForm = z.object({ email: z.string().trim().min(3, "enter your email address").max(254, "an email address has at most 254 characters") });
 
@@ -37,7 +37,7 @@ function SignInForm(props: { token: string; email?: string; error?: string }) {
   );
 }
 
-export function signInRoutes({ store, mailer, publicBaseUrl, env }: SignInDeps) {
+export function signInRoutes({ store, mailer, publicBaseUrl, env, trustedProxyHops = 0 }: SignInDeps) {
   const app = new Hono<PortalEnv>();
   const linkUrl = (token: string) => `${publicBaseUrl}/portal/auth?token=${encodeURIComponent(token)}`;
 
@@ -66,7 +66,7 @@ export function signInRoutes({ store, mailer, publicBaseUrl, env }: SignInDeps) 
         400,
       );
     if (!parsed.success) return again(parsed.error.issues[0]!.message);
-    const client = getConnInfo(c).remote.address ?? "unknown";
+    const client = clientAddress(c, trustedProxyHops);
     try {
       await requestSignIn(store, mailer, { email: parsed.data.email, client }, linkUrl);
     } catch (error) {
