@@ -115,6 +115,7 @@ contract PrizeVault is AccessManaged {
     event HeldPrizeRefused(bytes32 indexed campaignId, uint64 indexed number, uint256 position, uint256 amountCents, string reason);
     /// @notice A guarantee of a finished period is owed to the campaign's wallet of this moment.
     event GuaranteePicked(bytes32 indexed campaignId, uint32 indexed period, bytes32 winnerHash, address wallet, uint256 amountCents);
+    /// @notice A picked guarantee was paid to the wallet recorded at its pick (or where the admin moved it).
     event GuaranteePaid(
         bytes32 indexed campaignId, uint32 indexed period, address wallet, uint256 amountCents, uint256 tokenAmount
     );
@@ -136,22 +137,31 @@ contract PrizeVault is AccessManaged {
     error NativeTransferFailed(address to, uint256 amount);
     /// @notice An operator action that creates, releases or redirects what is owed, while the guardian's pause holds.
     error EnforcedPause();
+    /// @notice The held prize was already paid or refused: it is closed once.
     error HeldPrizeClosed(bytes32 campaignId, uint64 number, uint256 position);
+    /// @notice A refusal names its reason, for the record.
     error ReasonRequired();
+    /// @notice The campaign was registered without a guarantee.
     error NoGuarantee(bytes32 campaignId);
     /// @notice Every period that can need a guarantee holds a committed drawing: `period` must be below
     /// `committedDrawings`.
     error GuaranteePeriodNotDrawn(bytes32 campaignId, uint32 period, uint32 committedDrawings);
     /// @notice Period `period` ends in block time at `endsAt` at the earliest (`guaranteePeriodEnd`).
     error GuaranteePeriodNotEnded(bytes32 campaignId, uint32 period, uint256 endsAt);
+    /// @notice A period's guarantee is picked once.
     error GuaranteeAlreadyPicked(bytes32 campaignId, uint32 period);
+    /// @notice Only a picked, unpaid guarantee can be paid or moved.
     error GuaranteeNotPicked(bytes32 campaignId, uint32 period);
+    /// @notice A period's guarantee is paid once.
     error GuaranteeAlreadyPaid(bytes32 campaignId, uint32 period);
+    /// @notice A pick names its winner's hash (keccak256 of the id), never zero.
     error InvalidWinnerHash();
+    /// @notice The campaign has no payout wallet to owe the guarantee to.
     error PayoutWalletRequired(bytes32 campaignId);
     /// @notice A guarantee of `cents` is more than one payment may ever be under the limits (`maxCents`: half the
     /// overall 24-hour limit, or of the campaign's); raise the limit.
     error PayoutAboveLimit(bytes32 campaignId, uint64 period, uint256 worstCents, uint256 maxCents);
+    /// @notice The guarantee is already owed to that wallet.
     error NothingToMove(bytes32 campaignId, uint64 period);
     /// @notice A wallet move named `to`, but the campaign's payout wallet is `campaignWallet`.
     error MoveDestinationMismatch(bytes32 campaignId, address to, address campaignWallet);
