@@ -131,7 +131,13 @@ describe("a push campaign from creation through paid", () => {
     // The partner's note names what the partner can do; the operator's CLI way is in the operator's log.
     expect(flagged.needsAttention).toContain("partner portal");
     expect(flagged.needsAttention).not.toContain("prizedraw");
-    expect(readFileSync(path.join(stack.dataDir, "service.log"), "utf8")).toContain(`prizedraw drawing extend-cutoff summer-daily ${open.id} --to <time>`);
+    // The service's output reaches service.log through a pipe, a moment after the flag is readable.
+    const operatorLine = `prizedraw drawing extend-cutoff summer-daily ${open.id} --to <time>`;
+    const log = await until("the operator's line in service.log", async () => {
+      const text = readFileSync(path.join(stack.dataDir, "service.log"), "utf8");
+      return text.includes(operatorLine) ? text : undefined;
+    }, 10_000, 100);
+    expect(log).toContain(operatorLine);
     const late = await api(stack, "POST", `/api/v1/campaigns/summer-daily/drawings/${open.id}/winners`, { key, body: { winners: ["a", "b", "c"] } });
     expect(late.status).toBe(409);
     expect(late.body.error).toBe("locked");

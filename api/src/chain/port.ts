@@ -8,6 +8,7 @@ import {
   NonceTooLowError,
   parseAbi,
   parseEventLogs,
+  type Abi,
   type Account,
   type Address,
   type Chain,
@@ -28,23 +29,22 @@ import { chainFeesWei, chainTransactions, chainTransactionsInFlight } from "../m
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
 
+/** `abi` with the errors of `other` it does not declare itself, so a refusal passed on from `other` keeps its name. */
+function withErrorsOf<A extends Abi, B extends Abi>(abi: A, other: B) {
+  return [...abi, ...other.filter((item) => item.type === "error" && !abi.some((own) => own.type === "error" && own.name === item.name))];
+}
+
 /**
  * The engine's ABI with the errors of the vault it calls, so that a refusal there (ObligationNotBacked,
  * PaymentsArePaused, LimitExceeded) is named like the engine's own.
  */
-const ENGINE_CALL_ABI = [
-  ...PrizeDrawAbi,
-  ...PrizeVaultAbi.filter((item) => item.type === "error" && !PrizeDrawAbi.some((own) => own.type === "error" && own.name === item.name)),
-];
+const ENGINE_CALL_ABI = withErrorsOf(PrizeDrawAbi, PrizeVaultAbi);
 
 /**
  * The vault's ABI with the engine's errors, which its held-prize and guarantee calls pass on when the engine
  * refuses the facts they ask for (NotHeldPrize, NotSettled, CampaignNotRegistered).
  */
-const VAULT_CALL_ABI = [
-  ...PrizeVaultAbi,
-  ...PrizeDrawAbi.filter((item) => item.type === "error" && !PrizeVaultAbi.some((own) => own.type === "error" && own.name === item.name)),
-];
+const VAULT_CALL_ABI = withErrorsOf(PrizeVaultAbi, PrizeDrawAbi);
 
 type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payable">;
 type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
@@ -178,6 +178,8 @@ export class ChainPort {
   private minedCount = 0;
   private readonly receiptTimeoutMs: number;
   readonly maxEntropyFeeWei: bigint;
+  /** The vault's token units per cent (an immutable), once read. */
+  private unitsPerCent: Promise<bigint> | null = null;
 
   constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS, maxEntropyFeeWei = DEFAULT_MAX_ENTROPY_FEE_WEI }: ChainPortOptions) {
     this.receiptTimeoutMs = receiptTimeoutMs;
@@ -207,11 +209,7 @@ export class ChainPort {
    * state, so a send that depends on another's effects waits for that one's receipt first.
    */
   send<N extends WriteName>(functionName: N, args: WriteArgs<N>, options: { value?: bigint; gas?: bigint } = {}): Promise<TransactionReceipt> {
-    const { value, gas } = options;
-    return this.submit(functionName, async () => {
-      const { request } = await this.publicClient.simulateContract(this.operatorCall(functionName, args, value) as Parameters<PublicClient["simulateContract"]>[0]);
-      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
-    });
+    return this.simulateAndSend(functionName, this.operatorCall(functionName, args, options.value), options.gas);
   }
 
   /**
@@ -219,10 +217,14 @@ export class ChainPort {
    * payment), sent as `send` sends the engine's.
    */
   sendToVault<N extends VaultWriteName>(functionName: N, args: VaultWriteArgs<N>): Promise<TransactionReceipt> {
-    const address = this.vaultAddress();
+    return this.simulateAndSend(functionName, { address: this.vaultAddress(), abi: VAULT_CALL_ABI, functionName, args, account: this.wallet.account });
+  }
+
+  /** Simulates `call` (a refusal surfaces named, nothing spent), then sends it with the next nonce (`submit`). */
+  private simulateAndSend(functionName: string, call: object, gas?: bigint): Promise<TransactionReceipt> {
     return this.submit(functionName, async () => {
-      const { request } = await this.publicClient.simulateContract({ address, abi: VAULT_CALL_ABI, functionName, args, account: this.wallet.account } as Parameters<PublicClient["simulateContract"]>[0]);
-      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce });
+      const { request } = await this.publicClient.simulateContract(call as Parameters<PublicClient["simulateContract"]>[0]);
+      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
     });
   }
 
@@ -569,9 +571,14 @@ export class ChainPort {
   /** The prize pool (PrizeVault.balances) in cents: its token balance, what is owed, and what is free. */
   async poolBalances(): Promise<PoolBalances> {
     const address = this.vaultAddress();
+    // An immutable of the vault: read once.
+    this.unitsPerCent ??= this.publicClient.readContract({ address, abi: PrizeVaultAbi, functionName: "tokenUnitsPerCent" }).catch((error: unknown) => {
+      this.unitsPerCent = null;
+      throw error;
+    });
     const [[tokenBalance, owedCents, , freeUnits], unitsPerCent] = await Promise.all([
       this.publicClient.readContract({ address, abi: PrizeVaultAbi, functionName: "balances" }),
-      this.publicClient.readContract({ address, abi: PrizeVaultAbi, functionName: "tokenUnitsPerCent" }),
+      this.unitsPerCent,
     ]);
     return { balanceCents: tokenBalance / unitsPerCent, owedCents, freeCents: freeUnits / unitsPerCent };
   }

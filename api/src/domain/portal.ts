@@ -62,9 +62,12 @@ export async function requestSignIn(store: Store, mailer: Mailer, input: { email
   const [addressKey, clientKey] = [`email:${email}`, `client:${input.client}`];
   const onTeam = await store.tx(async () => {
     const [perAddress, perClient] = await store.portal.attemptsSince([addressKey, clientKey], since);
-    const full = [perAddress!.count >= SIGN_INS_PER_ADDRESS ? perAddress! : null, perClient!.count >= SIGN_INS_PER_CLIENT ? perClient! : null];
-    const waits = full.flatMap((k) => (k?.oldestAt ? [Date.parse(k.oldestAt) + windowMs - now.getTime()] : []));
-    if (full.some((k) => k !== null)) throw new TooManySignInsError(Math.max(1, Math.ceil(Math.max(...waits, 1_000) / 1_000)));
+    const full = [perAddress!.count >= SIGN_INS_PER_ADDRESS && perAddress!, perClient!.count >= SIGN_INS_PER_CLIENT && perClient!].filter((k) => k !== false);
+    if (full.length > 0) {
+      // Until the oldest counted request of the limit that refuses leaves the window (the later, when both do).
+      const waitMs = Math.max(...full.map((k) => (k.oldestAt === null ? 0 : Date.parse(k.oldestAt) + windowMs - now.getTime())));
+      throw new TooManySignInsError(Math.max(1, Math.ceil(waitMs / 1_000)));
+    }
     const member = (await store.accounts.membershipsOf(email)).length > 0;
     await store.portal.recordAttempts(member ? [addressKey, clientKey] : [clientKey], now.toISOString());
     return member;

@@ -42,9 +42,9 @@ async function lock(ctx: KeeperContext, campaign: Campaign, drawing: Drawing): P
   const { store } = ctx.deps;
   const now = campaignNow(campaign);
   if (!cutoffReached(drawing, now)) return;
-  await store.tx(async () => {
+  const flagged = await store.tx(async () => {
     const current = await store.drawings.byId(campaign.id, drawing.id);
-    if (!current || current.status !== "open") return;
+    if (!current || current.status !== "open") return null;
     let step;
     if (campaign.mode === "entries") {
       if (current.entrantCount > 0) await store.entries.assignPositions(current.id);
@@ -55,11 +55,15 @@ async function lock(ctx: KeeperContext, campaign: Campaign, drawing: Drawing): P
     if (step.kind === "moved") await store.drawings.update(step.drawing);
     else if (current.needsAttention !== step.note) {
       await store.drawings.update({ ...current, needsAttention: step.note });
-      // The partner's note names the portal; the operator's way is the CLI.
-      ctx.deps.logger.info(
-        { campaign: campaign.slug, drawingId: current.id, note: step.note },
-        `drawing flagged at its cutoff; an operator can extend it: prizedraw drawing extend-cutoff ${campaign.slug} ${current.id} --to <time>`,
-      );
+      return step.note;
     }
+    return null;
   });
+  // Logged once the flag is stored: the partner's note names the portal; the operator's way is the CLI.
+  if (flagged !== null) {
+    ctx.deps.logger.info(
+      { campaign: campaign.slug, drawingId: drawing.id, note: flagged },
+      `drawing flagged at its cutoff; an operator can extend it: prizedraw drawing extend-cutoff ${campaign.slug} ${drawing.id} --to <time>`,
+    );
+  }
 }
