@@ -2,4 +2,5 @@
 export declare const DIST_DIR: string;
 export declare const SERVICE_ENTRY: string;
 export declare const CLI_ENTRY: string;
+export declare const PROOF_WORKER_ENTRY: string;
 export declare function buildService(): Promise<{ service: string; cli: string }>;

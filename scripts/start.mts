@@ -16,7 +16,7 @@
  * Every start-up failure ends with one line saying what to fix.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, type WriteStream } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type pg from "pg";
@@ -114,19 +114,59 @@ async function waitFor(what: string, seconds: number, check: () => Promise<boole
 /** Ponder's own shutdown chatter, not worth a line of the user's screen. */
 const QUIET_WHEN_STOPPING = /Received SIG(TERM|INT)|Started shutdown sequence|Finished shutdown sequence/;
 
+/**
+ * START_OUTPUT=all shows every line the children write (as before logs went to files); otherwise the terminal gets
+ * this script's own lines, the service's warnings and errors, the test outbox's sign-in links and Ponder's warnings,
+ * and every child's whole output goes to `<data>/logs/<child>.log`.
+ */
+const SHOW_ALL = process.env.START_OUTPUT === "all";
+/** Lines kept from a child to print when it stops unexpectedly (its log file has them all). */
+const LAST_LINES_ON_FAILURE = 20;
+
+/** What the terminal shows of one line of a child's output, or null (the line is in the child's log file only). */
+function terminalLine(name: string, line: string): string | null {
+  if (SHOW_ALL) return line;
+  if (name === "service") {
+    let entry: { level?: number; msg?: string; alert?: string };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      return line; // not the logger's: a crash trace or a runtime warning, shown
+    }
+    if (typeof entry.msg === "string" && entry.msg.startsWith("mail to ")) return entry.msg;
+    if ((entry.level ?? 0) < 40) return null;
+    return `${(entry.level ?? 0) >= 50 ? "error" : "warning"}: ${entry.msg ?? ""}${entry.alert ? ` (alert ${entry.alert})` : ""}`;
+  }
+  if (name === "indexer") return /\b(WARN|ERROR|FATAL)\b/.test(line) ? line : null;
+  return null; // anvil: every transaction and block
+}
+
+/** The log file of a child in the data folder, appended to across starts. */
+function logFileOf(name: string): WriteStream | undefined {
+  if (loadedDataDir === undefined) return undefined;
+  mkdirSync(join(loadedDataDir, "logs"), { recursive: true });
+  const stream = createWriteStream(join(loadedDataDir, "logs", `${name}.log`), { flags: "a" });
+  stream.on("error", () => {}); // a full disk must not end the stack
+  return stream;
+}
+
 function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, options: { cwd?: string; graceSeconds?: number; hold?: boolean } = {}): Child {
   if (stopping) throw new Stopping();
   // Its own process group: a terminal's Ctrl-C reaches this script (and npm), which stops the children in order.
   const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const entry: Child = { name, process: child, recentOutput: [], graceSeconds: options.graceSeconds ?? 10, ...(options.hold ? { held: [] } : {}) };
+  const log = SHOW_ALL ? undefined : logFileOf(name);
+  log?.write(`--- ${new Date().toISOString()} ${name} started (pid ${child.pid ?? "?"})\n`);
+  child.on("exit", () => log?.end());
   const onData = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
+    log?.write(chunk);
     const lines = chunk.toString().split("\n").filter(Boolean);
     entry.recentOutput = [...entry.recentOutput, ...lines].slice(-50);
     if (entry.held) {
       entry.held.push(...lines);
       return;
     }
-    const shown = stopping ? lines.filter((l) => !QUIET_WHEN_STOPPING.test(l)) : lines;
+    const shown = (stopping ? lines.filter((l) => !QUIET_WHEN_STOPPING.test(l)) : lines).map((l) => terminalLine(name, l)).filter((l) => l !== null);
     if (shown.length > 0) to.write(shown.map((l) => `[${name}] ${l}`).join("\n") + "\n");
   };
   child.stdout?.on("data", onData(process.stdout));
@@ -135,6 +175,10 @@ function startChild(name: string, command: string, args: string[], env: NodeJS.P
   child.on("exit", (code, signal) => {
     if (!stopping && !entry.expectedExit) {
       if (entry.held) printHeld(entry);
+      else if (!SHOW_ALL) {
+        const last = entry.recentOutput.slice(-LAST_LINES_ON_FAILURE);
+        if (last.length > 0) process.stderr.write(`[start] ${name}'s last lines (all of them: ${join(loadedDataDir ?? ".", "logs", `${name}.log`)}):\n${last.map((l) => `[${name}] ${l}`).join("\n")}\n`);
+      }
       console.error(`[start] ${name} stopped unexpectedly (${signal ?? `code ${code}`}); stopping the stack`);
       void stopAll(1);
     }
@@ -619,6 +663,7 @@ async function main(): Promise<void> {
   say(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${config.env} environment, data in ${config.dataDir}${config.storeUrl === undefined ? "" : `, store in ${storeLabel(config.storeUrl)}`})`);
   say(`service   http://127.0.0.1:${config.port}  (GET /health, GET /ready${config.publicBaseUrl === `http://127.0.0.1:${config.port}` ? "" : `; public links use ${config.publicBaseUrl}`})`);
   say(`indexer   ${config.indexerUrl}`);
+  if (!SHOW_ALL) say(`logs      ${join(config.dataDir, "logs")} (service.log: every request and the keeper's steps; START_OUTPUT=all prints them here)`);
   say(`chain     ${rpcOrigin(config.rpcUrl)}  (chain id ${deployment.chainId}, PrizeDraw ${deployment.prizeDraw}${config.localChain && blockTime !== undefined ? `; a block every ${blockTime} s, CHAIN_BLOCK_TIME` : ""})`);
   await greet(config);
   say(`Ctrl-C (or kill ${process.pid}) stops everything`);

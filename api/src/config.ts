@@ -34,6 +34,10 @@ export type Config = {
   entropyTimeoutSeconds: number;
   /** A sent transaction without a receipt after this long is given up on (and its nonce reused on retry). */
   txTimeoutSeconds: number;
+  /** An operator transaction not mined this long after it was sent (or replaced) is replaced with higher fees. */
+  txReplaceSeconds: number;
+  /** The most an operator transaction pays per gas, in wei (MAX_FEE_PER_GAS_GWEI). */
+  maxFeePerGasWei: bigint;
   /** Test environment only: the service does not reveal MockEntropy requests itself (tests play the provider). */
   holdMockReveal: boolean;
   /** The operator's key; in the test environment anvil's well-known account 1 by default. */
@@ -53,6 +57,52 @@ export type Config = {
   metricsToken: string | undefined;
   /** Reverse proxies in front of the service whose X-Forwarded-For is trusted for the client's address (0: none). */
   trustedProxyHops: number;
+  /** Requests a minute allowed in this process (docs/operations.md, "Rate limits"); 0 turns a limit off. */
+  rateLimits: RateLimits;
+  /** Node's HTTP server guards (docs/operations.md, "Connections and timeouts"). */
+  http: HttpLimits;
+  /** Conditions that need a person, and where their notices go (docs/operations.md, "Alerts"). */
+  alerts: AlertSettings;
+};
+
+/** When a condition needs a person, and who is told (docs/operations.md, "Alerts"). */
+export type AlertSettings = {
+  /** Mail recipients of every notice (ALERT_EMAIL); empty: no mail. */
+  emails: string[];
+  /** The operator webhook (ALERT_WEBHOOK_URL), signed with `webhookSecret` as partner webhooks are; unset: none. */
+  webhookUrl: string | undefined;
+  webhookSecret: string | undefined;
+  /** An alert still active is reminded this long after its last notice. */
+  remindMs: number;
+  /** A drawing this long in one unfinished status is stuck. */
+  stuckMs: number;
+  /** The pool's free balance must cover this many days of the active campaigns' prizes (0: not checked). */
+  poolDays: number;
+  /** The operator's balance must be at least this many wei (0: not checked). */
+  gasMinWei: bigint;
+};
+
+/**
+ * Requests a minute, each a token bucket holding a minute's worth (a burst may spend it at once) that refills evenly;
+ * 0: no limit. `perKey` counts a request's declared body too (http/rateLimit.ts, requestCost).
+ */
+export type RateLimits = {
+  /** Per API key, on /api/v1. */
+  perKey: number;
+  /** Per client address on /api/v1, checked before the key. */
+  apiPerClient: number;
+  /** Per client address everywhere else (public endpoints, pages, portal, /ready), /health excepted. */
+  publicPerClient: number;
+};
+
+/** What one client may hold of the HTTP server: connections at once, and time to send a request. */
+export type HttpLimits = {
+  /** Open connections at once (Node's server.maxConnections); a connection over it is closed at once. */
+  maxConnections: number;
+  /** Time to send a whole request, body included; later it is answered 408 and the connection closed. */
+  requestTimeoutSeconds: number;
+  /** Time to send the request line and headers (at most requestTimeoutSeconds). */
+  headersTimeoutSeconds: number;
 };
 
 /** The node's block tags a result can be final at (see README, "Reorgs and finality"). */
@@ -99,6 +149,8 @@ export function isPublicDevelopmentKey(privateKey: Hex): boolean {
 }
 
 const port = z.coerce.number().int().min(1).max(65_535);
+/** Requests a minute; 0 turns the limit off. */
+const perMinute = z.coerce.number().int().min(0).max(1_000_000);
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
 const schema = z.object({
@@ -121,11 +173,41 @@ const schema = z.object({
   PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).optional(),
   PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS: z.coerce.number().positive().default(600),
   PRIZEDRAW_TX_TIMEOUT_SECONDS: z.coerce.number().positive().default(180),
+  PRIZEDRAW_TX_REPLACE_SECONDS: z.coerce.number().positive().max(3_600).default(30),
+  // Decimal gwei (Base's fees are fractions of a gwei); at most 10,000 gwei, far above any sane price.
+  MAX_FEE_PER_GAS_GWEI: z
+    .string()
+    .regex(/^\d{1,5}(\.\d{1,9})?$/, "must be gwei, a number such as 50 or 0.5 (at most 9 decimals)")
+    .refine((v) => Number(v) > 0 && Number(v) <= 10_000, "must be more than 0 and at most 10000 gwei")
+    .default("50"),
   PRIZEDRAW_HOLD_MOCK_REVEAL: bool.default(false),
   CHAIN_FINALITY: z.enum(["finalized", "safe"]).default("finalized"),
   SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, "must be smtp://... or smtps://...").optional(),
   MAIL_FROM: z.string().min(3).max(200).default("Prize Draw <no-reply@localhost>"),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(5).default(0),
+  // Far above a partner's use (the spec: polling once a minute per campaign is enough); benchmarks and test suites
+  // that drive one key or address flat out turn them off (RATE_LIMITS=off: the test stack does).
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  RATE_LIMIT_PER_KEY: perMinute.default(1_200),
+  RATE_LIMIT_API_PER_CLIENT: perMinute.default(2_400),
+  RATE_LIMIT_PUBLIC_PER_CLIENT: perMinute.default(1_200),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  // A 32 MiB list in 60 s needs about 4.5 Mbit/s: any partner backend has that; a client trickling bytes does not.
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(15),
+  // Comma-separated addresses; each checked loosely (the SMTP server is the judge of a mailbox).
+  ALERT_EMAIL: z
+    .string()
+    .transform((v) => v.split(",").map((a) => a.trim()).filter((a) => a !== ""))
+    .pipe(z.array(z.string().regex(/^[^\s@,]+@[^\s@,]+$/, "must be comma-separated email addresses")).max(20))
+    .optional(),
+  ALERT_WEBHOOK_URL: z.url().max(2_048).optional(),
+  ALERT_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, "must be whsec_ followed by the base64 of 24 to 64 random bytes").optional(),
+  ALERT_REMIND_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  ALERT_STUCK_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
+  ALERT_POOL_DAYS: z.coerce.number().min(0).max(365).default(7),
+  ALERT_GAS_MIN_WEI: z.string().regex(/^\d{1,40}$/, "must be a whole number of wei").default("10000000000000000"),
+  PRIZEDRAW_ALERT_REMIND_SECONDS: z.coerce.number().int().min(1).max(3_600).optional(),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{24,200}$/, "must be 24 to 200 printable characters without spaces (a long random token)").optional(),
   OPERATOR_PRIVATE_KEY: z
     .string()
@@ -172,6 +254,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (production && v.PRIZEDRAW_HOLD_MOCK_REVEAL) throw new ConfigError("PRIZEDRAW_HOLD_MOCK_REVEAL is for the test environment only; unset it in production");
   if (production && !v.RPC_URL) throw new ConfigError("RPC_URL: production needs a real network (set RPC_URL)");
   if (production && !v.OPERATOR_PRIVATE_KEY) throw new ConfigError("OPERATOR_PRIVATE_KEY: production needs the operator's key");
+  // Node refuses a headers timeout longer than the request's (the headers are part of the request).
+  if (v.HTTP_HEADERS_TIMEOUT_SECONDS > v.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_SECONDS (${v.HTTP_HEADERS_TIMEOUT_SECONDS}) must be at most HTTP_REQUEST_TIMEOUT_SECONDS (${v.HTTP_REQUEST_TIMEOUT_SECONDS})`);
+  }
+  const limited = v.RATE_LIMITS === "on";
+  if (production && v.PRIZEDRAW_ALERT_REMIND_SECONDS !== undefined) throw new ConfigError("PRIZEDRAW_ALERT_REMIND_SECONDS is for the test environment only; unset it in production (ALERT_REMIND_MINUTES)");
+  if (v.ALERT_WEBHOOK_URL !== undefined && v.ALERT_WEBHOOK_SECRET === undefined) throw new ConfigError("ALERT_WEBHOOK_SECRET: the operator webhook is signed; set a whsec_ secret with ALERT_WEBHOOK_URL");
+  if (production && v.ALERT_WEBHOOK_URL !== undefined && !v.ALERT_WEBHOOK_URL.startsWith("https://")) throw new ConfigError("ALERT_WEBHOOK_URL must be https");
 
   const dataDir = isAbsolute(v.PRIZEDRAW_DATA_DIR) ? v.PRIZEDRAW_DATA_DIR : resolve(cwd, v.PRIZEDRAW_DATA_DIR);
   return {
@@ -191,6 +281,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookRetryBaseMs: v.PRIZEDRAW_WEBHOOK_RETRY_BASE_MS ?? null,
     entropyTimeoutSeconds: v.PRIZEDRAW_ENTROPY_TIMEOUT_SECONDS,
     txTimeoutSeconds: v.PRIZEDRAW_TX_TIMEOUT_SECONDS,
+    txReplaceSeconds: v.PRIZEDRAW_TX_REPLACE_SECONDS,
+    maxFeePerGasWei: gweiToWei(v.MAX_FEE_PER_GAS_GWEI),
     holdMockReveal: v.PRIZEDRAW_HOLD_MOCK_REVEAL,
     operatorPrivateKey: (v.OPERATOR_PRIVATE_KEY as Hex | undefined) ?? (production ? undefined : ANVIL_KEYS.operator),
     chainFinality: v.CHAIN_FINALITY,
@@ -198,5 +290,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: v.MAIL_FROM,
     metricsToken: v.METRICS_TOKEN,
     trustedProxyHops: v.TRUSTED_PROXY_HOPS,
+    rateLimits: {
+      perKey: limited ? v.RATE_LIMIT_PER_KEY : 0,
+      apiPerClient: limited ? v.RATE_LIMIT_API_PER_CLIENT : 0,
+      publicPerClient: limited ? v.RATE_LIMIT_PUBLIC_PER_CLIENT : 0,
+    },
+    http: {
+      maxConnections: v.HTTP_MAX_CONNECTIONS,
+      requestTimeoutSeconds: v.HTTP_REQUEST_TIMEOUT_SECONDS,
+      headersTimeoutSeconds: v.HTTP_HEADERS_TIMEOUT_SECONDS,
+    },
+    alerts: {
+      emails: v.ALERT_EMAIL ?? [],
+      webhookUrl: v.ALERT_WEBHOOK_URL,
+      webhookSecret: v.ALERT_WEBHOOK_SECRET,
+      remindMs: v.PRIZEDRAW_ALERT_REMIND_SECONDS !== undefined ? v.PRIZEDRAW_ALERT_REMIND_SECONDS * 1_000 : v.ALERT_REMIND_MINUTES * 60_000,
+      stuckMs: v.ALERT_STUCK_MINUTES * 60_000,
+      poolDays: v.ALERT_POOL_DAYS,
+      gasMinWei: BigInt(v.ALERT_GAS_MIN_WEI),
+    },
   };
+}
+
+/** "0.5" gwei as 500000000n wei, exactly (no floating point). */
+function gweiToWei(gwei: string): bigint {
+  const [whole, fraction = ""] = gwei.split(".");
+  return BigInt(whole!) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0"));
 }

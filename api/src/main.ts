@@ -1,23 +1,22 @@
-import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from "node:http";
-import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { ConfigError, LOCAL_CHAIN_ID, isPublicDevelopmentKey, loadConfig, storeLabel } from "./config.js";
 import { IndexerClient } from "./chain/indexer.js";
 import { ChainPort } from "./chain/port.js";
 import { readDeployment } from "./chain/deployment.js";
 import { createApp } from "./http/app.js";
-import { answerClientError } from "./http/errors.js";
 import { PublicCache } from "./http/publicCache.js";
 import { publicFastPath } from "./http/publicFastPath.js";
+import { serveService } from "./http/server.js";
 import { Keeper } from "./keeper/keeper.js";
 import { registerCollectors } from "./metrics/collect.js";
-import { httpRequestDuration } from "./metrics/registry.js";
 import { logger } from "./logger.js";
 import { outboxMailer, smtpMailer } from "./mail/mailer.js";
-import { checkReadiness } from "./readiness.js";
+import { createNotifier } from "./notify/notifier.js";
+import { checkReadiness, sharedReadiness } from "./readiness.js";
 import { storePath } from "./store/index.js";
 import { openServiceStore } from "./serviceStore.js";
 
-/** The service process: store, chain port, indexer client, keeper, and HTTP on 127.0.0.1:PORT. */
+/** The service process: store, chain port, indexer client, keeper, and HTTP on 127.0.0.1:PORT (http/server.ts). */
 async function main(): Promise<void> {
   const config = loadConfig();
   const deployment = readDeployment(config.dataDir);
@@ -35,11 +34,15 @@ async function main(): Promise<void> {
   // STORE_URL's PostgreSQL database, else the SQLite file in the data folder.
   const storeLocation = config.storeUrl ?? storePath(config.dataDir);
   const store = await openServiceStore(storeLocation);
-  const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
+  const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000, fees: { maxFeePerGasWei: config.maxFeePerGasWei, replaceAfterMs: config.txReplaceSeconds * 1_000 } });
   const indexer = new IndexerClient(config.indexerUrl);
-  const keeper = new Keeper({ store, chain, indexer, config, logger });
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, logger) : outboxMailer(store, logger);
+  // Alerts go to ALERT_EMAIL through the same mailer, and to the operator webhook through the partner webhooks' sender.
+  const { emails, webhookUrl, webhookSecret, ...thresholds } = config.alerts;
+  const alertWebhook = webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret, allowLoopback: config.env === "test" && config.pullAllowHttpLoopback } : null;
+  const alerts = { notifier: createNotifier({ emails, webhook: alertWebhook }, mailer), settings: thresholds };
+  const keeper = new Keeper({ store, chain, indexer, config, logger, alerts });
   registerCollectors({ store, chain });
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(store, logger);
   const cache = new PublicCache(store);
   const app = createApp({
     cache,
@@ -48,34 +51,18 @@ async function main(): Promise<void> {
     deployment,
     config,
     mailer,
-    readiness: () => checkReadiness({ store, chain, indexer, holdsKeeperLease: () => keeper.holdsLease() }),
+    readiness: sharedReadiness(() => checkReadiness({ store, chain, indexer, holdsKeeperLease: () => keeper.holdsLease() })),
     runCampaign: (campaignId) => void keeper.runCampaign(campaignId),
   });
   // Kept public reads are answered before Hono (http/publicFastPath.ts); everything else goes through the app.
   const fastPath = publicFastPath(store, cache);
-  const createServer = ((options: ServerOptions, listener: RequestListener) =>
-    createHttpServer(options, (req, res) => {
-      // A read the fast path cannot answer (not a kept public read, or the store failed) goes to Hono.
-      const stopTimer = httpRequestDuration.startTimer();
-      void fastPath(req, res).then(
-        (served) => {
-          // Hono's middleware times what it answers; a kept read answered here is timed under its own label.
-          if (served) stopTimer({ route: "fast path (kept public reads)", method: req.method ?? "GET", status: String(res.statusCode) });
-          else listener(req, res);
-        },
-        () => {
-          if (res.headersSent) res.destroy();
-          else listener(req, res);
-        },
-      );
-    })) as typeof createHttpServer;
-  const server = serve({ fetch: app.fetch, hostname: process.env.HOST ?? "127.0.0.1", port: config.port, createServer }, (info) => {
+  const onListening = (info: AddressInfo) => {
     // The settings that tell production from test at a glance: environment, keeper cycle, randomness provider.
     const randomness = deployment.mockEntropy ? "mock" : deployment.entropy;
     logger.info({ port: info.port, env: config.env, keeperIntervalSeconds: config.keeperIntervalSeconds, chainId: deployment.chainId, randomness, mail: mailer.kind, store: storeLabel(storeLocation) }, "service listening");
     keeper.start();
-  });
-  (server as HttpServer).on("clientError", answerClientError);
+  };
+  const server = serveService({ app, config, hostname: process.env.HOST ?? "127.0.0.1", fastPath, onListening });
   const stop = () => {
     // The lease is given up (a standby takes over at its next try) while the server drains; the store closes once
     // both are done (keeper.stop() logs its own failures).
@@ -84,7 +71,9 @@ async function main(): Promise<void> {
       const exit = () => process.exit(0);
       void store.close().then(exit, exit);
     };
-    server.close(() => void keeperStopped.then(close, close));
+    // Sign-in and invite links the answers promised are handed to the SMTP server first (up to 5 seconds; mail still
+    // unsent is logged, so none is dropped without a line).
+    server.close(() => void Promise.all([keeperStopped, mailer.idle(5_000)]).then(close, close));
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

@@ -12,6 +12,13 @@ export type Readiness = {
   keeper: { leaseHeld: boolean };
 };
 
+/**
+ * What anyone may read of it: whether the process is ready, which is all a load balancer needs. Which process holds
+ * the keeper lease, the chain's head and the indexer's lag are the operator's (http/ready.ts shows them to the
+ * metrics token, or in the test environment).
+ */
+export type PublicReadiness = Pick<Readiness, "ready">;
+
 /** How far behind the chain head the indexer may be and still count as caught up (one block a second locally). */
 export const MAX_INDEXER_LAG_BLOCKS = 5;
 
@@ -68,5 +75,19 @@ export async function checkReadiness({ store, chain, indexer, holdsKeeperLease }
     chain: { ok: head !== null, block: head },
     indexer: { ok: indexerOk, block: indexed, lagBlocks: lag },
     keeper: { leaseHeld: holdsKeeperLease() },
+  };
+}
+
+/**
+ * `check` shared by the requests that arrive while it runs: a burst of readiness probes costs one check (a check
+ * reads the store, the chain and the indexer), and no answer is older than the check running when it was asked.
+ */
+export function sharedReadiness(check: () => Promise<Readiness>): () => Promise<Readiness> {
+  let running: Promise<Readiness> | null = null;
+  return () => {
+    running ??= check().finally(() => {
+      running = null;
+    });
+    return running;
   };
 }

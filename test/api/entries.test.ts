@@ -3,8 +3,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
-import { clockPast } from "../support/partner.js";
+import { api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, clockPast, firstOpenDrawing, proofUrl, verifyServedProof } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
@@ -13,10 +13,7 @@ let accountId: string;
 type EntriesResponse = { drawing: { id: string; drawAt: string; cutoffAt: string }; added: number; updated: number; unchanged: number; count: number; totalWeight: number };
 type EntriesPage = { count: number; totalWeight: number; entries: { entrantId: string; weight: number; displayName: string | null; position: number | null }[]; next: string | null };
 
-async function createEntriesCampaign(slug: string, winners = 3): Promise<void> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Entries ${slug}`, "--mode", "entries", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-}
+const createEntriesCampaign = (slug: string, winners = 3) => activeCampaign(stack, accountId, slug, { name: `Entries ${slug}`, mode: "entries", winners });
 
 const post = (slug: string, entries: unknown[]) => api(stack, "POST", `/api/v1/campaigns/${slug}/entries`, { key, body: { entries } });
 
@@ -97,8 +94,7 @@ describe("POST and GET entries", () => {
   }
 
   it("answers the spec's 409s: not_entrants_campaign, no_open_drawing, campaign_ended", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "winners-only", "--name", "W", "--mode", "push", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "winners-only");
+    await activeCampaign(stack, accountId, "winners-only", { name: "W" });
     const wrong = await post("winners-only", ["a"]);
     expect(wrong.status).toBe(409);
     expect(wrong.body.error).toBe("not_entrants_campaign");
@@ -141,11 +137,10 @@ describe("the drawing cycle of an entries campaign", () => {
     // Entries for a locked drawing are refused... by routing them to the next one; the locked list is unchanged.
     expect(locked.count).toBe(6);
 
-    const proofUrl = `${stack.baseUrl}/campaigns/raffle/draws/${first!.id}/proof.json`;
     const proof = (await api(stack, "GET", `/campaigns/raffle/draws/${first!.id}/proof.json`)).body as { entrants: { count: number; totalWeight: number; selection: string; list: { hash: string; weight: number }[] } };
     expect(proof.entrants).toMatchObject({ count: 6, totalWeight: 12, selection: "sequential-weighted-v1" });
     expect(proof.entrants.list.map((e) => e.weight)).toEqual([1, 7, 1, 1, 1, 1]);
-    const verified = await runServedVerifier(stack, [proofUrl, "--rpc", stack.rpcUrl]);
+    const verified = await verifyServedProof(stack, "raffle", first!.id);
     expect(verified.out).toMatch(/PASS/);
     expect(verified.code).toBe(0);
   });
@@ -168,13 +163,13 @@ describe("the drawing cycle of an entries campaign", () => {
     expect(over.status).toBe(409);
     expect(over.body.error).toBe("too_many_entrants");
 
-    const open = (((await api(stack, "GET", "/api/v1/campaigns/big/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0])!;
+    const open = await firstOpenDrawing(stack, key, "big");
     await clockPast(stack, key, "big", open, { check: false });
     await until("100,000-entrant drawing paid", async () => {
       const d = (await api(stack, "GET", `/api/v1/campaigns/big/drawings/${open.id}`, { key })).body.drawing as { status: string };
       return d.status === "paid" ? true : undefined;
     }, 120_000, 500);
-    const verified = await runServedVerifier(stack, [`${stack.baseUrl}/campaigns/big/draws/${open.id}/proof.json`]);
+    const verified = await runServedVerifier(stack, [proofUrl(stack, "big", open.id)]);
     expect(verified.out).toMatch(/PASS/);
     expect(verified.code).toBe(0);
   }, 240_000);

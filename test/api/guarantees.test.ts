@@ -2,18 +2,16 @@
 // clock across several periods: a period with a big prize (not_needed), one without (awaiting_pick, pick, paid
 // onchain once), a pause moving a period's end, an ended campaign finishing its checks, and the pick's refusals.
 
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { clockBy, clockTo, drawThroughPaid, firstOpenDrawing, guaranteeCampaign } from "../support/partner.js";
 
 let stack: Stack;
 let accountId: string;
 let key: string;
 let otherKey: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -22,42 +20,15 @@ type Drawing = { id: string; status: string; drawAt: string; cutoffAt: string; w
 /** Onchain guarantee periods count from 0; the service's from 1. */
 type Payout = { kind: string; period: number | null; wallet: string; amountCents: string; txHash: string };
 
-/**
- * A daily push campaign on UTC whose periods start at the next full hour S (a little ahead of the real clock) and
- * whose draws fall at S+12h, S+36h, ...: the middle of each day-long period. Every prize of `prizeCents`.
- */
-async function createCampaign(slug: string, prizeCents: number, guarantee: string): Promise<number> {
-  const start = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
-  const table = path.join(stack.dataDir, `${slug}-table.json`);
-  writeFileSync(table, JSON.stringify([{ amountCents: prizeCents, weight: 1 }, { amountCents: prizeCents, weight: 1 }]));
-  await stack.cli(
-    "campaign", "create", "--account", accountId, "--slug", slug, "--name", `Guarantees ${slug}`, "--mode", "push", "--cadence", "daily",
-    "--hour", String((new Date(start).getUTCHours() + 12) % 24), "--timezone", "UTC", "--winners", "2", "--payout-wallet", WALLET,
-    "--starts-at", new Date(start).toISOString(), "--prize-table", table, "--guarantee", guarantee,
-  );
-  await stack.cli("campaign", "activate", slug);
-  return start;
-}
+/** The guarantee campaign `slug` (guaranteeCampaign), every prize `prizeCents`; answers its first period's start. */
+const createCampaign = (slug: string, prizeCents: number, guarantee: string) => guaranteeCampaign(stack, accountId, slug, { name: `Guarantees ${slug}`, prizeCents, guarantee });
 
-async function clock(slug: string, body: { advanceBy: string } | { advanceTo: string }): Promise<number> {
-  const r = await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body });
-  expect(r.status).toBe(200);
-  return Date.parse(r.body.now as string);
-}
-
-const advanceTo = (slug: string, ms: number) => clock(slug, { advanceTo: new Date(ms).toISOString() });
+/** Moves the campaign's clock on by `by` and answers the campaign's time after it. */
+const clock = async (slug: string, by: string) => Date.parse((await clockBy(stack, key, slug, by)).body.now as string);
+const advanceTo = (slug: string, ms: number) => clockTo(stack, key, slug, ms);
 
 /** Sends `winners` to the next open drawing, moves past its cutoff and waits until it is paid. */
-async function draw(slug: string, winners: string[]): Promise<Drawing> {
-  const open = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
-  const next = (open.body.drawings as Drawing[])[0]!;
-  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${next.id}/winners`, { key, body: { winners } })).status).toBe(201);
-  await advanceTo(slug, Date.parse(next.cutoffAt) + 1_000);
-  return until(`${slug} drawing paid`, async () => {
-    const d = (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${next.id}`, { key })).body.drawing as Drawing;
-    return d.status === "paid" ? d : undefined;
-  }, 60_000, 250);
-}
+const draw = async (slug: string, winners: string[]) => drawThroughPaid<Drawing>(stack, key, slug, await firstOpenDrawing<Drawing>(stack, key, slug), winners);
 
 async function guarantees(slug: string, withKey = key): Promise<Guarantee[]> {
   const r = await api(stack, "GET", `/api/v1/campaigns/${slug}/guarantees`, { key: withKey });
@@ -83,10 +54,8 @@ const cycles = () => new Promise((resolve) => setTimeout(resolve, 3_000));
 
 beforeAll(async () => {
   stack = await startStack();
-  accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
-  const other = (await stack.cli("account", "create", "--email", "other@example.com")).accountId as string;
-  otherKey = (await stack.cli("key", "create", "--account", other)).key as string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
+  otherKey = (await createAccount(stack, "other@example.com")).key;
 }, 240_000);
 
 afterAll(async () => {
@@ -191,10 +160,10 @@ describe("a period without one: awaiting_pick, the pick, paid", () => {
     await until("guarantee paid", async () => ((await guarantees("gtd-small"))[0]!.status === "paid" ? true : undefined), 60_000, 250);
     const payouts = await guaranteePayouts("gtd-small");
     expect(payouts).toEqual([
-      expect.objectContaining({ period: period.period - 1, wallet: WALLET, amountCents: "2000" }),
+      expect.objectContaining({ period: period.period - 1, wallet: TEST_WALLET, amountCents: "2000" }),
     ]);
     await cycles();
-    await clock("gtd-small", { advanceBy: "1m" });
+    await clock("gtd-small", "1m");
     await cycles();
     expect(await guaranteePayouts("gtd-small")).toHaveLength(1);
     expect((await guarantees("gtd-small"))[0]!.status).toBe("paid");
@@ -206,13 +175,13 @@ describe("pauses and the end", () => {
   it("does not count paused time: a day's pause moves the period end a day", async () => {
     const start = await createCampaign("gtd-pause", 100, "2000,500,1");
     await draw("gtd-pause", ["p-1", "p-2"]);
-    const t1 = await clock("gtd-pause", { advanceBy: "0s" });
+    const t1 = await clock("gtd-pause", "0s");
     await stack.cli("campaign", "pause", "gtd-pause");
-    const t2 = await clock("gtd-pause", { advanceBy: "0s" });
-    await clock("gtd-pause", { advanceBy: "1d" });
-    const t3 = await clock("gtd-pause", { advanceBy: "0s" });
+    const t2 = await clock("gtd-pause", "0s");
+    await clock("gtd-pause", "1d");
+    const t3 = await clock("gtd-pause", "0s");
     await stack.cli("campaign", "resume", "gtd-pause");
-    const t4 = await clock("gtd-pause", { advanceBy: "0s" });
+    const t4 = await clock("gtd-pause", "0s");
     // The pause lasted between t3 - t2 and t4 - t1 on the campaign's clock.
     const earliest = start + DAY + (t3 - t2);
     const latest = start + DAY + (t4 - t1);
@@ -246,7 +215,7 @@ describe("pauses and the end", () => {
     await until("paid after the end", async () => ((await guarantees("gtd-pause"))[0]!.status === "paid" ? true : undefined), 60_000, 250);
     const payouts = await guaranteePayouts("gtd-pause");
     expect(payouts).toEqual([expect.objectContaining({ period: list[0]!.period - 1, amountCents: "2000" })]);
-    await clock("gtd-pause", { advanceBy: "30d" });
+    await clock("gtd-pause", "30d");
     await cycles();
     expect(await guarantees("gtd-pause")).toHaveLength(2);
   });

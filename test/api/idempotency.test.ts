@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TEST_WALLET, api, createAccount, type Stack } from "../support/stack.js";
+import { createAccount, type Stack } from "../support/stack.js";
 import { useStack } from "../support/suite.js";
-import { getDrawing } from "../support/partner.js";
+import { campaignWithOpenDrawing, getDrawing } from "../support/partner.js";
 import { until } from "../support/processes.js";
 
 let stack: Stack;
@@ -25,20 +25,12 @@ async function post(route: string, body: unknown, headers: Record<string, string
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
 }
 
-async function openDrawingId(slug: string): Promise<string> {
-  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
-  return (body.drawings as { id: string }[])[0]!.id;
-}
-
 async function winnersOf(slug: string, id: string): Promise<string[]> {
-  return (await getDrawing<{ winners: { winner: string }[] }>(stack, key, slug, id, { check: false })).winners.map((w) => w.winner);
+  return (await getDrawing(stack, key, slug, id, { check: false })).winners.map((w) => w.winner);
 }
 
-async function campaign(slug: string): Promise<string> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-  return openDrawingId(slug);
-}
+/** A push campaign with two winners a draw, activated; answers its first open drawing's id. */
+const campaign = async (slug: string) => (await campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners: 2 })).id;
 
 useStack("idem@example.com", (started) => ({ stack, accountId, key } = started));
 
@@ -100,11 +92,9 @@ describe("Idempotency-Key", () => {
     expect(await winnersOf("idem-format", id)).toEqual([]);
     // Another account's same key is its own: no conflict, no replay of this account's answer.
     const other = await createAccount(stack, "idem-other@example.com");
-    await stack.cli("campaign", "create", "--account", other.accountId, "--slug", "idem-other", "--name", "other", "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "idem-other");
-    const otherOpen = (await api(stack, "GET", "/api/v1/campaigns/idem-other/drawings?status=open", { key: other.key })).body.drawings as { id: string }[];
+    const otherOpen = await campaignWithOpenDrawing(stack, other, "idem-other", { name: "other", winners: 1 });
     expect((await post(route, { winners: ["g-1", "g-2"] }, { "Idempotency-Key": "shared-key" })).status).toBe(201);
-    const theirs = await post(`/api/v1/campaigns/idem-other/drawings/${otherOpen[0]!.id}/winners`, { winners: ["h-1"] }, { "Idempotency-Key": "shared-key" }, other.key);
+    const theirs = await post(`/api/v1/campaigns/idem-other/drawings/${otherOpen.id}/winners`, { winners: ["h-1"] }, { "Idempotency-Key": "shared-key" }, other.key);
     expect([theirs.status, theirs.headers.get("idempotent-replayed")]).toEqual([201, null]);
   });
 });

@@ -16,17 +16,15 @@ import { MAX_BODY_BYTES } from "../../api/src/http/schemas.js";
 import { MAX_LIST_BODY_BYTES, MAX_WINNERS_PER_DRAW } from "../../api/src/lists/schemas.js";
 import { fetchWinnerList } from "../../api/src/pull/fetcher.js";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { api, type Stack } from "../support/stack.js";
 import { useStack } from "../support/suite.js";
-import { clockPast, getDrawing } from "../support/partner.js";
+import { clockPast, draftCampaign, getDrawing, type DrawingBody } from "../support/partner.js";
 import { abortMidBody, postBody, requestLines } from "../support/rawBody.js";
 
 let stack: Stack;
 let accountId: string;
 let key: string;
 
-type Winner = { position: number; winner: string; displayName: string | null; avatarUrl: string | null; amountCents?: number; heldForManualPayout?: boolean };
-type DrawingBody = { id: string; status: string; cutoffAt: string; winnersExpected: number; winners: Winner[] };
 
 const MiB = 1024 * 1024;
 const LARGE_PRIZE_THRESHOLD = 1_000;
@@ -43,9 +41,8 @@ const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uf
 const largestWinners = (n: number) => Array.from({ length: n }, (_, i) => ({ winner: longestId(i), displayName: longestName, avatarUrl: longestAvatar }));
 const largestEntries = (n: number, offset = 0) => Array.from({ length: n }, (_, i) => ({ entrantId: longestId(i + offset), weight: 4_294_967_295, displayName: longestName, avatarUrl: longestAvatar }));
 
-async function campaign(slug: string, mode: "push" | "pull" | "entries", winners: number, extra: string[] = []) {
-  return stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Limits ${slug}`, "--mode", mode, "--cadence", "daily", "--hour", "20", "--timezone", "UTC", "--winners", String(winners), "--payout-wallet", TEST_WALLET, ...extra);
-}
+const campaign = (slug: string, mode: "push" | "pull" | "entries", winners: number, extra: string[] = []) =>
+  draftCampaign(stack, accountId, slug, { name: `Limits ${slug}`, mode, winners, flags: ["--hour", "20", "--timezone", "UTC", ...extra] });
 
 async function openDrawings(slug: string): Promise<DrawingBody[]> {
   return until(`${slug} open drawings`, async () => {
@@ -55,7 +52,7 @@ async function openDrawings(slug: string): Promise<DrawingBody[]> {
   }, 30_000, 200);
 }
 
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id);
 
 /** Posts a raw body, retrying a connection reset (the service may answer an oversized upload before reading it). */
 async function postRaw(route: string, rawBody: string) {

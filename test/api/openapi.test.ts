@@ -3,7 +3,7 @@
 // usual refusals) with each answer's body checked against the document's schema for that operation and status
 // by a JSON Schema 2020-12 validator.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import AjvModule from "ajv/dist/2020.js";
@@ -11,7 +11,8 @@ import formatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument, openApiJson, type JsonSchema } from "../../api/src/http/openapi.js";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, createAccount, startStack, type Stack } from "../support/stack.js";
+import { createAccount, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, guaranteeCampaign } from "../support/partner.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const doc = openApiDocument();
@@ -177,17 +178,8 @@ describe("real answers", () => {
     ({ accountId, key } = await createAccount(stack, "openapi@example.com"));
     // A daily push campaign whose guarantee periods (one day) start at S, a little ahead of real time, and draw at
     // S+12h; every prize 100 cents, under the 500-cent threshold, so its first period awaits a pick.
-    start = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
-    const table = path.join(stack.dataDir, "table.json");
-    writeFileSync(table, JSON.stringify([{ amountCents: 100, weight: 1 }, { amountCents: 100, weight: 1 }]));
-    await stack.cli(
-      "campaign", "create", "--account", accountId, "--slug", "oa-push", "--name", "OpenAPI push", "--mode", "push", "--cadence", "daily",
-      "--hour", String((new Date(start).getUTCHours() + 12) % 24), "--timezone", "UTC", "--winners", "2", "--payout-wallet", TEST_WALLET,
-      "--starts-at", new Date(start).toISOString(), "--prize-table", table, "--guarantee", "2000,500,1",
-    );
-    await stack.cli("campaign", "activate", "oa-push");
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "oa-entries", "--name", "OpenAPI entries", "--mode", "entries", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "oa-entries");
+    start = await guaranteeCampaign(stack, accountId, "oa-push", { name: "OpenAPI push", prizeCents: 100, guarantee: "2000,500,1" });
+    await activeCampaign(stack, accountId, "oa-entries", { name: "OpenAPI entries", mode: "entries", winners: 2 });
   }, 240_000);
 
   afterAll(async () => {

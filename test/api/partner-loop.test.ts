@@ -3,12 +3,13 @@
 // with the next drawing, its times run forward on one clock, `before` takes a date; the next drawing is missed
 // and flagged, yet GET drawings?status=open still offers the drawing that takes a list first, and a late list is
 // told what happened and what to do; ending the campaign settles the flagged drawing for good. The rules
-// themselves are unit-tested in test/domain/partner-loop.test.ts.
+// themselves are unit-tested in test/domain/partner-loop-rules.test.ts.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockTo as clockToOf } from "../support/partner.js";
+import { api, type Stack } from "../support/stack.js";
+import { activeCampaign, clockBy, clockPast, drawThroughPaid, type DrawingBody } from "../support/partner.js";
+import { useStack } from "../support/suite.js";
 
 let stack: Stack;
 let key: string;
@@ -17,7 +18,6 @@ let accountId: string;
 const SLUG = "loop-hourly";
 const MINUTE = 60_000;
 
-type DrawingBody = { id: string; number: number | null; status: string; drawAt: string; cutoffAt: string; needsAttention: string | null; verification: Record<string, string | null> };
 type DrawItem = { id: string; number: number | null; drawAt: string; cutoffAt: string; stage: string; lockedAt: string | null; settledAt: string | null; paidAt: string | null; proof: string | null };
 
 async function openDrawings(): Promise<DrawingBody[]> {
@@ -31,16 +31,8 @@ async function drawing(id: string): Promise<{ status: number; drawing: DrawingBo
   return { status: r.status, drawing: r.body.drawing as DrawingBody };
 }
 
-async function clockTo(at: number): Promise<string> {
-  return (await clockToOf(stack, key, SLUG, at)).body.now as string;
-}
-
 /** The campaign's clock now (a zero move of the test clock answers it). */
-async function campaignNow(): Promise<string> {
-  const r = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceBy: "0s" } });
-  expect(r.status).toBe(200);
-  return r.body.now as string;
-}
+const campaignNow = async () => (await clockBy(stack, key, SLUG, "0s")).body.now as string;
 
 async function draws(query = ""): Promise<{ status: number; draws: DrawItem[]; body: Record<string, unknown> }> {
   const r = await api(stack, "GET", `/campaigns/${SLUG}/draws.json${query}`);
@@ -50,15 +42,9 @@ async function draws(query = ""): Promise<{ status: number; draws: DrawItem[]; b
 let drawn: DrawingBody;
 let missed: DrawingBody;
 
-beforeAll(async () => {
-  stack = await startStack();
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", SLUG, "--name", "Loop Hourly", "--mode", "push", "--cadence", "hourly", "--minute", "0", "--timezone", "UTC", "--winners", "1", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", SLUG);
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
+useStack("owner@example.com", async (started) => {
+  ({ stack, accountId, key } = started);
+  await activeCampaign(stack, accountId, SLUG, { name: "Loop Hourly", cadence: "hourly", winners: 1, flags: ["--minute", "0", "--timezone", "UTC"] });
 });
 
 describe("a draw and the public list", () => {
@@ -67,13 +53,7 @@ describe("a draw and the public list", () => {
     expect(open.length).toBeGreaterThanOrEqual(47);
     // A drawing at least 10 minutes ahead, so that the test clock moves well ahead of the chain's time.
     const target = open.find((d) => Date.parse(d.cutoffAt) > Date.now() + 10 * MINUTE)!;
-    const posted = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/drawings/${target.id}/winners`, { key, body: { winners: [{ winner: "w-1", displayName: "Wyn" }] } });
-    expect(posted.status).toBe(201);
-    await clockTo(Date.parse(target.cutoffAt) + 1_000);
-    drawn = await until("paid", async () => {
-      const d = (await drawing(target.id)).drawing;
-      return d.status === "paid" ? d : undefined;
-    }, 60_000, 250);
+    drawn = await drawThroughPaid(stack, key, SLUG, target, [{ winner: "w-1", displayName: "Wyn" }]);
 
     const first = await draws();
     expect(first.status).toBe(200);
@@ -126,7 +106,7 @@ describe("a draw and the public list", () => {
 describe("a missed cutoff", () => {
   it("a drawing flagged at its cutoff stays open but does not sort first: the partner loop posts to the next one", async () => {
     missed = (await openDrawings())[0]!;
-    await clockTo(Date.parse(missed.cutoffAt) + 1_000);
+    await clockPast(stack, key, SLUG, missed);
     const flagged = await until("flagged", async () => {
       const d = (await drawing(missed.id)).drawing;
       return d.needsAttention ? d : undefined;

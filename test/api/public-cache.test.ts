@@ -4,12 +4,13 @@
 // another process (the CLI). Waits are only for the keeper or the chain to take a step; each read after a change
 // is one request. Also the headers: strong ETags, Cache-Control, 304 on If-None-Match (exact, weak, in a list).
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storePath } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { mineBlocks, until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockPast, getDrawing } from "../support/partner.js";
+import { api, type Stack } from "../support/stack.js";
+import { activeCampaign, clockBy, clockPast, getDrawing, openDrawings, type DrawingBody } from "../support/partner.js";
+import { useStack } from "../support/suite.js";
 
 const SLUG = "cached-daily";
 const LIST_CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60";
@@ -17,12 +18,11 @@ const STRONG_ETAG = /^"[A-Za-z0-9_-]{43}"$/;
 
 type DrawItem = { id: string; drawAt: string; stage: string; winners: number; final: boolean; proof: string | null };
 type Draws = { campaign: { status: string; name: string }; draws: DrawItem[] };
-type PartnerDrawing = { id: string; status: string; cutoffAt: string; drawAt: string; winners: { winner: string; displayName: string | null }[]; verification: { final: boolean } };
 
 let stack: Stack;
 let key: string;
-let first: PartnerDrawing;
-let second: PartnerDrawing;
+let first: DrawingBody;
+let second: DrawingBody;
 
 /** One GET; its status, headers and text. */
 async function get(route: string, headers: Record<string, string> = {}) {
@@ -45,7 +45,7 @@ const proof = async () => {
   expect(r.status).toBe(200);
   return { ...r, body: JSON.parse(r.text) as { finality: string; results: { winner: string; displayName: string | null }[] } };
 };
-const partner = (id: string) => getDrawing<PartnerDrawing>(stack, key, SLUG, id, { check: false });
+const partner = (id: string) => getDrawing(stack, key, SLUG, id, { check: false });
 const item = (draws: Draws, id: string) => draws.draws.find((d) => d.id === id);
 /** The page's "Next drawing" paragraph. */
 const nextDrawingText = (html: string) => /<h3>Next drawing<\/h3>\s*<p>([\s\S]*?)<\/p>/.exec(html)?.[1] ?? null;
@@ -59,19 +59,12 @@ async function storeVersion(): Promise<number> {
   }
 }
 
-beforeAll(async () => {
-  stack = await startStack();
-  let accountId: string;
-  ({ accountId, key } = await createAccount(stack, "cache-owner@example.com"));
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", SLUG, "--name", "Cached Daily", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", SLUG);
-  const open = (await api(stack, "GET", `/api/v1/campaigns/${SLUG}/drawings?status=open`, { key })).body.drawings as PartnerDrawing[];
+useStack("cache-owner@example.com", async (started) => {
+  ({ stack, key } = started);
+  await activeCampaign(stack, started.accountId, SLUG, { name: "Cached Daily", winners: 2 });
+  const open = await openDrawings(stack, key, SLUG);
   [first, second] = [open[0]!, open[1]!];
   expect(second.drawAt > first.drawAt).toBe(true);
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
 });
 
 describe("public reads after each change", () => {
@@ -185,7 +178,7 @@ describe("public reads after each change", () => {
 
   it("a kept render, answered before Hono (http/publicFastPath.ts), carries the route's headers and bytes", async () => {
     // A write (the test clock) makes the next read of each route a miss, rendered by Hono; the read after it is a hit.
-    expect((await api(stack, "POST", `/api/v1/campaigns/${SLUG}/test-clock`, { key, body: { advanceBy: "1s" } })).status).toBe(200);
+    await clockBy(stack, key, SLUG, "1s");
     const perResponse = new Set(["date", "request-id", "connection", "keep-alive"]);
     const comparable = (h: Headers) => [...h.entries()].filter(([name]) => !perResponse.has(name)).sort();
     for (const route of [`/campaigns/${SLUG}/draws.json`, `/campaigns/${SLUG}`, proofRoute()]) {

@@ -3,31 +3,25 @@
 // not ready, a list, a changed list, a malformed one, a staff alert in the last 5 minutes, the lock at the
 // cutoff, a list that never arrives and an extended cutoff; the URL never appears in logs or responses.
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import https from "node:https";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePartnerServer } from "../support/partnerServer.js";
 import { until } from "../support/processes.js";
-import { api, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockTo as clockToOf, getDrawing } from "../support/partner.js";
+import { api, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
+import { activeCampaign, clockTo as clockToOf, getDrawing, type DrawingBody } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
-let server: https.Server;
 let urlBase: string;
 const SECRET = "tok-7d1c9e3a5b";
-const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-pull-e2e-"));
 /** What the partner's URL answers, per drawing id. */
 const answers = new Map<string, { status: number; body: unknown }>();
 const requests: string[] = [];
 
-type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; partnerRound: number | null; winners: { winner: string; displayName: string | null }[] };
-
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id, { check: false });
 
 /** The latest time the test moved the clock to (the clock never moves back). */
 let clockMovedTo = 0;
@@ -61,27 +55,22 @@ async function waitFetches(slug: string, id: string, n: number) {
   }, 20_000, 200);
 }
 
-beforeAll(async () => {
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
-    requests.push(req.url ?? "");
-    const id = /\/winners\/(drw_[a-z0-9]+)/.exec(req.url ?? "")?.[1] ?? "";
-    const answer = answers.get(id) ?? { status: 404, body: { error: "not yet" } };
-    res.writeHead(answer.status, { "content-type": "application/json" });
-    res.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  urlBase = `https://localhost:${(server.address() as AddressInfo).port}/${SECRET}/winners`;
-  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") } });
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-}, 240_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  rmSync(certDir, { recursive: true, force: true });
+const partner = usePartnerServer("prizedraw-pull-e2e", (req, res) => {
+  requests.push(req.url ?? "");
+  const id = /\/winners\/(drw_[a-z0-9]+)/.exec(req.url ?? "")?.[1] ?? "";
+  const answer = answers.get(id) ?? { status: 404, body: { error: "not yet" } };
+  res.writeHead(answer.status, { "content-type": "application/json" });
+  res.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
 });
+
+useStack(
+  "owner@example.com",
+  (started) => {
+    ({ stack, accountId, key } = started);
+    urlBase = `${partner.origin}/${SECRET}/winners`;
+  },
+  () => ({ extraEnv: partner.serviceEnv }),
+);
 
 describe("pull campaigns", () => {
   it("refuses an hourly campaign whose URL only has {date}, with a clear message", async () => {
@@ -91,10 +80,9 @@ describe("pull campaigns", () => {
   });
 
   it("fetches in the 2 hours before the cutoff, stores full lists only, replaces a changed one, alerts staff, and locks it", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "pulled", "--name", "Pulled", "--mode", "pull", "--cadence", "daily", "--winners", "2", "--payout-wallet", "0x00000000000000000000000000000000000000a1", "--pull-url", `${urlBase}/{drawingId}?at={drawAt}&date={date}`);
-    await stack.cli("campaign", "activate", "pulled");
+    await activeCampaign(stack, accountId, "pulled", { name: "Pulled", mode: "pull", winners: 2, flags: ["--pull-url", `${urlBase}/{drawingId}?at={drawAt}&date={date}`] });
     const campaign = (await api(stack, "GET", "/api/v1/campaigns/pulled", { key })).body.campaign as { pullUrl: string };
-    expect(campaign.pullUrl).toBe(`https://localhost:${(server.address() as AddressInfo).port}/…`);
+    expect(campaign.pullUrl).toBe(`${partner.origin}/…`);
     const open = await openDrawingAhead("pulled", 125 * 60_000);
     const cutoff = new Date(open.cutoffAt).getTime();
 

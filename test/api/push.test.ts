@@ -7,39 +7,18 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_PRIZE_TABLE, computePrizes, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
 import type { Hex } from "viem";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, type Stack } from "../support/stack.js";
+import { api, createAccount, type Stack } from "../support/stack.js";
 import { useStack } from "../support/suite.js";
-import { clockPast, getDrawing } from "../support/partner.js";
+import { activeCampaign, clockBy, clockPast, clockTo, draftCampaign, firstOpenDrawing, getDrawing, waitForStatus, type DrawingBody } from "../support/partner.js";
 
 let stack: Stack;
 let accountId: string;
 let key: string;
 
-type DrawingBody = {
-  id: string;
-  number: number | null;
-  status: string;
-  drawAt: string;
-  cutoffAt: string;
-  winnersExpected: number;
-  needsAttention: string | null;
-  winners: { position: number; winner: string; displayName: string | null; avatarUrl: string | null; randomValue?: string; roll?: number; amountCents?: number; heldForManualPayout?: boolean }[];
-  verification: Record<string, string | null>;
-};
-
-async function createCampaign(slug: string, extra: string[] = []): Promise<void> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", `Campaign ${slug}`, "--mode", "push", "--cadence", "daily", "--hour", "20", "--timezone", "Europe/Berlin", "--winners", "3", "--payout-wallet", TEST_WALLET, ...extra);
-}
-
-async function openDrawing(slug: string): Promise<DrawingBody> {
-  const { status, body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
-  expect(status).toBe(200);
-  const drawings = body.drawings as DrawingBody[];
-  expect(drawings.length).toBeGreaterThan(0);
-  return drawings[0]!;
-}
-
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
+/** A draft push campaign: daily at 20:00 in Berlin, three winners a draw. */
+const createCampaign = (slug: string) => draftCampaign(stack, accountId, slug, { name: `Campaign ${slug}`, winners: 3, flags: ["--hour", "20", "--timezone", "Europe/Berlin"] });
+const openDrawing = (slug: string) => firstOpenDrawing(stack, key, slug);
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id);
 
 useStack("owner@example.com", (started) => ({ stack, accountId, key } = started));
 
@@ -93,10 +72,7 @@ describe("a push campaign from creation through paid", () => {
     const open = await openDrawing("summer-daily");
     const moved = await clockPast(stack, key, "summer-daily", open, { check: false });
     expect(moved.status).toBe(200);
-    const paid = await until("drawing paid", async () => {
-      const d = await drawing("summer-daily", open.id);
-      return d.status === "paid" ? d : undefined;
-    }, 60_000, 250);
+    const paid = await waitForStatus(stack, key, "summer-daily", open.id, "paid");
     expect(paid.number).toBe(1);
     expect(paid.needsAttention).toBeNull();
     const ids = ["w-9", "w-2", "w-1"];
@@ -141,16 +117,13 @@ describe("a push campaign from creation through paid", () => {
     const late = await api(stack, "POST", `/api/v1/campaigns/summer-daily/drawings/${open.id}/winners`, { key, body: { winners: ["a", "b", "c"] } });
     expect(late.status).toBe(409);
     expect(late.body.error).toBe("locked");
-    const clock = await api(stack, "POST", "/api/v1/campaigns/summer-daily/test-clock", { key, body: { advanceBy: "1s" } });
+    const clock = await clockBy(stack, key, "summer-daily", "1s");
     const now = new Date(clock.body.now as string);
     await stack.cli("drawing", "extend-cutoff", "summer-daily", open.id, "--to", new Date(now.getTime() + 10 * 60_000).toISOString());
     const sent = await api(stack, "POST", `/api/v1/campaigns/summer-daily/drawings/${open.id}/winners`, { key, body: { winners: ["a", "b", "c"] } });
     expect(sent.status).toBe(201);
-    await api(stack, "POST", "/api/v1/campaigns/summer-daily/test-clock", { key, body: { advanceBy: "11m" } });
-    const paid = await until("paid after extension", async () => {
-      const d = await drawing("summer-daily", open.id);
-      return d.status === "paid" ? d : undefined;
-    }, 60_000, 250);
+    await clockBy(stack, key, "summer-daily", "11m");
+    const paid = await waitForStatus(stack, key, "summer-daily", open.id, "paid");
     expect(paid.number).toBe(2);
     expect(paid.needsAttention).toBeNull();
   });
@@ -168,10 +141,7 @@ describe("crash safety of the drawing cycle", () => {
       await new Promise((r) => setTimeout(r, delayMs));
       await stack.restartService("SIGKILL");
     }
-    const paid = await until("paid after crashes", async () => {
-      const d = await drawing("crashy", open.id);
-      return d.status === "paid" ? d : undefined;
-    }, 60_000, 250);
+    const paid = await waitForStatus(stack, key, "crashy", open.id, "paid");
     expect(paid.number).toBe(1);
     // The chain agrees: exactly one drawing committed for the campaign, paid once.
     const indexed = (await (await fetch(`${stack.indexerUrl}/campaigns/${toCampaignId("crashy")}/drawings`)).json()) as { drawings: { number: string; status: string }[] };
@@ -228,7 +198,7 @@ describe("listing campaigns", () => {
     const lister = await createAccount(stack, "lister@example.com");
     const slugs = ["list-a", "list-b", "list-c"];
     for (const slug of slugs) {
-      await stack.cli("campaign", "create", "--account", lister.accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
+      await draftCampaign(stack, lister.accountId, slug);
     }
     await stack.cli("campaign", "activate", "list-b");
 
@@ -242,7 +212,7 @@ describe("listing campaigns", () => {
       expect(campaign).toEqual(one.body.campaign);
     }
     // A campaign created between two pages does not shift the next one.
-    await stack.cli("campaign", "create", "--account", lister.accountId, "--slug", "list-d", "--name", "list-d", "--mode", "push", "--cadence", "daily");
+    await draftCampaign(stack, lister.accountId, "list-d", { payoutWallet: null });
     const page2 = (await list(lister.key, `?limit=2&after=${page1.next}`)).body as CampaignPage;
     expect(page2).toMatchObject({ campaigns: [{ slug: "list-a" }], next: null });
     expect(((await list(lister.key)).body as CampaignPage).campaigns.map((c) => c.slug)).toEqual(["list-d", "list-c", "list-b", "list-a"]);
@@ -325,8 +295,7 @@ describe("bad input changes nothing", () => {
 
 describe("campaign modes and ends", () => {
   it("refuses winners posted to a pull campaign with 409 pull_campaign", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "pulled", "--name", "Pulled", "--mode", "pull", "--cadence", "daily", "--pull-url", "https://partner.example/winners/{drawingId}", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "pulled");
+    await activeCampaign(stack, accountId, "pulled", { name: "Pulled", mode: "pull", flags: ["--pull-url", "https://partner.example/winners/{drawingId}"] });
     const open = await openDrawing("pulled");
     const r = await api(stack, "POST", `/api/v1/campaigns/pulled/drawings/${open.id}/winners`, { key, body: { winners: ["a"] } });
     expect(r.status).toBe(409);
@@ -371,7 +340,7 @@ describe("campaign modes and ends", () => {
     const drawings = (await api(stack, "GET", "/api/v1/campaigns/ends-soon/drawings", { key })).body.drawings as DrawingBody[];
     expect(drawings.map((d) => d.id)).toEqual([first.id]); // the later one was after the end date
     await api(stack, "POST", `/api/v1/campaigns/ends-soon/drawings/${first.id}/winners`, { key, body: { winners: ["a", "b", "c"] } });
-    await api(stack, "POST", "/api/v1/campaigns/ends-soon/test-clock", { key, body: { advanceTo: new Date(new Date(first.drawAt).getTime() + 1_000).toISOString() } });
+    await clockTo(stack, key, "ends-soon", new Date(first.drawAt).getTime() + 1_000);
     const ended = await until("ended by itself", async () => {
       const c = (await api(stack, "GET", "/api/v1/campaigns/ends-soon", { key })).body.campaign as { status: string };
       return c.status === "ended" ? c : undefined;
@@ -400,7 +369,7 @@ describe("campaign modes and ends", () => {
   });
 
   it("refuses activation without a payout wallet", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "no-wallet", "--name", "No wallet", "--mode", "push", "--cadence", "daily");
+    await draftCampaign(stack, accountId, "no-wallet", { name: "No wallet", payoutWallet: null });
     await expect(stack.cli("campaign", "activate", "no-wallet")).rejects.toMatchObject({ result: { error: "invalid_transition" } });
     const draft = await api(stack, "GET", "/api/v1/campaigns/no-wallet", { key });
     expect((draft.body.campaign as { status: string }).status).toBe("draft");

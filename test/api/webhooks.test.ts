@@ -5,26 +5,22 @@
 // failing then recovering (the attempts listed by the CLI); a SIGKILL of the service while a delivery is held
 // open, after which every event still arrives; and the CLI's refusals of bad URLs, which store nothing.
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import https from "node:https";
+import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@prizedraw/client";
+import { usePartnerServer } from "../support/partnerServer.js";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockTo as clockToOf, getDrawing } from "../support/partner.js";
+import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { campaignWithOpenDrawing, clockPast, firstOpenDrawing, getDrawing, postWinners, postWinnersPastCutoff, type DrawingBody } from "../support/partner.js";
 
 type Received = { path: string; id: string; timestamp: string; signature: string; body: string; type: string; drawingId: string | null };
 type Behaviour = "ok" | "fail" | "hold";
 
 let stack: Stack;
-let server: https.Server;
+/** The partner's https server's origin (https://localhost:port). */
 let base: string;
-const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-webhooks-e2e-"));
 /** Every request the endpoints received (answered or not), in arrival order. */
 const received: Received[] = [];
 /** How each path answers: 200, 500, or not at all (held open). */
@@ -32,19 +28,9 @@ const behaviour = new Map<string, Behaviour>();
 const held: ServerResponse[] = [];
 
 type Delivery = { eventId: string; eventType: string; status: string; attempts: number; attemptList: { httpStatus: number | null; error: string | null; durationMs: number }[] };
-type DrawingBody = { id: string; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null };
-
-async function clockTo(key: string, slug: string, at: number): Promise<void> {
-  await clockToOf(stack, key, slug, at);
-}
-
-async function pushCampaign(accountId: string, key: string, slug: string): Promise<DrawingBody> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-  return ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as DrawingBody[])[0]!;
-}
-
-const drawing = (key: string, slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
+/** A push campaign with one winner a draw, activated, and its first open drawing. */
+const pushCampaign = (accountId: string, key: string, slug: string) => campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners: 1 });
+const drawing = (key: string, slug: string, id: string) => getDrawing(stack, key, slug, id, { check: false });
 
 async function endpoint(accountId: string, name: string): Promise<{ id: string; secret: string }> {
   behaviour.set(`/hooks/${name}`, behaviour.get(`/hooks/${name}`) ?? "ok");
@@ -63,41 +49,37 @@ function expectSigned(requests: readonly Received[], secret: string): void {
   }
 }
 
-beforeAll(async () => {
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const p = (req.url ?? "").split("?")[0]!;
-      let parsed: { type?: string; data?: { drawing?: { id?: string } } } = {};
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        // recorded as is; the signature check fails the test
-      }
-      received.push({ path: p, id: String(req.headers["webhook-id"]), timestamp: String(req.headers["webhook-timestamp"]), signature: String(req.headers["webhook-signature"]), body, type: parsed.type ?? "", drawingId: parsed.data?.drawing?.id ?? null });
-      const mode = behaviour.get(p) ?? "ok";
-      if (mode === "hold") {
-        held.push(res);
-        return;
-      }
-      res.writeHead(mode === "ok" ? 200 : 500, { "content-type": "text/plain" });
-      res.end(mode === "ok" ? "thanks" : "endpoint down for maintenance");
-    });
+const partner = usePartnerServer("prizedraw-webhooks-e2e", (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    const body = Buffer.concat(chunks).toString("utf8");
+    const p = (req.url ?? "").split("?")[0]!;
+    let parsed: { type?: string; data?: { drawing?: { id?: string } } } = {};
+    try {
+      parsed = JSON.parse(body) as typeof parsed;
+    } catch {
+      // recorded as is; the signature check fails the test
+    }
+    received.push({ path: p, id: String(req.headers["webhook-id"]), timestamp: String(req.headers["webhook-timestamp"]), signature: String(req.headers["webhook-signature"]), body, type: parsed.type ?? "", drawingId: parsed.data?.drawing?.id ?? null });
+    const mode = behaviour.get(p) ?? "ok";
+    if (mode === "hold") {
+      held.push(res);
+      return;
+    }
+    res.writeHead(mode === "ok" ? 200 : 500, { "content-type": "text/plain" });
+    res.end(mode === "ok" ? "thanks" : "endpoint down for maintenance");
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `https://localhost:${(server.address() as AddressInfo).port}`;
-  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
+});
+
+beforeAll(async () => {
+  base = partner.origin;
+  stack = await startStack({ extraEnv: { ...partner.serviceEnv, PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
 }, 240_000);
 
 afterAll(async () => {
   for (const res of held) res.destroy();
   await stack?.stop();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe("webhooks", () => {
@@ -124,8 +106,7 @@ describe("webhooks", () => {
     expect(listed.endpoints).toEqual([expect.objectContaining({ id: endpointId, url: `${base}/hooks/draw?tok=abc`, previousSecretExpiresAt: null })]);
 
     const open = await pushCampaign(accountId, key, "hooks-draw");
-    expect((await api(stack, "POST", `/api/v1/campaigns/hooks-draw/drawings/${open.id}/winners`, { key, body: { winners: ["w-1"] } })).status).toBe(201);
-    await clockTo(key, "hooks-draw", Date.parse(open.cutoffAt) + 1_000);
+    await postWinnersPastCutoff(stack, key, "hooks-draw", open, ["w-1"]);
     const events = await until("three events", async () => {
       const mine = at("/hooks/draw").filter((r) => r.drawingId === open.id);
       return mine.length >= 3 ? mine : undefined;
@@ -138,10 +119,10 @@ describe("webhooks", () => {
     expect(paid.data.campaign).toBe("hooks-draw");
     // The drawing as GET drawing shows it (at the time of the event).
     const shown = await drawing(key, "hooks-draw", open.id);
-    expect(paid.data.drawing).toMatchObject({ id: open.id, status: "paid", winners: (shown as unknown as { winners: unknown[] }).winners });
+    expect(paid.data.drawing).toMatchObject({ id: open.id, status: "paid", winners: shown.winners });
 
-    const next = ((await api(stack, "GET", "/api/v1/campaigns/hooks-draw/drawings?status=open", { key })).body.drawings as DrawingBody[])[0]!;
-    await clockTo(key, "hooks-draw", Date.parse(next.cutoffAt) + 1_000);
+    const next = await firstOpenDrawing(stack, key, "hooks-draw");
+    await clockPast(stack, key, "hooks-draw", next);
     const flagged = await until("needs_attention", async () => at("/hooks/draw").find((r) => r.drawingId === next.id), 30_000, 250);
     expect(flagged.type).toBe("drawing.needs_attention");
     expect((JSON.parse(flagged.body) as { data: { drawing: DrawingBody } }).data.drawing.needsAttention).toMatch(/no winners at the cutoff/);
@@ -165,7 +146,7 @@ describe("webhooks", () => {
     behaviour.set("/hooks/flaky", "fail");
     const { id: endpointId, secret } = await endpoint(accountId, "flaky");
     const open = await pushCampaign(accountId, key, "hooks-flaky");
-    await clockTo(key, "hooks-flaky", Date.parse(open.cutoffAt) + 1_000);
+    await clockPast(stack, key, "hooks-flaky", open);
     await until("two failed attempts", async () => (at("/hooks/flaky").length >= 2 ? true : undefined), 30_000, 100);
     behaviour.set("/hooks/flaky", "ok");
     const [delivery] = await until("delivered after recovery", async () => {
@@ -188,8 +169,8 @@ describe("webhooks", () => {
     behaviour.set("/hooks/crash", "hold");
     const { secret } = await endpoint(accountId, "crash");
     const open = await pushCampaign(accountId, key, "hooks-crash");
-    await api(stack, "POST", `/api/v1/campaigns/hooks-crash/drawings/${open.id}/winners`, { key, body: { winners: ["c-1"] } });
-    await clockTo(key, "hooks-crash", Date.parse(open.cutoffAt) + 1_000);
+    await postWinners(stack, key, "hooks-crash", open.id, ["c-1"], { check: false });
+    await clockPast(stack, key, "hooks-crash", open);
     // drawing.locked is in flight (held); settled and paid wait behind it in the outbox.
     await until("paid, with a delivery in flight", async () => ((await drawing(key, "hooks-crash", open.id)).status === "paid" && at("/hooks/crash").length > 0 ? true : undefined), 90_000, 250);
     expect(at("/hooks/crash").map((r) => r.type)).toEqual(expect.arrayContaining(["drawing.locked"]));

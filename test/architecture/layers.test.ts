@@ -1,5 +1,6 @@
 /**
  * The service's rooms import downwards only: request -> http/ -> domain/ -> store/, chain/, pull/, draw/, lists/,
+ * outbound/ (the address guard of pull fetches and webhook deliveries),
  * with keeper/ scheduling, webhooks/ recording and delivering, cli/ as another door, and main.ts (with the other
  * top-level files) wiring them. A file that reaches back up is named here, with the import that does it.
  */
@@ -16,9 +17,11 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   pull: ["domain", "http", "keeper", "webhooks", "cli"],
   chain: ["domain", "http", "keeper", "webhooks", "cli"],
   lists: ["domain", "http", "keeper", "webhooks", "cli", "store", "chain", "pull", "draw"],
+  outbound: ["domain", "http", "keeper", "webhooks", "cli", "store", "chain", "pull", "draw", "lists"],
   domain: ["http", "keeper", "cli"],
   keeper: ["http", "cli"],
   webhooks: ["http", "keeper", "cli"],
+  notify: ["domain", "http", "keeper", "cli", "store", "chain", "pull", "draw", "lists"],
   cli: ["http"],
 };
 

@@ -13,12 +13,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, until } from "../support/processes.js";
-import { api, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { REPO_ROOT } from "../support/processes.js";
+import { api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, clockPast, draftCampaign, firstOpenDrawing, waitForStatus } from "../support/partner.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const OUTPUT = path.join(REPO_ROOT, "test-output");
-const WALLET = "0x00000000000000000000000000000000000000a1";
 const SLUG = "page-daily";
 const ENTRIES_SLUG = "page-entries";
 const AVATAR = "https://avatars.example/ada.png";
@@ -72,17 +72,16 @@ beforeAll(async () => {
   if (MISSING_CHROMIUM) return;
   mkdirSync(OUTPUT, { recursive: true });
   stack = await startStack();
-  const accountId = (await stack.cli("account", "create", "--email", "owner@example.com")).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", SLUG, "--name", "Page Daily", "--mode", "push", "--cadence", "daily", "--hour", "20", "--timezone", "Europe/Berlin", "--winners", "3", "--payout-wallet", WALLET);
-  await stack.cli("campaign", "activate", SLUG);
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", "page-draft", "--name", "Page Draft", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", WALLET);
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", ENTRIES_SLUG, "--name", "Page Entries", "--mode", "entries", "--cadence", "daily", "--hour", "20", "--timezone", "Europe/Berlin", "--winners", "2", "--payout-wallet", WALLET);
-  await stack.cli("campaign", "activate", ENTRIES_SLUG);
+  let accountId: string;
+  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
+  const berlinAt20 = ["--hour", "20", "--timezone", "Europe/Berlin"];
+  await activeCampaign(stack, accountId, SLUG, { name: "Page Daily", winners: 3, flags: berlinAt20 });
+  await draftCampaign(stack, accountId, "page-draft", { name: "Page Draft", winners: 3 });
+  await activeCampaign(stack, accountId, ENTRIES_SLUG, { name: "Page Entries", mode: "entries", winners: 2, flags: berlinAt20 });
   const campaign = (await api(stack, "GET", `/api/v1/campaigns/${SLUG}`, { key })).body.campaign as { prizeTable: { averagePrizeCents: number } };
   averagePrizeCents = campaign.prizeTable.averagePrizeCents;
 
-  const open = ((await api(stack, "GET", `/api/v1/campaigns/${SLUG}/drawings?status=open`, { key })).body.drawings as Drawing[])[0]!;
+  const open = await firstOpenDrawing<Drawing>(stack, key, SLUG);
   const posted = await api(stack, "POST", `/api/v1/campaigns/${SLUG}/drawings/${open.id}/winners`, {
     key,
     body: { winners: [{ winner: "u-ada", displayName: "Ada Lovelace", avatarUrl: AVATAR }, { winner: "u-7f3a9c1d2e4b5a6f", avatarUrl: BROKEN_AVATAR }, "u-3"] },
@@ -97,11 +96,8 @@ beforeAll(async () => {
   const entriesDrawing = entered.body.drawing as { id: string; cutoffAt: string };
 
   const drawUntilPaid = async (slug: string, id: string, cutoffAt: string) => {
-    await api(stack, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(new Date(cutoffAt).getTime() + 1_000).toISOString() } });
-    return until(`${slug} drawing paid`, async () => {
-      const d = (await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as Drawing;
-      return d.status === "paid" ? d : undefined;
-    }, 90_000, 250);
+    await clockPast(stack, key, slug, { cutoffAt });
+    return waitForStatus<Drawing>(stack, key, slug, id, "paid", 90_000);
   };
   [paid, entriesPaid] = await Promise.all([drawUntilPaid(SLUG, open.id, open.cutoffAt), drawUntilPaid(ENTRIES_SLUG, entriesDrawing.id, entriesDrawing.cutoffAt)]);
 
@@ -194,9 +190,11 @@ describe("the public campaign page on a phone", () => {
 
     await expect(page.locator("h1").textContent()).resolves.toBe("Page Daily");
     expect(await page.locator('meta[name="viewport"]').getAttribute("content")).toBe("width=device-width, initial-scale=1");
-    // One script: the in-browser check, a module loaded from the service by src (no inline script).
+    // Two scripts, modules loaded from the service by src (no inline script): the in-browser check and, with a draw
+    // drawn, the entry lookup (test/browser/entrant-lookup.test.ts).
     expect(await page.locator("script").evaluateAll((els) => els.map((el) => ({ src: el.getAttribute("src"), type: el.getAttribute("type"), inline: el.textContent ?? "" })))).toEqual([
       { src: "/verify/check-draw.mjs", type: "module", inline: "" },
+      { src: "/verify/lookup-entry.mjs", type: "module", inline: "" },
     ]);
     const served = await page.request.get(`${stack.baseUrl}/verify/check-draw.mjs`);
     expect(served.headers()["content-type"]).toMatch(/^text\/javascript/);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/processes.js";
 import { startSmtp, type SmtpCatcher } from "../support/smtp.js";
 import { api, startStack, TEST_WALLET, type Stack } from "../support/stack.js";
-import { clockPast } from "../support/partner.js";
+import { clockPast, drawThroughPaid } from "../support/partner.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const OUTPUT = path.join(REPO_ROOT, "test-output");
@@ -361,6 +361,49 @@ describe("the partner portal in a browser", () => {
       await expect(owner.locator("main").textContent()).resolves.toContain("drawing.extend-cutoff");
       axe.push(...(await axeCheck(owner, "audit log")));
       expect(axe, "axe violations (serious or critical)").toEqual([]);
+    });
+
+    it("shows a paid drawing on its own page: winners, rolls and prizes, the proof link, and the in-browser check passes", { timeout: 150_000 }, async () => {
+      requireChromium();
+      const slug = "browser-daily";
+      const { key } = (await stack.cli("key", "create", "--account", ownerAccount)) as { key: string };
+      const open = ((await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
+      const paid = await drawThroughPaid<{ status: string; number: number; winners: { winner: string; roll: number; amountCents: number }[] }>(stack, key, slug, open, ["bd-ann", "bd-ben", "bd-cy"]);
+      // The campaign's policy as the browser enforces it (the shared context bypasses it for axe): the same session.
+      const strict = await browser.newContext({ viewport: { width: 1280, height: 900 }, storageState: await ownerContext.storageState() });
+      await strict.route("**/*", (route) => (route.request().url().startsWith(stack.baseUrl) ? route.continue() : (outside.push(route.request().url()), route.abort())));
+      const page = await strict.newPage();
+      const refused: string[] = [];
+      page.on("console", (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
+      });
+      await page.goto(`${stack.baseUrl}/portal/campaigns/${slug}/drawings`);
+      await page.locator(`a[href="/portal/campaigns/${slug}/drawings/${open.id}"]`).first().click();
+      await page.waitForURL((url) => url.pathname === `/portal/campaigns/${slug}/drawings/${open.id}`);
+      await expect(page.locator("h1").textContent()).resolves.toMatch(/^Drawing of /);
+      await expect(page.locator(".drawing-status").textContent()).resolves.toBe("paid");
+      const rows = page.locator(`section[aria-labelledby="winners"] tbody tr`);
+      await expect(rows.count()).resolves.toBe(3);
+      for (const [i, w] of paid.winners.entries()) {
+        const cells = await rows.nth(i).locator("th, td").allTextContents();
+        expect(cells[1]).toContain(w.winner);
+        expect(cells[2]).toBe(String(w.roll));
+        // Whole dollars without cents, as the portal writes every amount.
+        expect(cells[3]!.replace(/,/g, "")).toBe(w.amountCents % 100 === 0 ? `$${w.amountCents / 100}` : `$${(w.amountCents / 100).toFixed(2)}`);
+      }
+      const proof = `${stack.baseUrl}/campaigns/${slug}/draws/${open.id}/proof.json`;
+      await expect(page.getByRole("link", { name: "The proof of this draw" }).getAttribute("href")).resolves.toBe(proof);
+      await page.getByRole("button", { name: "Check this draw here" }).click();
+      const result = page.locator(".check-result");
+      await expect.poll(() => result.getAttribute("data-result"), { timeout: 30_000 }).toMatch(/^(pass|fail|error)$/);
+      expect(await result.getAttribute("data-result"), (await result.textContent()) ?? "").toBe("pass");
+      expect(refused).toEqual([]);
+      await shot(page, "portal-drawing.png");
+      await strict.close();
+      await owner.goto(`${stack.baseUrl}/portal/campaigns/${slug}/drawings/${open.id}`);
+      const axe = await axeCheck(owner, "a paid drawing");
+      expect(axe, "axe violations (serious or critical)").toEqual([]);
+      expect(outside).toEqual([]);
     });
 
     it("is usable on a phone: no page of the campaign's screens scrolls sideways at 360 px", { timeout: 60_000 }, async () => {

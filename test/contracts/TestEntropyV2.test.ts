@@ -5,23 +5,22 @@ import { anyUint, anyValue } from "@nomicfoundation/hardhat-chai-matchers/withAr
 import { concat, keccak256, ZeroAddress, type ContractTransactionResponse, type EventLog } from "ethers";
 import type { TestEntropyConsumer, TestEntropyV2 } from "../../typechain-types";
 import { combineRandomValues, deployTestEntropy, hashChain, providerRevelation } from "./entropyV2";
+import { randomBytes32 } from "./helpers";
 
 const FEE = 1_000n;
 const PYTH_FEE = 7n;
 const DEFAULT_GAS = 100_000;
 const STATUS = { NOT_STARTED: 1n, IN_PROGRESS: 2n, FAILED: 3n };
 
-function randomBytes32(): string {
-  return ethers.hexlify(ethers.randomBytes(32));
+/** A TestEntropyConsumer that requests from `entropy`. */
+async function consumerOf(entropy: TestEntropyV2): Promise<TestEntropyConsumer> {
+  return (await (await ethers.getContractFactory("TestEntropyConsumer")).deploy(await entropy.getAddress())) as unknown as TestEntropyConsumer;
 }
 
 async function fixture() {
   const [deployer, alice, bob] = await ethers.getSigners();
   const t = await deployTestEntropy(deployer, { feeInWei: FEE, pythFeeInWei: PYTH_FEE, defaultGasLimit: DEFAULT_GAS, chainLength: 64 });
-  const consumer = (await (await ethers.getContractFactory("TestEntropyConsumer")).deploy(
-    await t.entropy.getAddress(),
-  )) as unknown as TestEntropyConsumer;
-  return { ...t, deployer, alice, bob, consumer };
+  return { ...t, deployer, alice, bob, consumer: await consumerOf(t.entropy) };
 }
 
 type F = Awaited<ReturnType<typeof fixture>>;
@@ -114,9 +113,7 @@ describe("TestEntropyV2", () => {
     it("runs out of randomness at the end of the chain and refuses unknown providers", async () => {
       const f = await loadFixture(fixture);
       const short = await deployTestEntropy(f.deployer, { chainLength: 3 });
-      const consumer = (await (await ethers.getContractFactory("TestEntropyConsumer")).deploy(
-        await short.entropy.getAddress(),
-      )) as unknown as TestEntropyConsumer;
+      const consumer = await consumerOf(short.entropy);
       await consumer.request(short.providerAddress, randomBytes32(), 0, { value: FEE });
       await consumer.request(short.providerAddress, randomBytes32(), 0, { value: FEE });
       await expect(
@@ -392,9 +389,7 @@ describe("TestEntropyV2", () => {
     it("a provider without a default gas limit gets uncapped callbacks that never record a failure", async () => {
       const f = await loadFixture(fixture);
       const legacy = await deployTestEntropy(f.deployer, { defaultGasLimit: 0 });
-      const consumer = (await (await ethers.getContractFactory("TestEntropyConsumer")).deploy(
-        await legacy.entropy.getAddress(),
-      )) as unknown as TestEntropyConsumer;
+      const consumer = await consumerOf(legacy.entropy);
       const user = randomBytes32();
       const ev = await requestedEvent(legacy.entropy, await consumer.request(legacy.providerAddress, user, 500_000, { value: FEE }));
       expect(ev.gasLimit).to.equal(0n);

@@ -370,19 +370,24 @@ export function worstCaseOf(
   };
 }
 
-/** Events of the vault (OwedChanged, LimitChanged, HeldPrizePaid, GuaranteePicked...) in a receipt, parsed with the vault's ABI. */
-export function findVaultEvents(f: { vault: PrizeVault }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
+/** The events `name` in a receipt, parsed with `contract`'s ABI; logs it cannot parse (another contract's) are passed over. */
+function eventsNamed(contract: Pick<BaseContract, "interface">, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
   const out: EventLog[] = [];
   for (const log of receipt.logs) {
     let parsed = null;
     try {
-      parsed = f.vault.interface.parseLog(log);
+      parsed = contract.interface.parseLog(log);
     } catch {
       parsed = null;
     }
     if (parsed && parsed.name === name) out.push({ ...log, args: parsed.args, eventName: parsed.name } as unknown as EventLog);
   }
   return out;
+}
+
+/** Events of the vault (OwedChanged, LimitChanged, HeldPrizePaid, GuaranteePicked...) in a receipt, parsed with the vault's ABI. */
+export function findVaultEvents(f: { vault: PrizeVault }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
+  return eventsNamed(f.vault, receipt, name);
 }
 
 export type CommitOverrides = Partial<{
@@ -458,18 +463,9 @@ export async function commitAndReveal(
   return reveal(f, sequence, entropy);
 }
 
+/** Events of the engine (DrawingCommitted, EntropyRevealed, PrizeAwarded...) in a receipt, parsed with its ABI. */
 export function findEvents(f: { draw: PrizeDraw }, receipt: { logs: readonly Log[] }, name: string): EventLog[] {
-  const out: EventLog[] = [];
-  for (const log of receipt.logs) {
-    let parsed = null;
-    try {
-      parsed = f.draw.interface.parseLog(log);
-    } catch {
-      parsed = null;
-    }
-    if (parsed && parsed.name === name) out.push({ ...log, args: parsed.args, eventName: parsed.name } as unknown as EventLog);
-  }
-  return out;
+  return eventsNamed(f.draw, receipt, name);
 }
 
 /** PrizeAwarded events of a receipt (of one drawing when `of` names it: a batch's callback awards several), as plain values. */

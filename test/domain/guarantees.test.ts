@@ -2,18 +2,14 @@
 // the check's rules, and the pick's refusals, including the 409 for a campaign without a payout wallet that the
 // API cannot reach (a started campaign's wallet cannot be removed).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createCampaign, transitionCampaign } from "../../api/src/domain/campaigns.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
 import { checkDuePeriods, nextPeriod, periodEndMs, pickGuarantee } from "../../api/src/domain/guarantees.js";
-import { newId } from "../../api/src/store/ids.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing, DrawingStatus } from "../../api/src/store/drawings.js";
 import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
+import { drawingRow, newAccount, storeFilePerTest } from "../support/store.js";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -58,15 +54,13 @@ describe("nextPeriod", () => {
 });
 
 describe("checking periods and picking", () => {
-  let dir: string;
+  const files = storeFilePerTest("guarantees");
   let store: Store;
   let campaign: Campaign;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "guarantees-"));
-    store = await openServiceStore(path.join(dir, "store.sqlite"));
-    const accountId = newId("acc");
-    await store.accounts.createAccount(accountId, START);
+    store = await files.open();
+    const accountId = await newAccount(store, new Date(START));
     const created = await createCampaign(
       store,
       accountId,
@@ -77,19 +71,9 @@ describe("checking periods and picking", () => {
     await store.campaigns.update(campaign);
   });
 
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   /** A drawing at `drawAt` with these winners and prizes, in `status`. */
   async function drawing(drawAt: number, status: DrawingStatus, winners: [string, number][]): Promise<Drawing> {
-    const d: Drawing = {
-      id: newId("drw"), campaignId: campaign.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - HOUR).toISOString(), status,
-      winnersExpected: winners.length, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
-      listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
-      settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: START, entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
-    };
+    const d = drawingRow(campaign, { drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - HOUR).toISOString(), status, winnersExpected: winners.length, createdAt: START });
     await store.drawings.insertIfAbsent(d);
     await store.drawings.replaceWinners(d.id, winners.map(([winnerId]) => ({ winnerId, displayName: null, avatarUrl: null })));
     if (status === "settled" || status === "paid") {

@@ -322,6 +322,15 @@ const OTHER_MEMBERS: ProofBatchMember[] = [
 ];
 
 /**
+ * The random value of a request whose user contribution is `user`, combined with the real provider's contribution
+ * (`mock`: the input's own value, as MockEntropy reveals it), and the results it draws.
+ */
+function drawnWith(input: { entropy: { value: Hex } }, user: Hex, mock: boolean | undefined): { value: Hex; results: IndexedResult[] } {
+  const value = mock ? input.entropy.value : combineRandomValues(user, PROVIDER_CONTRIBUTION);
+  return { value, results: resultsFor(value) };
+}
+
+/**
  * A v4 input around the winners input: this drawing is member `index` of a batch with OTHER_MEMBERS around it (or
  * alone), and a real provider's contribution combines with the batch's user contribution into the value.
  */
@@ -333,14 +342,12 @@ function v4Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {})
   const members = opts.alone ? [self] : [...OTHER_MEMBERS.slice(0, index), self, ...OTHER_MEMBERS.slice(index)];
   const contributions = members.map((m) => userRandomNumber(m));
   const user = batchUserRandomNumber(contributions);
-  const providerContribution = PROVIDER_CONTRIBUTION;
-  const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
-  const results = resultsFor(value);
+  const { value, results } = drawnWith(input, user, opts.mock);
   return {
     ...input,
     results,
     drawing: { ...input.drawing, slot },
-    entropy: { ...input.entropy, provider: opts.mock ? "mock" : PROVIDER, value, userContribution: user, providerContribution: opts.mock ? null : providerContribution },
+    entropy: { ...input.entropy, provider: opts.mock ? "mock" : PROVIDER, value, userContribution: user, providerContribution: opts.mock ? null : PROVIDER_CONTRIBUTION },
     chain: { ...input.chain, entropy: ENTROPY_CONTRACT },
     batch: { index, size: members.length, members: members.map((m, i) => ({ ...m, batchIndex: i })) },
   };
@@ -458,9 +465,7 @@ function v5Input(opts: { index?: number; alone?: boolean; mock?: boolean } = {})
   const input = v4Input(opts);
   const previousUser = input.entropy.userContribution!;
   const user = reRequestUserRandomNumber(PREVIOUS_PROVIDER, BigInt(PREVIOUS_REQUEST_ID));
-  const providerContribution = PROVIDER_CONTRIBUTION;
-  const value = opts.mock ? input.entropy.value : combineRandomValues(user, providerContribution);
-  const results = resultsFor(value);
+  const { value, results } = drawnWith(input, user, opts.mock);
   return {
     ...input,
     results,

@@ -4,15 +4,16 @@
 // input must show the domain's words next to its field and change nothing in the store; a body over the portal's
 // limit gets a 413 page, never an error.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { averagePrizeCents } from "../../api/src/draw/index.js";
 import { storePath, type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
-import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
+import { fieldError, ownerAndMember, type PortalClient } from "../support/portalClient.js";
 import { until } from "../support/processes.js";
 import { abortMidBody, postBody, requestLines } from "../support/rawBody.js";
-import { createAccount, startStack, type Stack, TEST_WALLET } from "../support/stack.js";
-import { clockPast, openDrawings, postWinners } from "../support/partner.js";
+import { type Stack, TEST_WALLET } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
+import { clockPast, draftCampaign, openDrawings, postWinners } from "../support/partner.js";
 
 const OWNER = "owner@example.com";
 const MEMBER = "member@example.com";
@@ -56,23 +57,20 @@ function newForm(overrides: Record<string, string> = {}): Record<string, string>
   };
 }
 
-beforeAll(async () => {
-  stack = await startStack();
+useStack(OWNER, async (started) => {
+  ({ stack, accountId, key } = started);
   store = await openServiceStore(storePath(stack.dataDir));
-  ({ accountId, key } = await createAccount(stack, OWNER));
-  await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
-  owner = await signIn(stack, OWNER);
-  member = await signIn(stack, MEMBER);
-}, 240_000);
+  ({ owner, member } = await ownerAndMember(stack, accountId, OWNER, MEMBER));
+});
 
 afterAll(async () => {
   await store?.close();
-  await stack?.stop();
 });
 
 describe("creating a campaign", () => {
   it("shows every setting with a label, and a time-zone list", async () => {
-    const page = await member.get("/portal/campaigns/new");
+    // The owner's form: the payout wallet and threshold are fields for owners only (test/portal/payout-settings.test.ts).
+    const page = await owner.get("/portal/campaigns/new");
     expect(page.status).toBe(200);
     for (const name of ["name", "slug", "mode", "cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt", "endsAt", "winnersPerDraw", "payoutWallet", "pullUrl", "largePrizeThreshold", "guaranteeAmount", "guaranteeThreshold", "guaranteePeriodDays"]) {
       expect(page.text, name).toContain(`<label for="f-${name}">`);
@@ -84,7 +82,7 @@ describe("creating a campaign", () => {
 
   it("refuses a wallet whose checksum is wrong, by the field, and stores nothing", async () => {
     // A valid checksummed address with one letter's case flipped.
-    const reply = await member.post("/portal/campaigns/new", newForm({ payoutWallet: "0x52deaA1c84233F7bb8C8A45baeDE41091c616506" }));
+    const reply = await owner.post("/portal/campaigns/new", newForm({ payoutWallet: "0x52deaA1c84233F7bb8C8A45baeDE41091c616506" }));
     expect(reply.status).toBe(400);
     expect(fieldError(reply.text, "payoutWallet")).toMatch(/checksum/);
     expect(reply.text).toContain('value="Portal daily"'); // what was typed is kept
@@ -92,20 +90,20 @@ describe("creating a campaign", () => {
   });
 
   it("refuses an amount that is not dollars and a pull URL that is not https, and stores nothing", async () => {
-    const dollars = await member.post("/portal/campaigns/new", newForm({ largePrizeThreshold: "12.345" }));
+    const dollars = await owner.post("/portal/campaigns/new", newForm({ largePrizeThreshold: "12.345" }));
     expect(dollars.status).toBe(400);
     expect(fieldError(dollars.text, "largePrizeThreshold")).toMatch(/dollars/);
-    const pull = await member.post("/portal/campaigns/new", newForm({ pullUrl: "http://partner.example/{date}" }));
+    const pull = await owner.post("/portal/campaigns/new", newForm({ pullUrl: "http://partner.example/{date}" }));
     expect(pull.status).toBe(400);
     expect(fieldError(pull.text, "pullUrl")).toBe("pullUrl must be an https URL");
-    const weekday = await member.post("/portal/campaigns/new", newForm({ cadence: "weekly" }));
+    const weekday = await owner.post("/portal/campaigns/new", newForm({ cadence: "weekly" }));
     expect(weekday.status).toBe(400);
     expect(fieldError(weekday.text, "drawWeekday")).toMatch(/^drawWeekday is required for weekly campaigns/);
     expect(await campaign()).toBeNull();
   });
 
   it("creates the draft with every setting, cents from dollars, and never shows the pull URL's secret again", async () => {
-    const reply = await member.post("/portal/campaigns/new", newForm());
+    const reply = await owner.post("/portal/campaigns/new", newForm());
     expect(reply.status).toBe(303);
     expect(reply.location).toBe(`/portal/campaigns/${SLUG}?done=created`);
     const stored = (await campaign())!;
@@ -131,7 +129,8 @@ describe("settings and status", () => {
     expect(bad.status).toBe(400);
     expect(fieldError(bad.text, "winnersPerDraw")).toMatch(/^winnersPerDraw must be an integer from 1 to 1000/);
     expect(JSON.stringify(await campaign())).toBe(before);
-    const good = await member.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "2", pullUrl: "", largePrizeThreshold: "600" }) });
+    // A new threshold is the owner's to set.
+    const good = await owner.post(`/portal/campaigns/${SLUG}/edit`, { ...newForm({ name: "Renamed", winnersPerDraw: "2", pullUrl: "", largePrizeThreshold: "600" }) });
     expect(good.status).toBe(303);
     expect(await campaign()).toMatchObject({ name: "Renamed", winnersPerDraw: 2, largePrizeThresholdCents: 60_000 });
     expect((await campaign())!.pullUrl).toContain(PULL_SECRET); // an empty field keeps the stored URL
@@ -211,7 +210,7 @@ describe("a flagged drawing", () => {
   const PUSH = "portal-push";
 
   it("shows the reason first, and an extended cutoff clears it", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", PUSH, "--name", "Portal push", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
+    await draftCampaign(stack, accountId, PUSH, { name: "Portal push", winners: 2 });
     expect((await member.post(`/portal/campaigns/${PUSH}/status`, { action: "activate" })).status).toBe(303);
     const id = (await store.campaigns.bySlug(PUSH))!.id;
     const open = (await store.drawings.nextOpen(id, new Date().toISOString()))!;

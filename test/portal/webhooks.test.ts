@@ -4,20 +4,18 @@
 // attempts, rotates and deletes it. Each refusal (a member, another account's endpoint, a bad URL, a cross-site
 // post, an unticked confirmation) must change nothing in the store, which the test reads afterwards.
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import https from "node:https";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storePath, type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import type { WebhookEndpoint } from "../../api/src/store/webhooks.js";
-import { fieldError, PortalClient, signIn } from "../support/portalClient.js";
+import { fieldError, ownerAndMember, type PortalClient } from "../support/portalClient.js";
+import { usePartnerServer } from "../support/partnerServer.js";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockPast } from "../support/partner.js";
+import { createAccount, type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
+import { campaignWithOpenDrawing, clockPast } from "../support/partner.js";
 
 const OWNER = "hooks-owner@example.com";
 const MEMBER = "hooks-member@example.com";
@@ -25,10 +23,8 @@ const OTHER_OWNER = "hooks-other@example.com";
 
 let stack: Stack;
 let store: Store;
-let server: https.Server;
 /** The local https server's origin (https://localhost:port). */
 let base: string;
-const certDir = mkdtempSync(path.join(tmpdir(), "prizedraw-portal-webhooks-"));
 /** Paths answering 500 (the rest answer 200), and how many requests each path received. */
 const failing = new Set<string>();
 const hits = new Map<string, number>();
@@ -57,37 +53,42 @@ async function endpointsOf(account: string): Promise<WebhookEndpoint[]> {
 const snapshot = async (): Promise<string> =>
   JSON.stringify([await endpointsOf(accountId), await endpointsOf(otherAccount), (await store.audit.ofAccount(accountId)).length, (await store.audit.ofAccount(otherAccount)).length]);
 
-beforeAll(async () => {
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-  server = https.createServer({ key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const p = (req.url ?? "").split("?")[0]!;
-      hits.set(p, (hits.get(p) ?? 0) + 1);
-      res.writeHead(failing.has(p) ? 500 : 200, { "content-type": "text/plain" }).end(failing.has(p) ? "down" : "thanks");
-    });
+const partner = usePartnerServer("prizedraw-portal-webhooks", (req, res) => {
+  req.resume();
+  req.on("end", () => {
+    const p = (req.url ?? "").split("?")[0]!;
+    hits.set(p, (hits.get(p) ?? 0) + 1);
+    res.writeHead(failing.has(p) ? 500 : 200, { "content-type": "text/plain" }).end(failing.has(p) ? "down" : "thanks");
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `https://localhost:${(server.address() as AddressInfo).port}`;
-  stack = await startStack({ extraEnv: { PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK: "true", NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"), PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } });
-  store = await openServiceStore(storePath(stack.dataDir));
-  ({ accountId, key } = await createAccount(stack, OWNER));
-  ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
-  await stack.cli("member", "add", "--account", accountId, "--email", MEMBER, "--role", "member");
-  owner = await signIn(stack, OWNER);
-  member = await signIn(stack, MEMBER);
-}, 240_000);
+});
+
+useStack(
+  OWNER,
+  async (started) => {
+    ({ stack, accountId, key } = started);
+    base = partner.origin;
+    store = await openServiceStore(storePath(stack.dataDir));
+    ({ accountId: otherAccount } = await createAccount(stack, OTHER_OWNER));
+    ({ owner, member } = await ownerAndMember(stack, accountId, OWNER, MEMBER));
+  },
+  () => ({ extraEnv: { ...partner.serviceEnv, PRIZEDRAW_WEBHOOK_RETRY_BASE_MS: "300" } }),
+);
 
 afterAll(async () => {
   await store?.close();
-  await stack?.stop();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe("the webhook screen (owners)", () => {
   let endpointId: string;
+
+  /** The endpoint's `action` (rotate, delete) posted without its ticked confirmation: 400, the box's note, no change. */
+  async function expectRefusedUnticked(action: "rotate" | "delete"): Promise<void> {
+    const before = await snapshot();
+    const unticked = await owner.post(`/portal/webhooks/${endpointId}/${action}`, {});
+    expect(unticked.status).toBe(400);
+    expect(fieldError(unticked.text, `${action}-confirm`)).toMatch(/Tick the box/);
+    expect(await snapshot()).toBe(before);
+  }
   let firstSecret: string;
 
   it("is in the owner's navigation, with a labelled https URL field", async () => {
@@ -127,9 +128,7 @@ describe("the webhook screen (owners)", () => {
 
   it("lists a real delivery's attempts: event type, status, each attempt's time, HTTP status and duration", async () => {
     failing.add("/hooks/portal");
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "hooks-portal", "--name", "Hooks portal", "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "hooks-portal");
-    const open = ((await api(stack, "GET", "/api/v1/campaigns/hooks-portal/drawings?status=open", { key })).body.drawings as { cutoffAt: string }[])[0]!;
+    const open = await campaignWithOpenDrawing(stack, { accountId, key }, "hooks-portal", { name: "Hooks portal", winners: 1 });
     // No winners at the cutoff: the drawing needs attention, and that event is delivered (after a failure).
     expect((await clockPast(stack, key, "hooks-portal", open, { check: false })).status).toBe(200);
     await until("a failed attempt", async () => ((hits.get("/hooks/portal") ?? 0) >= 1 ? true : undefined), 60_000, 100);
@@ -147,11 +146,7 @@ describe("the webhook screen (owners)", () => {
   }, 120_000);
 
   it("rotates only once confirmed: the new secret shown once, the old one listed as valid until a time", async () => {
-    const before = await snapshot();
-    const unticked = await owner.post(`/portal/webhooks/${endpointId}/rotate`, {});
-    expect(unticked.status).toBe(400);
-    expect(fieldError(unticked.text, "rotate-confirm")).toMatch(/Tick the box/);
-    expect(await snapshot()).toBe(before);
+    await expectRefusedUnticked("rotate");
 
     const rotated = await owner.post(`/portal/webhooks/${endpointId}/rotate`, { confirm: "yes" });
     expect(rotated.status).toBe(200);
@@ -225,11 +220,7 @@ describe("the webhook screen (owners)", () => {
   });
 
   it("deletes only once confirmed: gone from the list, its history still on its page", async () => {
-    const before = await snapshot();
-    const unticked = await owner.post(`/portal/webhooks/${endpointId}/delete`, {});
-    expect(unticked.status).toBe(400);
-    expect(fieldError(unticked.text, "delete-confirm")).toMatch(/Tick the box/);
-    expect(await snapshot()).toBe(before);
+    await expectRefusedUnticked("delete");
 
     const deleted = await owner.post(`/portal/webhooks/${endpointId}/delete`, { confirm: "yes" });
     expect(deleted.status).toBe(200);

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPublicAddress } from "../../api/src/pull/addresses.js";
+import { isPublicAddress } from "../../api/src/outbound/addresses.js";
 import { fetchWinnerList, interpretList } from "../../api/src/pull/fetcher.js";
 import { maskPullUrl, pullUrlFor, validatePullUrl } from "../../api/src/pull/url.js";
 import { localDrawDate } from "../../api/src/domain/schedule.js";

@@ -4,20 +4,12 @@
 // interval of 300 s on a fake clock, on a real SQLite store, with another pull campaign whose slow URL delays
 // each cycle by up to 8 s (the fetch timeout), as a slow partner does in production.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { IndexerClient } from "../../api/src/chain/indexer.js";
-import type { ChainPort } from "../../api/src/chain/port.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCampaign, transitionCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/store/ids.js";
-import { Keeper } from "../../api/src/keeper/keeper.js";
 import { PULL_ALERT_KIND, isPullDue, pullSlots } from "../../api/src/keeper/pull.js";
 import type { PullOutcome } from "../../api/src/pull/fetcher.js";
-import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
+import { keeperWithoutChain } from "../support/keeper.js";
+import { newAccount, storeFilePerTest } from "../support/store.js";
 
 const MINUTE = 60_000;
 const WALLET = "0x00000000000000000000000000000000000000a1";
@@ -52,17 +44,10 @@ describe("pull slots", () => {
 });
 
 describe("the keeper's pull fetches on the production interval", () => {
-  let dir: string;
-  let store: Store;
+  const files = storeFilePerTest("pull-schedule");
 
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "pull-schedule-"));
-  });
-
-  afterEach(async () => {
+  afterEach(() => {
     vi.useRealTimers();
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("fetches at every slot whatever the keeper's timing, and alerts on a failure in the last 5 minutes", async () => {
@@ -70,9 +55,8 @@ describe("the keeper's pull fetches on the production interval", () => {
     const cutoffAt = Date.parse("2026-05-04T19:00:00.000Z");
     const start = cutoffAt - 4 * 60 * MINUTE - 17_300;
     vi.useFakeTimers({ now: start, toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
-    store = await openServiceStore(path.join(dir, "store.sqlite"));
-    const accountId = newId("acc");
-    await store.accounts.createAccount(accountId, new Date(start).toISOString());
+    const store = await files.open();
+    const accountId = await newAccount(store, new Date(start));
     const schedule = { cadence: "daily" as const, drawHour: 20, timezone: "UTC", startsAt: new Date(start - 60 * MINUTE).toISOString() };
     // The slow campaign is created first, so the keeper's cycle reaches it first and its fetch delays the other's.
     for (const slug of ["slow", "watched"]) {
@@ -95,14 +79,7 @@ describe("the keeper's pull fetches on the production interval", () => {
       return { kind: "error", reason: "HTTP 503" };
     };
 
-    const keeper = new Keeper({
-      store,
-      chain: {} as ChainPort,
-      indexer: {} as IndexerClient,
-      config: { env: "production", keeperIntervalSeconds: PRODUCTION_INTERVAL_SECONDS, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, localChain: false, chainFinality: "finalized" },
-      logger: pino({ level: "silent" }),
-      pullFetch: fetchList,
-    });
+    const keeper = keeperWithoutChain(store, PRODUCTION_INTERVAL_SECONDS, fetchList);
     keeper.start();
     try {
       // Up to a minute past the cutoff, in steps that let the keeper's promises run.

@@ -8,8 +8,9 @@
 // - Length limits count characters as Unicode code points, not UTF-16 units or bytes: an id of 200 emoji
 //   (800 UTF-8 bytes) is accepted and 201 refused, exactly like 200 and 201 ASCII characters, on every endpoint
 //   that takes an id. Combining marks count on their own; ids are not normalized ("é" and "e\u0301" differ).
-// - Refused in ids and names: control characters (NUL included), lone surrogates, the bidirectional embedding,
-//   override and isolate controls (U+202A-U+202E, U+2066-U+2069); allowed: the direction marks U+200E/U+200F.
+// - Refused in ids and names: control characters (C0, DEL and C1, NUL included), lone surrogates, format characters
+//   (zero-width characters, the direction marks U+200E/U+200F, the bidirectional embedding, override and isolate
+//   controls U+202A-U+202E, U+2066-U+2069), line and paragraph separators; allowed: emoji joined by U+200D.
 // - A body must be valid UTF-8 (no U+FFFD substitution) with Content-Type application/json (parameters allowed).
 // - A wrong method is 404 not_found (no route), with the spec's body, after the key check (401 without a key).
 // - Dot segments in a path are resolved as in any URL before routing (`/a/../b` is `/b`, also `%2e%2e`), so a
@@ -291,7 +292,7 @@ const ID_CASES: { label: string; id: string; ok: boolean; detail?: RegExp }[] = 
   { label: "100 e + combining acute (200 code points)", id: "e\u0301".repeat(100), ok: true },
   { label: "101 e + combining acute (202 code points)", id: "e\u0301".repeat(101), ok: false, detail: LONG },
   { label: "a ZWJ family emoji", id: "fam-👨‍👩‍👧-1", ok: true },
-  { label: "a right-to-left mark U+200F", id: "rlm-\u200Fabc", ok: true },
+  { label: "a right-to-left mark U+200F", id: "rlm-\u200Fabc", ok: false, detail: /format characters/ },
   { label: "Arabic text", id: "رابح-٧", ok: true },
   { label: "a NUL", id: "nul-\u0000-x", ok: false, detail: /control characters/ },
   { label: "a newline", id: "nl-\n-x", ok: false, detail: /control characters/ },
@@ -471,7 +472,7 @@ function buildBadCases(): BadCase[] {
   for (const c of ID_CASES.filter((x) => !x.ok)) pick({ winner: c.id }, `winner: ${c.label}`, c.detail);
   pick({ winner: "a", drawingId: "" }, "an empty drawingId");
   pick({ winner: "a", drawingId: "d".repeat(65) }, "a 65-character drawingId");
-  pick({ winner: "a", drawingId: "drw_\u0000" }, "a drawingId holding NUL", /^drawingId: must not contain NUL/);
+  pick({ winner: "a", drawingId: "drw_\u0000" }, "a drawingId holding NUL", /^drawingId: must not contain control characters: U\+0000 at character 5$/);
   pick({ drawingId: "drw_x" }, "no winner");
   pick({ winner: ["a", "b"] }, "winner as an array of two");
   pick({ winner: Array.from({ length: 1_001 }, (_, i) => `p-${i}`) }, "winner as a 1,001-element array");

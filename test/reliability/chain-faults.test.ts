@@ -13,25 +13,21 @@ import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { drawValueAt } from "../support/drawValue.js";
 import { jsonRpc, until } from "../support/processes.js";
-import { api, startStack, type Stack } from "../support/stack.js";
-import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor } from "../support/partner.js";
+import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor, type DrawingBody } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
-type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; drawAt: string; needsAttention: string | null; verification: { entropyRequestId: string | null } };
-
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
-const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id, { check: false });
+const openDrawings = (slug: string) => openDrawingsOf(stack, key, slug);
 const postWinners = (slug: string, id: string, winners: string[]) => postWinnersOf(stack, key, slug, id, winners, { check: false });
 const clockPast = (slug: string, d: DrawingBody) => clockPastOf(stack, key, slug, d, { check: false });
 
 async function newCampaign(slug: string): Promise<void> {
-  const accountId = (await stack.cli("account", "create", "--email", `${slug}@example.com`)).accountId as string;
-  key = (await stack.cli("key", "create", "--account", accountId)).key as string;
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", WALLET);
-  await stack.cli("campaign", "activate", slug);
+  const account = await createAccount(stack, `${slug}@example.com`);
+  key = account.key;
+  await activeCampaign(stack, account.accountId, slug, { winners: 2 });
 }
 
 /** Drawings and payouts the chain has for a campaign (through the indexer). */

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { until } from "../support/processes.js";
-import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { api, type Stack } from "../support/stack.js";
+import { activeCampaign, campaignWithOpenDrawing, clockTo } from "../support/partner.js";
 import { useStack } from "../support/suite.js";
 
 let stack: Stack;
@@ -15,8 +16,7 @@ useStack("owner@example.com", (started) => ({ stack, accountId, key } = started)
 
 describe("crash safety", () => {
   it("keeps every acknowledged entries request and no half of any other across SIGKILLs", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "crash-entries", "--name", "C", "--mode", "entries", "--cadence", "daily", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "crash-entries");
+    await activeCampaign(stack, accountId, "crash-entries", { name: "C", mode: "entries" });
     const acknowledged: number[] = [];
     const unacknowledged: number[] = [];
     let batch = 0;
@@ -68,10 +68,8 @@ describe("crash safety", () => {
 
 describe("races", () => {
   it("winner posts racing the cutoff: the locked list is one that was accepted, and nothing after changes it", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "race", "--name", "R", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "race");
-    const open = ((await api(stack, "GET", "/api/v1/campaigns/race/drawings?status=open", { key })).body.drawings as { id: string; cutoffAt: string }[])[0]!;
-    await api(stack, "POST", "/api/v1/campaigns/race/test-clock", { key, body: { advanceTo: new Date(new Date(open.cutoffAt).getTime() - 1_500).toISOString() } });
+    const open = await campaignWithOpenDrawing(stack, { accountId, key }, "race", { name: "R", winners: 2 });
+    await clockTo(stack, key, "race", new Date(open.cutoffAt).getTime() - 1_500);
     const results: { list: string; status: number }[] = [];
     const until2 = performance.now() + 3_500;
     await Promise.all(

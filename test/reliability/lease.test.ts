@@ -20,7 +20,8 @@ import { openServiceStore } from "../../api/src/serviceStore.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
 import { REPO_ROOT, SERVICE_ARGS, freePort, spawnProcess, stop, until, type Proc } from "../support/processes.js";
 import { chainDrawing, publicClientFor } from "../support/reorg.js";
-import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, clockPast, firstOpenDrawing, getDrawing, postWinners, waitForStatus } from "../support/partner.js";
 
 type Service = { name: string; proc: Proc; baseUrl: string };
 type Ready = { ready: boolean; keeper: { leaseHeld: boolean } };
@@ -74,30 +75,21 @@ async function holders(): Promise<Service[]> {
   return out;
 }
 
-async function drawing(s: Service, slug: string, id: string): Promise<{ status: string; number: number | null }> {
-  return (await api(s, "GET", `/api/v1/campaigns/${slug}/drawings/${id}`, { key })).body.drawing as { status: string; number: number | null };
-}
+const drawing = (s: Service, slug: string, id: string) => getDrawing(s, key, slug, id, { check: false });
 
 /** A push campaign with one winner a draw, activated; its first drawing's winners posted through `s`. */
 async function campaignWithWinners(s: Service, slug: string): Promise<{ id: string; cutoffAt: string; campaignId: Hex }> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-  const open = (await api(s, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key })).body.drawings as { id: string; cutoffAt: string }[];
-  expect((await api(s, "POST", `/api/v1/campaigns/${slug}/drawings/${open[0]!.id}/winners`, { key, body: { winners: ["w1"] } })).status).toBe(201);
-  return { id: open[0]!.id, cutoffAt: open[0]!.cutoffAt, campaignId: toCampaignId(slug) };
+  await activeCampaign(stack, accountId, slug, { winners: 1 });
+  const open = await firstOpenDrawing(s, key, slug);
+  await postWinners(s, key, slug, open.id, ["w1"]);
+  return { id: open.id, cutoffAt: open.cutoffAt, campaignId: toCampaignId(slug) };
 }
 
-async function moveClockPastCutoff(s: Service, slug: string, cutoffAt: string): Promise<void> {
-  const moved = await api(s, "POST", `/api/v1/campaigns/${slug}/test-clock`, { key, body: { advanceTo: new Date(Date.parse(cutoffAt) + 1_000).toISOString() } });
-  expect(moved.status).toBe(200);
-}
+const moveClockPastCutoff = (s: Service, slug: string, cutoffAt: string) => clockPast(s, key, slug, { cutoffAt });
 
 /** Paid in the partner API, Paid onchain with one DrawingPaid event, and one drawing payout in the indexer. */
 async function expectPaidOnce(s: Service, slug: string, id: string, campaignId: Hex): Promise<void> {
-  const paid = await until(`${slug} paid`, async () => {
-    const d = await drawing(s, slug, id);
-    return d.status === "paid" ? d : undefined;
-  }, 60_000, 250);
+  const paid = await waitForStatus(s, key, slug, id, "paid");
   expect(paid.number).toBe(1);
   const chain = await chainDrawing(publicClientFor(stack.rpcUrl), stack.deployment, campaignId, 1);
   expect(chain.status).toBe("paid");
@@ -172,8 +164,7 @@ describe("one keeper at a time", () => {
 
   it("entries sent to both processes at once stop at exactly 100,000, each batch whole or refused", async () => {
     const slug = "lease-entries";
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "entries", "--cadence", "daily", "--winners", "3", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", slug);
+    await activeCampaign(stack, accountId, slug, { mode: "entries", winners: 3 });
     const FULL = MAX_ENTRANTS_PER_DRAWING / MAX_ENTRIES_PER_REQUEST; // batches that fit: 100
     const ids = (k: number) => batch(k).map((e) => e.entrantId);
 

@@ -17,21 +17,19 @@ import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { jsonRpc } from "../support/processes.js";
 import { chainDrawing, publicClientFor, reorgFrom } from "../support/reorg.js";
-import { TEST_WALLET, createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockPast, getDrawing, openDrawings, postWinners, waitFor } from "../support/partner.js";
+import { createAccount, startStack, type Stack } from "../support/stack.js";
+import { campaignWithOpenDrawing, drawThroughPaid, getDrawing, waitFor } from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
-
-type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; needsAttention: string | null };
 
 /** Half the default receipt timeout: a send stuck behind a nonce gap cannot end within it. */
 const LIVENESS_MS = 90_000;
 /** The local chain finalizes 30 blocks back (LOCAL_CHAIN_FINALITY_ARGS): a deeper reorg would rewrite final blocks. */
 const FINALITY_DEPTH = 30;
 
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id, { check: false });
 const chainOf = (campaignId: Hex) => chainDrawing(publicClientFor(stack.rpcUrl), stack.deployment, campaignId, 1);
 const operator = privateKeyToAccount(ANVIL_KEYS.operator).address;
 const operatorCount = () => publicClientFor(stack.rpcUrl).getTransactionCount({ address: operator, blockTag: "latest" });
@@ -49,13 +47,9 @@ afterAll(async () => {
 describe("a reorg drops several of the operator's mined transactions while the service runs", () => {
   it("the drawing is committed, revealed, settled and paid again, once, without waiting out the receipt timeout", async () => {
     const slug = "reorg-resend";
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", slug);
-    const [first] = await openDrawings<DrawingBody>(stack, key, slug);
-    await postWinners(stack, key, slug, first!.id, ["w1"]);
+    const first = await campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners: 1 });
     const campaignId = toCampaignId(slug);
-    await clockPast(stack, key, slug, first!);
-    await waitFor("paid", () => drawing(slug, first!.id), (d) => d.status === "paid");
+    await drawThroughPaid(stack, key, slug, first, ["w1"]);
     const before = await waitFor("paid on the chain", () => chainOf(campaignId), (c) => c.status === "paid");
     expect(before.committedIn).toHaveLength(1);
     expect(before.committedIn[0]!).toBeLessThan(before.paidIn[0]!);
@@ -72,7 +66,7 @@ describe("a reorg drops several of the operator's mined transactions while the s
 
     const end = await waitFor(
       "paid again, once, on the canonical chain",
-      async () => ({ service: await drawing(slug, first!.id), chain: await chainOf(campaignId) }),
+      async () => ({ service: await drawing(slug, first.id), chain: await chainOf(campaignId) }),
       ({ service, chain }) => service.status === "paid" && chain.status === "paid" && chain.paidIn.length === 1,
       LIVENESS_MS,
     ).catch(async (error: unknown) => {
@@ -80,7 +74,7 @@ describe("a reorg drops several of the operator's mined transactions while the s
       const operatorPool = (part: Record<string, Record<string, unknown>>) => Object.keys(Object.entries(part).find(([from]) => from.toLowerCase() === operator.toLowerCase())?.[1] ?? {});
       const client = publicClientFor(stack.rpcUrl);
       const pending = await client.getTransactionCount({ address: operator, blockTag: "pending" });
-      console.log(`[reorg-resend] at the bound: service ${JSON.stringify(await drawing(slug, first!.id))}; chain ${JSON.stringify(await chainOf(campaignId), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}; operator count latest ${await operatorCount()}, pending ${pending}; operator nonces in the node's pool: pending [${operatorPool(pool.pending)}], queued [${operatorPool(pool.queued)}]`);
+      console.log(`[reorg-resend] at the bound: service ${JSON.stringify(await drawing(slug, first.id))}; chain ${JSON.stringify(await chainOf(campaignId), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}; operator count latest ${await operatorCount()}, pending ${pending}; operator nonces in the node's pool: pending [${operatorPool(pool.pending)}], queued [${operatorPool(pool.queued)}]`);
       throw error;
     });
     expect(end.service).toMatchObject({ number: 1, needsAttention: null });

@@ -36,28 +36,27 @@ import { ANVIL_KEYS } from "../../api/src/config.js";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { mineBlocks, until } from "../support/processes.js";
 import { TestProvider, chainDrawing, chainGuarantee, chainHeldPrize, publicClientFor, reorgFrom, type ChainDrawing } from "../support/reorg.js";
-import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
-import { clockPast, clockTo as clockToOf, getDrawing, openDrawings as openDrawingsOf, waitFor as waitForOf } from "../support/partner.js";
+import { api, createAccount, startStack, type Stack } from "../support/stack.js";
+import {
+  campaignWithOpenDrawing,
+  clockPast,
+  clockTo as clockToOf,
+  getDrawing,
+  postWinners,
+  proofUrl,
+  verifyProofFile,
+  waitFor as waitForOf,
+  type DrawingBody,
+} from "../support/partner.js";
 
 let stack: Stack;
 let key: string;
 let accountId: string;
 let provider: TestProvider;
 
-type DrawingBody = {
-  id: string;
-  number: number | null;
-  status: string;
-  cutoffAt: string;
-  needsAttention: string | null;
-  verification: { entropyRequestId: string | null; entropy: string | null; final?: boolean };
-};
-
 const LIVENESS_MS = 60_000;
 
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id, { check: false });
-const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
-const proofUrl = (slug: string, id: string) => `${stack.baseUrl}/campaigns/${slug}/draws/${id}/proof.json`;
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id, { check: false });
 /**
  * One read of the service, tried again while it cannot be reached: a case's reads outside `serially` can fall
  * into another case's service restart (connection refused), which says nothing about either case.
@@ -67,14 +66,12 @@ const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean
 
 /** A push campaign with one winner per draw, its first drawing's winners posted and the clock past its cutoff. */
 async function drawFirst(slug: string): Promise<{ id: string; campaignId: Hex }> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", "1", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-  const [first] = await openDrawings(slug);
-  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${first!.id}/winners`, { key, body: { winners: ["w1"] } })).status).toBe(201);
+  const first = await campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners: 1 });
+  await postWinners(stack, key, slug, first.id, ["w1"]);
   const campaignId = toCampaignId(slug);
   provider.watch(campaignId, 1);
-  await clockPast(stack, key, slug, first!, { check: false });
-  return { id: first!.id, campaignId };
+  await clockPast(stack, key, slug, first, { check: false });
+  return { id: first.id, campaignId };
 }
 
 type Proof = { status: number; verdict: "passes" | "fails" | "not served"; out: string; finality: string | null };
@@ -87,12 +84,10 @@ type Proof = { status: number; verdict: "passes" | "fails" | "not served"; out: 
 let proofFiles = 0;
 async function proof(slug: string, id: string): Promise<Proof> {
   return whileUp(`proof.json of ${slug}`, async () => {
-    const response = await fetch(proofUrl(slug, id));
+    const response = await fetch(proofUrl(stack, slug, id));
     const body = await response.text();
     if (response.status !== 200) return { status: response.status, verdict: "not served", out: "", finality: null };
-    const file = path.join(stack.dataDir, `proof-${slug}-${++proofFiles}.json`);
-    writeFileSync(file, body);
-    const { code, out } = await runServedVerifier(stack, [file, "--rpc", stack.rpcUrl]);
+    const { code, out } = await verifyProofFile(stack, `proof-${slug}-${++proofFiles}.json`, body);
     const finality = (JSON.parse(body) as { finality?: string }).finality ?? null;
     return { status: 200, verdict: code === 0 ? "passes" : "fails", out, finality };
   });
@@ -149,6 +144,19 @@ async function paidExactlyOnce(slug: string, id: string, campaignId: Hex): Promi
     async () => ({ service: await drawing(slug, id), chain: await chainOf(campaignId) }),
     ({ service, chain }) => service.status === "paid" && chain.status === "paid" && chain.paidIn.length === 1,
   );
+}
+
+/**
+ * A case's end once its reorg is behind it: the proof served right after the reorg did not fail, the drawing is paid
+ * exactly once on the canonical chain, and the proof served then passes. `expect`: the case's own (it runs concurrently).
+ */
+async function expectRecoveredOnce(expect: TestContext["expect"], label: string, slug: string, id: string, campaignId: Hex, servedAfter: Proof): Promise<void> {
+  console.log(`[reorg] ${label}: proof right after the reorg: ${servedAfter.verdict}`);
+  expect(servedAfter.verdict).not.toBe("fails");
+  await paidExactlyOnce(slug, id, campaignId).finally(() => observe(`${label}: end`, slug, id, campaignId));
+  const servedEnd = await proof(slug, id);
+  console.log(`[reorg] ${label}: proof at the end: ${servedEnd.verdict}`);
+  expect(servedEnd.verdict).toBe("passes");
 }
 
 beforeAll(async () => {
@@ -226,11 +234,10 @@ const GUARANTEE_WALLET = "0x00000000000000000000000000000000000d20a1" as Address
 const HELD_WALLET = "0x00000000000000000000000000000000000d20a2" as Address;
 
 type Guarantee = { id: string; period: number; status: string; amountCents: number };
-type Winner = { position: number; winner: string; amountCents?: number; heldForManualPayout?: boolean; heldPayout?: { status: string; reason: string | null } };
 type HeldView = { campaign: string; number: number; position: number; status: string };
 
 const guarantees = async (slug: string) => (await api(stack, "GET", `/api/v1/campaigns/${slug}/guarantees`, { key })).body.guarantees as Guarantee[];
-const winners = async (slug: string, id: string) => (await getDrawing<{ winners: Winner[] }>(stack, key, slug, id, { check: false })).winners;
+const winners = async (slug: string, id: string) => (await drawing(slug, id)).winners;
 const balance = (wallet: Address) => publicClientFor(stack.rpcUrl).readContract({ address: stack.deployment.token, abi: TestStablecoinAbi, functionName: "balanceOf", args: [wallet] });
 const clockTo = async (slug: string, ms: number) => {
   await clockToOf(stack, key, slug, ms);
@@ -248,13 +255,11 @@ async function indexedPayouts(campaignId: Hex, kind: "guarantee" | "held"): Prom
 async function moneyCampaign(slug: string, wallet: Address, winnerIds: string[], tiers: { amountCents: number; weight: number }[], extra: string[]) {
   const table = path.join(stack.dataDir, `${slug}-table.json`);
   writeFileSync(table, JSON.stringify(tiers));
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winnerIds.length), "--payout-wallet", wallet, "--prize-table", table, ...extra);
-  await stack.cli("campaign", "activate", slug);
-  const [first] = await openDrawings(slug);
-  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${first!.id}/winners`, { key, body: { winners: winnerIds } })).status).toBe(201);
+  const first = await campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners: winnerIds.length, payoutWallet: wallet, flags: ["--prize-table", table, ...extra] });
+  await postWinners(stack, key, slug, first.id, winnerIds);
   const campaignId = toCampaignId(slug);
   provider.watch(campaignId, 1);
-  return { first: first!, campaignId };
+  return { first, campaignId };
 }
 
 describe("reorgs during a drawing", () => {
@@ -275,12 +280,7 @@ describe("reorgs during a drawing", () => {
       expect(after.chain.lastNumber).toBe(0);
       return { id, campaignId, servedAfter: await proof(slug, id) };
     });
-    console.log(`[reorg] commit: proof right after the reorg: ${servedAfter.verdict}`);
-    expect(servedAfter.verdict).not.toBe("fails");
-    await paidExactlyOnce(slug, id, campaignId).finally(() => observe("commit: end", slug, id, campaignId));
-    const servedEnd = await proof(slug, id);
-    console.log(`[reorg] commit: proof at the end: ${servedEnd.verdict}`);
-    expect(servedEnd.verdict).toBe("passes");
+    await expectRecoveredOnce(expect, "commit", slug, id, campaignId, servedAfter);
   }), CASE_TIMEOUT_MS);
 
   // The reveal and settle dropped while the payout waited (the token froze the vault): the chain is back at Requested; the keeper
@@ -333,12 +333,7 @@ describe("reorgs during a drawing", () => {
       await waitFor("the indexer reverted the payout", () => observe("payout: after", slug, id, campaignId), (o) => o.index.payouts === 0);
       return { id, campaignId, servedAfter: await proof(slug, id) };
     });
-    console.log(`[reorg] payout: proof right after the reorg: ${servedAfter.verdict}`);
-    expect(servedAfter.verdict).not.toBe("fails");
-    await paidExactlyOnce(slug, id, campaignId).finally(() => observe("payout: end", slug, id, campaignId));
-    const servedEnd = await proof(slug, id);
-    console.log(`[reorg] payout: proof at the end: ${servedEnd.verdict}`);
-    expect(servedEnd.verdict).toBe("passes");
+    await expectRecoveredOnce(expect, "payout", slug, id, campaignId, servedAfter);
   }), CASE_TIMEOUT_MS);
 
   // A reorg past the commit of a paid drawing: commit, reveal, settle and payout are all dropped, and the chain has

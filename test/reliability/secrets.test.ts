@@ -7,7 +7,7 @@
 // JSON answers carry the security headers.
 
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_KEYS } from "../../api/src/config.js";
@@ -16,12 +16,11 @@ import { storePath } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { REPO_ROOT, until } from "../support/processes.js";
 import { startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, guaranteeCampaign } from "../support/partner.js";
 import { rawSqlite } from "../support/store.js";
 
 let stack: Stack;
-const WALLET = "0x00000000000000000000000000000000000000a1";
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+const DAY = 86_400_000;
 
 type Key = { key: string; keyId: string; secret: string };
 /** Every key the run creates (the needles), with the account it belongs to. */
@@ -108,8 +107,7 @@ afterAll(async () => {
 
 describe("a full run", () => {
   it("a pull campaign whose URL holds a secret token: fetched (and failing) before its cutoff, alert raised, URL masked", async () => {
-    await stack.cli("campaign", "create", "--account", accountA, "--slug", "sec-pull", "--name", "Secret pull", "--mode", "pull", "--cadence", "daily", "--timezone", "UTC", "--winners", "2", "--pull-url", PULL_URL, "--payout-wallet", WALLET);
-    await stack.cli("campaign", "activate", "sec-pull");
+    await activeCampaign(stack, accountA, "sec-pull", { name: "Secret pull", mode: "pull", winners: 2, flags: ["--timezone", "UTC", "--pull-url", PULL_URL] });
     const campaign = await partner("/campaigns/sec-pull");
     expect((campaign.body.campaign as { pullUrl: string }).pullUrl).toBe("https://partner.invalid/…");
     const [first] = await openDrawings("sec-pull");
@@ -132,15 +130,7 @@ describe("a full run", () => {
 
   it("a push campaign drawn through paid, its guarantee picked and paid onchain", async () => {
     // As test/api/guarantees.test.ts: one-day periods from the next full hour S, draws at S+12h.
-    const start = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
-    const table = path.join(stack.dataDir, "sec-table.json");
-    writeFileSync(table, JSON.stringify([{ amountCents: 100, weight: 1 }, { amountCents: 100, weight: 1 }]));
-    await stack.cli(
-      "campaign", "create", "--account", accountA, "--slug", "sec-push", "--name", "Secret push", "--mode", "push", "--cadence", "daily",
-      "--hour", String((new Date(start).getUTCHours() + 12) % 24), "--timezone", "UTC", "--winners", "2", "--payout-wallet", WALLET,
-      "--starts-at", new Date(start).toISOString(), "--prize-table", table, "--guarantee", "2000,500,1",
-    );
-    await stack.cli("campaign", "activate", "sec-push");
+    const start = await guaranteeCampaign(stack, accountA, "sec-push", { name: "Secret push", prizeCents: 100, guarantee: "2000,500,1" });
     const [next] = await openDrawings("sec-push");
     expect((await partner(`/campaigns/sec-push/drawings/${next!.id}/winners`, { method: "POST", body: { winners: ["s-1", { winner: "s-2", displayName: "Sam" }] } })).status).toBe(201);
     await clock("sec-push", Date.parse(next!.cutoffAt) + 1_000);
@@ -165,14 +155,12 @@ describe("a full run", () => {
   });
 
   it("an entries campaign for each account, and a push campaign for B", async () => {
-    await stack.cli("campaign", "create", "--account", accountA, "--slug", "sec-entries", "--name", "Secret entries", "--mode", "entries", "--cadence", "daily", "--winners", "2", "--payout-wallet", WALLET);
-    await stack.cli("campaign", "activate", "sec-entries");
+    await activeCampaign(stack, accountA, "sec-entries", { name: "Secret entries", mode: "entries", winners: 2 });
     const added = await partner("/campaigns/sec-entries/entries", { method: "POST", body: { entries: ["e-1", { entrantId: "e-2", weight: 3 }] } });
     expect(added.status).toBe(200);
     entriesDrawingA = (added.body.drawing as { id: string }).id;
-    for (const [slug, mode] of [["sec-b-entries", "entries"], ["sec-b-push", "push"]]) {
-      await stack.cli("campaign", "create", "--account", accountB, "--slug", slug!, "--name", `B ${slug}`, "--mode", mode!, "--cadence", "daily", "--winners", "2", "--payout-wallet", WALLET);
-      await stack.cli("campaign", "activate", slug!);
+    for (const [slug, mode] of [["sec-b-entries", "entries"], ["sec-b-push", "push"]] as const) {
+      await activeCampaign(stack, accountB, slug, { name: `B ${slug}`, mode, winners: 2 });
     }
   });
 

@@ -6,9 +6,7 @@
 // through Entropy's retry path with the same value, never requested twice, and that a request the provider never
 // reveals is re-requested once, in public, after the contract's timeout (its late reveal ignored).
 
-import { writeFileSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPublicClient, createWalletClient, encodeAbiParameters, http, keccak256, parseEventLogs, toHex, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { PrizeDrawAbi } from "../../api/src/chain/abis.js";
@@ -17,9 +15,18 @@ import { drawValue, drawingSlot, fingerprint, toCampaignId, userRandomNumber } f
 import { combineRandomValues } from "../support/entropyProvider.js";
 import { drawValueAt } from "../support/drawValue.js";
 import { mineBlocks, until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
 import { TestEntropyV2Abi, localChain, registerTestProvider, startTestProvider, type RegisteredProvider, type TestProvider } from "../support/testProvider.js";
-import { clockPast, getDrawing } from "../support/partner.js";
+import {
+  campaignWithOpenDrawing,
+  getDrawing,
+  postWinnersPastCutoff,
+  proofUrl,
+  verifyProofFile,
+  verifyServedProof,
+  waitForStatus as waitForStatusOf,
+} from "../support/partner.js";
 
 /** PrizeDraw's drawing status (contracts/PrizeDraw.sol Status). */
 const STATUS = { Requested: 1, Revealed: 2, Settled: 3, Paid: 4 } as const;
@@ -33,16 +40,6 @@ let registered: RegisteredProvider;
 let provider: TestProvider;
 let publicClient: PublicClient;
 
-type DrawingBody = {
-  id: string;
-  number: number | null;
-  status: string;
-  cutoffAt: string;
-  needsAttention: string | null;
-  winners: { position: number; winner: string; randomValue?: string; amountCents?: number }[];
-  verification: { winnersCommitment: string | null; entropyProvider: string | null; entropyRequestId: string | null; entropy: string | null };
-};
-
 type ProofV3 = {
   proofVersion: number;
   campaign: { id: string };
@@ -55,43 +52,21 @@ type ProofV3 = {
 
 type VerifierJson = { ok: boolean; checks: { id: string; status: "pass" | "fail" | "info"; message: string }[] };
 
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
-
-async function newPushCampaign(slug: string, winners: number): Promise<DrawingBody> {
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", slug);
-  const { body } = await api(stack, "GET", `/api/v1/campaigns/${slug}/drawings?status=open`, { key });
-  const open = body.drawings as DrawingBody[];
-  expect(open.length).toBeGreaterThan(0);
-  return open[0]!;
-}
-
-async function postWinnersAndPassCutoff(slug: string, open: DrawingBody, winners: string[]): Promise<void> {
-  expect((await api(stack, "POST", `/api/v1/campaigns/${slug}/drawings/${open.id}/winners`, { key, body: { winners } })).status).toBe(201);
-  const moved = await clockPast(stack, key, slug, open, { check: false });
-  expect(moved.status).toBe(200);
-}
-
-const waitForStatus = (slug: string, id: string, status: string, ms = 60_000) =>
-  until(`drawing ${id} ${status}`, async () => {
-    const d = await drawing(slug, id);
-    return d.status === status ? d : undefined;
-  }, ms, 250);
-
-const proofUrl = (slug: string, id: string) => `${stack.baseUrl}/campaigns/${slug}/draws/${id}/proof.json`;
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id);
+const newPushCampaign = (slug: string, winners: number) => campaignWithOpenDrawing(stack, { accountId, key }, slug, { winners });
+const postWinnersAndPassCutoff = (slug: string, open: { id: string; cutoffAt: string }, winners: string[]) => postWinnersPastCutoff(stack, key, slug, open, winners);
+const waitForStatus = (slug: string, id: string, status: string) => waitForStatusOf(stack, key, slug, id, status);
 
 /** The proof from the public endpoint (404 until the indexer has the reveal). */
 const fetchProof = (slug: string, id: string) =>
   until(`proof of ${id}`, async () => {
-    const response = await fetch(proofUrl(slug, id));
+    const response = await fetch(proofUrl(stack, slug, id));
     return response.ok ? ((await response.json()) as ProofV3) : undefined;
   }, 30_000, 250);
 
 /** The served verifier with --json on a proof written to a file; returns its exit code and checks. */
 async function verifyFile(name: string, proof: unknown): Promise<{ code: number; result: VerifierJson }> {
-  const file = path.join(stack.dataDir, name);
-  writeFileSync(file, JSON.stringify(proof, null, 2));
-  const { code, out } = await runServedVerifier(stack, [file, "--rpc", stack.rpcUrl, "--json"]);
+  const { code, out } = await verifyProofFile(stack, name, JSON.stringify(proof, null, 2), "--json");
   return { code, result: JSON.parse(out) as VerifierJson };
 }
 const failedIds = (result: VerifierJson) => result.checks.filter((c) => c.status === "fail").map((c) => c.id);
@@ -108,23 +83,25 @@ const requestBlockOf = async (sequence: bigint) => {
 const entropyReveals = (sequence: bigint) =>
   publicClient.getContractEvents({ address: stack.deployment.entropy, abi: TestEntropyV2Abi, eventName: "Revealed", args: { provider: registered.address, sequenceNumber: sequence }, fromBlock: BigInt(stack.deployment.deployBlock), toBlock: "latest" });
 
-beforeAll(async () => {
-  stack = await startStack({
+useStack(
+  "entropy-v2@example.com",
+  (started) => {
+    ({ stack, accountId, key } = started);
+    expect(stack.deployment.mockEntropy).toBe(false);
+    expect(stack.deployment.entropyProvider.toLowerCase()).toBe(registered.address.toLowerCase());
+    publicClient = createPublicClient({ transport: http(stack.rpcUrl) }) as PublicClient;
+    provider = startTestProvider({ rpcUrl: stack.rpcUrl, entropy: stack.deployment.entropy, provider: registered, fromBlock: BigInt(stack.deployment.deployBlock) });
+  },
+  {
     deploy: { randomness: "test-entropy-v2" },
     beforeService: async (deployment, rpcUrl) => {
       registered = await registerTestProvider(rpcUrl, deployment.entropy, { seed: keccak256(toHex("entropy-v2 stack test provider")), chainLength: 64, defaultGasLimit: 500_000 });
     },
-  });
-  expect(stack.deployment.mockEntropy).toBe(false);
-  expect(stack.deployment.entropyProvider.toLowerCase()).toBe(registered.address.toLowerCase());
-  publicClient = createPublicClient({ transport: http(stack.rpcUrl) }) as PublicClient;
-  provider = startTestProvider({ rpcUrl: stack.rpcUrl, entropy: stack.deployment.entropy, provider: registered, fromBlock: BigInt(stack.deployment.deployBlock) });
-  ({ accountId, key } = await createAccount(stack, "entropy-v2@example.com"));
-}, 240_000);
+  },
+);
 
 afterAll(async () => {
   await provider?.stop();
-  await stack?.stop();
 });
 
 describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing the provider", () => {
@@ -204,7 +181,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(proof.entropy.revealedValue).toBe(value);
     expect(proof.entropy.value).toBe(drawn);
     expect(proof.chain.revealTx).toBe(reveal.hash);
-    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    const { code, out } = await verifyServedProof(stack, slug, open.id);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
     expect(proof.proofVersion).toBe(6);
@@ -317,7 +294,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(proof.entropy.revealedValue).toBe(value);
     expect(proof.entropy.value).toBe(drawn);
     expect(proof.chain.revealTx).toBe(reveals[1]!.transactionHash);
-    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    const { code, out } = await verifyServedProof(stack, slug, open.id);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
     expect(proof.proofVersion).toBe(6);
@@ -391,7 +368,7 @@ describe("the stack on Pyth Entropy v2 rules (TestEntropyV2), the test playing t
     expect(proof.entropy.requestId).toBe(String(second));
     expect(proof.entropy.userContribution).toBe(reRequestUser);
     expect(proof.entropy.reRequest).toMatchObject({ previousRequestId: String(first), previousProvider: registered.address.toLowerCase(), timeoutBlocks: Number(timeout), requestTx: event!.transactionHash });
-    const { code, out } = await runServedVerifier(stack, [proofUrl(slug, open.id), "--rpc", stack.rpcUrl]);
+    const { code, out } = await verifyServedProof(stack, slug, open.id);
     expect(out).toMatch(/^PASS: \d+ checks passed/m);
     expect(code).toBe(0);
     expect(out).not.toContain("✘");

@@ -3,9 +3,9 @@
 // with METRICS_TOKEN set only the token reads it.
 
 import { describe, expect, it } from "vitest";
-import { clockPast, getDrawing, openDrawings, postWinners, waitFor } from "../support/partner.js";
+import { campaignWithOpenDrawing, postWinnersPastCutoff, waitFor, waitForStatus } from "../support/partner.js";
 import { parseExposition, sampleValue, type Family } from "../support/prometheus.js";
-import { TEST_WALLET, api, type Stack } from "../support/stack.js";
+import { api, type Stack } from "../support/stack.js";
 import { useStack } from "../support/suite.js";
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
@@ -13,8 +13,6 @@ const TOKEN = "metrics-token-for-the-test-0123456789";
 let stack: Stack;
 let key: string;
 let accountId: string;
-
-type DrawingBody = { id: string; status: string; cutoffAt: string; winnersExpected: number };
 
 async function scrape(token: string | null = TOKEN): Promise<Map<string, Family>> {
   const response = await fetch(`${stack.baseUrl}/metrics`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
@@ -37,10 +35,7 @@ describe("GET /metrics", () => {
   });
 
   it("follows a push drawing from open to paid", async () => {
-    await stack.cli("campaign", "create", "--account", accountId, "--slug", "metered", "--name", "Metered", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-    await stack.cli("campaign", "activate", "metered");
-    const [open] = await openDrawings<DrawingBody>(stack, key, "metered");
-    expect(open).toBeDefined();
+    const open = await campaignWithOpenDrawing(stack, { accountId, key }, "metered", { name: "Metered", winners: 2 });
     expect((await api(stack, "GET", "/api/v1/campaigns/metered", { key })).status).toBe(200);
 
     const before = await scrape();
@@ -57,9 +52,8 @@ describe("GET /metrics", () => {
     expect([...routes].some((r) => r?.includes("metered"))).toBe(false);
     const cyclesBefore = sampleValue(before, "prizedraw_keeper_cycle_duration_seconds_count") ?? 0;
 
-    await postWinners(stack, key, "metered", open!.id, ["m-1", "m-2"]);
-    await clockPast(stack, key, "metered", open!);
-    await waitFor("the drawing paid", () => getDrawing<DrawingBody>(stack, key, "metered", open!.id), (d) => d.status === "paid", 120_000);
+    await postWinnersPastCutoff(stack, key, "metered", open, ["m-1", "m-2"]);
+    await waitForStatus(stack, key, "metered", open.id, "paid", 120_000);
 
     const after = await scrape();
     expect(sampleValue(after, "prizedraw_drawings", { status: "paid", mode: "push" })).toBe(1);

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toCampaignId } from "../../api/src/draw/index.js";
 import { startPostgres, type Postgres } from "../support/postgres.js";
 import { jsonRpc, until } from "../support/processes.js";
-import { TEST_WALLET, api, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
-import { clockPast } from "../support/partner.js";
+import { type Stack } from "../support/stack.js";
+import { useStack } from "../support/suite.js";
+import { activeCampaign, drawThroughPaid, firstOpenDrawing, verifyServedProof } from "../support/partner.js";
 
 let postgres: Postgres;
 let stack: Stack;
@@ -24,14 +25,8 @@ async function indexedDrawings(slug: string): Promise<IndexedDrawing[]> {
 
 /** Posts `winners` to the next open drawing, moves the test clock past its cutoff and waits for it to be paid. */
 async function payNextDrawing(winners: string[]): Promise<string> {
-  const open = await api(stack, "GET", "/api/v1/campaigns/pg-daily/drawings?status=open", { key });
-  const drawing = (open.body.drawings as { id: string; cutoffAt: string }[])[0]!;
-  expect((await api(stack, "POST", `/api/v1/campaigns/pg-daily/drawings/${drawing.id}/winners`, { key, body: { winners } })).status).toBe(201);
-  await clockPast(stack, key, "pg-daily", drawing, { check: false });
-  await until("drawing paid", async () => {
-    const d = await api(stack, "GET", `/api/v1/campaigns/pg-daily/drawings/${drawing.id}`, { key });
-    return (d.body.drawing as { status: string }).status === "paid" ? true : undefined;
-  }, 60_000, 250);
+  const drawing = await firstOpenDrawing(stack, key, "pg-daily");
+  await drawThroughPaid(stack, key, "pg-daily", drawing, winners);
   return drawing.id;
 }
 
@@ -44,19 +39,22 @@ async function rowCounts(): Promise<Record<string, number>> {
   return counts;
 }
 
+// The PostgreSQL server first and last: the stack's Ponder writes to it.
 beforeAll(async () => {
   postgres = await startPostgres();
-  stack = await startStack({ databaseUrl: postgres.url });
-  let accountId: string;
-  ({ accountId, key } = await createAccount(stack, "owner@example.com"));
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", "pg-daily", "--name", "Postgres Daily", "--mode", "push", "--cadence", "daily", "--winners", "3", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", "pg-daily");
-}, 240_000);
-
+});
 afterAll(async () => {
-  await stack?.stop();
   await postgres?.stop();
 });
+
+useStack(
+  "owner@example.com",
+  async (started) => {
+    ({ stack, key } = started);
+    await activeCampaign(stack, started.accountId, "pg-daily", { name: "Postgres Daily", winners: 3 });
+  },
+  () => ({ databaseUrl: postgres.url }),
+);
 
 describe("the indexer on Postgres", () => {
   it("indexes a drawing into Postgres, not PGlite, and the served proof verifies against the chain", async () => {
@@ -68,8 +66,7 @@ describe("the indexer on Postgres", () => {
     expect(await rowCounts()).toMatchObject({ campaign: 1, drawing: 1, prize: 3, payout: 1 });
     expect(existsSync(path.join(stack.dataDir, "ponder"))).toBe(false);
 
-    const proofUrl = `${stack.baseUrl}/campaigns/pg-daily/draws/${drawnId}/proof.json`;
-    const verified = await runServedVerifier(stack, [proofUrl, "--rpc", stack.rpcUrl, "--json"]);
+    const verified = await verifyServedProof(stack, "pg-daily", drawnId, "--json");
     const report = JSON.parse(verified.out) as { ok: boolean; checks: { id: string; status: string }[] };
     expect(report.checks.filter((c) => c.status === "fail")).toEqual([]);
     expect(report.ok).toBe(true);

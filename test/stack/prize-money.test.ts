@@ -18,8 +18,7 @@ import { toCampaignId } from "../../api/src/draw/index.js";
 import { asAdmin } from "../support/admin.js";
 import { BlacklistStablecoinAbi } from "../support/blacklistToken.js";
 import { createAccount, startStack, type Stack } from "../support/stack.js";
-import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor as waitForOf } from "../support/partner.js";
-
+import { activeCampaign, clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor as waitForOf, type DrawingBody, type WinnerBody } from "../support/partner.js";
 
 /** Token units per cent of the 6-decimal test token. */
 const UNITS_PER_CENT = 10_000n;
@@ -33,8 +32,6 @@ const WALLET_A_NEW = "0x00000000000000000000000000000000000a33a3" as Address;
 const WALLET_H = "0x00000000000000000000000000000000000c44c4" as Address;
 const WALLET_P = "0x00000000000000000000000000000000000d55d5" as Address;
 
-type Winner = { position: number; winner: string; amountCents?: number; heldForManualPayout?: boolean; heldPayout?: { status: string; reason: string | null } };
-type DrawingBody = { id: string; number: number | null; status: string; cutoffAt: string; needsAttention: string | null; heldPrizesOpen: number; winners: Winner[] };
 type HeldView = { campaign: string; drawingId: string; number: number; position: number; winner: string; amountCents: number; status: string; reason: string | null };
 
 let stack: Stack;
@@ -42,8 +39,8 @@ let key: string;
 let accountId: string;
 let publicClient: PublicClient;
 
-const drawing = (slug: string, id: string) => getDrawing<DrawingBody>(stack, key, slug, id);
-const openDrawings = (slug: string) => openDrawingsOf<DrawingBody>(stack, key, slug);
+const drawing = (slug: string, id: string) => getDrawing(stack, key, slug, id);
+const openDrawings = (slug: string) => openDrawingsOf(stack, key, slug);
 async function postWinners(slug: string, id: string, winners: string[]): Promise<void> {
   await postWinnersOf(stack, key, slug, id, winners);
 }
@@ -56,8 +53,7 @@ const waitFor = <T>(label: string, read: () => Promise<T>, ok: (v: T) => boolean
 async function newCampaign(slug: string, wallet: Address, winners: number, tiers: { amountCents: number; weight: number }[], extra: string[] = []): Promise<void> {
   const file = path.join(stack.dataDir, `${slug}-table.json`);
   writeFileSync(file, JSON.stringify(tiers));
-  await stack.cli("campaign", "create", "--account", accountId, "--slug", slug, "--name", slug, "--mode", "push", "--cadence", "daily", "--winners", String(winners), "--payout-wallet", wallet, "--prize-table", file, ...extra);
-  await stack.cli("campaign", "activate", slug);
+  await activeCampaign(stack, accountId, slug, { winners, payoutWallet: wallet, flags: ["--prize-table", file, ...extra] });
 }
 
 const balance = (wallet: Address) => publicClient.readContract({ address: stack.deployment.token, abi: BlacklistStablecoinAbi, functionName: "balanceOf", args: [wallet] });
@@ -203,8 +199,8 @@ describe("held prizes on the record", () => {
   const AUTO_UNITS = 2n * 500n * UNITS_PER_CENT;
   let first: DrawingBody;
   let second: DrawingBody;
-  let paidHeld: Winner;
-  let refusedHeld: Winner;
+  let paidHeld: WinnerBody;
+  let refusedHeld: WinnerBody;
 
   const heldOf = (d: DrawingBody) => d.winners.filter((w) => w.heldForManualPayout === true);
   const heldList = async () => (await stack.cli("held", "list", SLUG)).heldPrizes as HeldView[];

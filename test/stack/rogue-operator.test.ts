@@ -22,8 +22,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi } from "../../api/src/chain/abis.js";
 import { ANVIL_KEYS } from "../../api/src/config.js";
 import { drawingSlot, fingerprint, toCampaignId } from "../../api/src/draw/index.js";
-import { TEST_WALLET, createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
-import { clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor } from "../support/partner.js";
+import { createAccount, runServedVerifier, startStack, type Stack } from "../support/stack.js";
+import { activeCampaign, clockPast as clockPastOf, getDrawing, openDrawings as openDrawingsOf, postWinners as postWinnersOf, waitFor, type DrawingBody } from "../support/partner.js";
 
 const SLUG = "rogue-watch";
 const CAMPAIGN_ID = toCampaignId(SLUG);
@@ -32,19 +32,8 @@ const DEFAULT_TABLE_ID = toHex("default", { size: 32 });
 let stack: Stack;
 let key: string;
 
-type DrawingBody = {
-  id: string;
-  number: number | null;
-  status: string;
-  drawAt: string;
-  cutoffAt: string;
-  winnersExpected: number;
-  needsAttention: string | null;
-  verification: { winnersCommitment: string | null };
-};
-
-const drawing = (id: string) => getDrawing<DrawingBody>(stack, key, SLUG, id);
-const openDrawings = () => openDrawingsOf<DrawingBody>(stack, key, SLUG);
+const drawing = (id: string) => getDrawing(stack, key, SLUG, id);
+const openDrawings = () => openDrawingsOf(stack, key, SLUG);
 const postWinners = async (id: string, winners: string[]) => {
   await postWinnersOf(stack, key, SLUG, id, winners);
 };
@@ -103,8 +92,7 @@ beforeAll(async () => {
   stack = await startStack();
   const account = await createAccount(stack, "rogue-watch@example.com");
   key = account.key;
-  await stack.cli("campaign", "create", "--account", account.accountId, "--slug", SLUG, "--name", "Rogue watch", "--mode", "push", "--cadence", "daily", "--winners", "2", "--payout-wallet", TEST_WALLET);
-  await stack.cli("campaign", "activate", SLUG);
+  await activeCampaign(stack, account.accountId, SLUG, { name: "Rogue watch", winners: 2 });
 }, 240_000);
 
 afterAll(async () => {

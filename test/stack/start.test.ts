@@ -97,6 +97,13 @@ describe("npm start", { timeout: 400_000 }, () => {
     expect(ready.body).toMatchObject({ ready: true, store: true, chain: { ok: true }, indexer: { ok: true } });
     const record = JSON.parse(readFileSync(path.join(dataDir, "deployment.json"), "utf8")) as { prizeDraw: string; mockEntropy: boolean };
     expect(record.mockEntropy).toBe(true);
+    // Quiet: at most 25 lines up to "stops everything", and none for the requests since (the API read, the page,
+    // /ready, the CLI's campaign): a partner API request is a line in the data folder's logs/service.log instead.
+    const linesAtReady = output.trimEnd().split("\n");
+    expect(linesAtReady.length, output).toBeLessThanOrEqual(25);
+    expect(proc.output().trimEnd().split("\n").length, proc.output()).toBe(linesAtReady.length);
+    const serviceLog = readFileSync(path.join(dataDir, "logs", "service.log"), "utf8");
+    expect(serviceLog).toMatch(/"path":"\/api\/v1\/campaigns\/summer-daily\/drawings","status":200/);
     expect(await stop(proc, 20_000)).toBe(0);
     running = undefined;
     // Every child is gone: the ports are free again.

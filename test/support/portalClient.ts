@@ -78,6 +78,16 @@ export async function signIn(stack: Stack, email: string): Promise<PortalClient>
   return client;
 }
 
+/**
+ * The account's owner and a member (`memberEmail`, added through the CLI with the role member), each signed in by the
+ * emailed link: the two people the portal screens are tried with.
+ */
+export async function ownerAndMember(stack: Stack, accountId: string, ownerEmail: string, memberEmail: string): Promise<{ owner: PortalClient; member: PortalClient }> {
+  await stack.cli("member", "add", "--account", accountId, "--email", memberEmail, "--role", "member");
+  const owner = await signIn(stack, ownerEmail);
+  return { owner, member: await signIn(stack, memberEmail) };
+}
+
 /** The text of the field error a page shows for `field` (its id is referenced by the input's aria-describedby). */
 export function fieldError(html: string, field: string): string | null {
   const id = `f-${field}-error`;

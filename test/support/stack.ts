@@ -108,6 +108,9 @@ export async function startStack(
       INDEXER_PORT: String(indexerPort),
       KEEPER_INTERVAL_SECONDS: "1",
       LOG_LEVEL: "info",
+      // Suites and benchmarks drive one key from one address far harder than a partner does (five writers racing a
+      // cutoff flat out, load generators on the public reads); test/api/rate-limits.test.ts turns the limits on.
+      RATE_LIMITS: "off",
       ...options.extraEnv,
       ...(storeUrl === undefined ? {} : { STORE_URL: storeUrl }),
     };

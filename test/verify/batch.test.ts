@@ -4,9 +4,10 @@
 // independent generator (./fixtures.ts); --rpc runs against the fake chain (./fake-chain.ts), whose commit
 // transaction holds every member's DrawingCommitted and EntropyRequested.
 
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FakeChain } from "./fake-chain.js";
 import {
+  REAL_PROVIDER,
   DEFAULT_BATCH_OTHERS,
   batchUserRandomNumber,
   clone,
@@ -18,19 +19,14 @@ import {
   makeWinnersProof,
   type Proof,
 } from "./fixtures.js";
-import { TempDir, runVerifier, serve, verifyWithChain, type JsonReport } from "./run.js";
+import { proofFolder, runVerifier, serve, verifyWithChain, type JsonReport } from "./run.js";
 
-const tmp = new TempDir();
-afterAll(() => tmp.remove());
+const { tmp, verify } = proofFolder();
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 
 const v4Winners = (opts: Parameters<typeof makeWinnersProof>[0] = {}) =>
-  makeWinnersProof({ winners: 6, seed: "batch-winners", provider: PROVIDER, version: 4, ...opts });
+  makeWinnersProof({ winners: 6, seed: "batch-winners", provider: REAL_PROVIDER, version: 4, ...opts });
 
-async function verify(proof: unknown, ...flags: string[]) {
-  return runVerifier([tmp.write(proof), ...flags]);
-}
 
 
 /** A forger's edit that keeps the proof consistent offline: userContribution and (real provider) value follow the batch. */
@@ -68,7 +64,7 @@ describe("proof format version 4: the request's batch", () => {
   });
 
   it("entries draws and the first and last places of a batch pass; --json names the checks", async () => {
-    const { proof } = makeEntriesProof({ seed: "batch-entries", winnersExpected: 5, provider: PROVIDER, version: 4, batchIndex: 2 });
+    const { proof } = makeEntriesProof({ seed: "batch-entries", winnersExpected: 5, provider: REAL_PROVIDER, version: 4, batchIndex: 2 });
     expect(proof.entropy.batch!.index).toBe(2);
     const first = v4Winners({ batchIndex: 0 });
     for (const p of [proof, first]) {

@@ -7,9 +7,10 @@
 // a re-request the contract allowed at once because it discarded a reveal that came too late. Proofs come from the
 // independent generator (./fixtures.ts); --rpc runs against the fake chain (./fake-chain.ts).
 
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type ChainKnobs } from "./fake-chain.js";
 import {
+  REAL_PROVIDER,
   chainBlockHash,
   clone,
   computeResults,
@@ -22,22 +23,17 @@ import {
   selectEntrantsLinear,
   type Proof,
 } from "./fixtures.js";
-import { TempDir, hasStackTrace, runVerifier, verifyWithChain, type JsonReport } from "./run.js";
+import { hasStackTrace, proofFolder, verifyWithChain, type JsonReport } from "./run.js";
 
-const tmp = new TempDir();
-afterAll(() => tmp.remove());
+const { tmp, verify } = proofFolder();
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 const ZERO32 = `0x${"00".repeat(32)}` as const;
 
 const v6Winners = (opts: Parameters<typeof makeWinnersProof>[0] = {}) =>
-  makeWinnersProof({ winners: 6, seed: "blockhash-winners", provider: PROVIDER, version: 6, ...opts });
+  makeWinnersProof({ winners: 6, seed: "blockhash-winners", provider: REAL_PROVIDER, version: 6, ...opts });
 const v6Entries = (opts: Parameters<typeof makeEntriesProof>[0] = {}) =>
-  makeEntriesProof({ seed: "blockhash-entries", winnersExpected: 5, provider: PROVIDER, version: 6, ...opts }).proof;
+  makeEntriesProof({ seed: "blockhash-entries", winnersExpected: 5, provider: REAL_PROVIDER, version: 6, ...opts }).proof;
 
-async function verify(proof: unknown, ...flags: string[]) {
-  return runVerifier([tmp.write(proof), ...flags]);
-}
 
 async function verifyJson(proof: unknown, ...flags: string[]) {
   const run = await verify(proof, "--json", ...flags);
@@ -155,7 +151,7 @@ describe("proof format version 6 offline: the request block's hash mixed in", ()
   });
 
   it("fails when an entries draw selected its winners from Entropy's value, and says so", async () => {
-    const { proof, entrants } = makeEntriesProof({ seed: "blockhash-entries", winnersExpected: 5, provider: PROVIDER, version: 6 });
+    const { proof, entrants } = makeEntriesProof({ seed: "blockhash-entries", winnersExpected: 5, provider: REAL_PROVIDER, version: 6 });
     const weights = entrants.map((e) => e.weight);
     const winners = selectEntrantsLinear(proof.entropy.revealedValue!, proof.campaign.id, proof.drawing.number, weights, 5).map((i) => entrants[i]!.id);
     proof.winnerList = { ...proof.winnerList, winners, commitment: fingerprint(winners) };
@@ -341,7 +337,7 @@ describe("proof format version 6 with --rpc: a re-request after a reveal that ca
   });
 
   it("a version 5 proof gets no such allowance: the too-late rule is version 6's contract's", async () => {
-    const v5 = makeWinnersProof({ winners: 6, seed: "blockhash-late-v5", provider: PROVIDER, version: 5, timeoutBlocks: 43_200 });
+    const v5 = makeWinnersProof({ winners: 6, seed: "blockhash-late-v5", provider: REAL_PROVIDER, version: 5, timeoutBlocks: 43_200 });
     const run = await verifyWithChain(tmp, v5, { tooLate: [{ of: "commit", block: 400 }], reRequestBlock: 401 });
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/^✘ the re-request is in block 401, not after the commit's block 100 \+ 43200 = 43300: the contract re-requests only a request not revealed within its revealTimeoutBlocks$/m);

@@ -3,18 +3,17 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { drawingSlot, idToBytes32, keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
+import { REAL_PROVIDER, drawingSlot, idToBytes32, keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
 import { FakeChain, type ChainKnobs } from "./fake-chain.js";
 import { closedPort, hasStackTrace, runVerifier, serve } from "./run.js";
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 const CAMPAIGN = "summer-daily";
 const PAGE_SIZE = 2;
 const drawAtOf = (n: number) => new Date(Date.parse("2026-11-25T20:00:00.000Z") + n * 86_400_000).toISOString();
 
 /** Drawing n of the campaign as a version 3 proof (drawing 2 is an entries draw). */
 function proofOf(n: number): Proof {
-  const common = { seed: `campaign-${n}`, number: n, version: 3 as const, provider: PROVIDER, drawingId: `drw_c${n}`, drawAt: drawAtOf(n), campaignId: CAMPAIGN };
+  const common = { seed: `campaign-${n}`, number: n, version: 3 as const, provider: REAL_PROVIDER, drawingId: `drw_c${n}`, drawAt: drawAtOf(n), campaignId: CAMPAIGN };
   return n === 2 ? makeEntriesProof({ ...common, winnersExpected: 4 }).proof : makeWinnersProof({ ...common, winners: 3 });
 }
 
@@ -33,7 +32,7 @@ function proofV6Of(n: number, reRequested: number[]): Proof {
     seed: `campaign-v6-${n}`,
     number: n,
     version: 6 as const,
-    provider: PROVIDER,
+    provider: REAL_PROVIDER,
     drawingId: `drw_c${n}`,
     drawAt: drawAtOf(n),
     campaignId: CAMPAIGN,
@@ -175,7 +174,7 @@ describe("--campaign", () => {
     const tooLate = (n: number, more: { of: "commit" | "reRequest"; block: number }[] = []): ChainKnobs => ({ tooLate: [{ of: "commit", block: lateBlockOf(n) }, ...more] });
     const run = await campaign({ version: 6, reRequested: [2], knobs: { 2: tooLate(2), 3: tooLate(3) } });
     expect(run.code, run.output).toBe(0);
-    const provider = PROVIDER;
+    const provider = REAL_PROVIDER;
     const lines = run.stdout.trim().split("\n");
     const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
     const expected = [

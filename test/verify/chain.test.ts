@@ -208,6 +208,35 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
   }
 
   /**
+   * The draw of committed request `c` once `reveal` (a transaction on `entropy`) revealed Entropy's `value`: its request
+   * block and drawing value checked against the chain (drawValueOf), its transactions, and the prizes awarded.
+   */
+  async function revealedDraw(
+    prizeDraw: Deployed,
+    entropy: Deployed,
+    number: number,
+    c: Awaited<ReturnType<typeof commit>>,
+    reveal: Awaited<ReturnType<typeof send>>,
+    value: Hex,
+    providerContribution: Hex | null,
+  ): Promise<Draw> {
+    return {
+      value,
+      sequence: c.sequence,
+      providerContribution,
+      ...(await drawValueOf(prizeDraw, reveal, number, value, c.receipt.blockNumber)),
+      chain: {
+        chainId: foundry.id,
+        contract: prizeDraw.address.toLowerCase() as Hex,
+        entropy: entropy.address.toLowerCase() as Hex,
+        commitTx: c.receipt.transactionHash,
+        revealTx: reveal.transactionHash,
+      },
+      prizes: await prizesOf(prizeDraw, number, reveal.blockNumber),
+    };
+  }
+
+  /**
    * A version 6 proof of drawing `number` from the chain data: its request serves it alone unless `batch` gives this
    * drawing's index and every member's contribution (the request's user contribution is derived from them);
    * `listCommitment` is the committed list (default the winners' fingerprint).
@@ -282,20 +311,7 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
       expect(c.userRandomNumber).toBe(userRandomNumber(CAMPAIGN, opts.number, drawingSlot(drawingId(opts.number)), opts.listCommitment));
       const value = keccakHex(`random value of draw ${opts.number}`);
       const reveal = await send(mock.address, mock.abi, "mockReveal", [c.provider, c.sequence, value]);
-      return {
-        value,
-        sequence: c.sequence,
-        providerContribution: null,
-        ...(await drawValueOf(prizeDraw, reveal, opts.number, value, c.receipt.blockNumber)),
-        chain: {
-          chainId: foundry.id,
-          contract: prizeDraw.address.toLowerCase() as Hex,
-          entropy: mock.address.toLowerCase() as Hex,
-          commitTx: c.receipt.transactionHash,
-          revealTx: reveal.transactionHash,
-        },
-        prizes: await prizesOf(prizeDraw, opts.number, reveal.blockNumber),
-      };
+      return revealedDraw(prizeDraw, mock, opts.number, c, reveal, value, null);
     }
 
     it("winners draw: the contract's prizes verify offline and with --rpc (version 6)", async () => {
@@ -446,20 +462,7 @@ describe.skipIf(!available)("against the PrizeDraw contract on anvil", () => {
       const providerContribution = revelations[Number(c.sequence)]!;
       const reveal = await send(entropy.address, entropy.abi, "revealWithCallback", [c.provider, c.sequence, c.userRandomNumber, providerContribution]);
       const value = combine(c.userRandomNumber, providerContribution);
-      return {
-        value,
-        sequence: c.sequence,
-        providerContribution,
-        ...(await drawValueOf(prizeDraw, reveal, opts.number, value, c.receipt.blockNumber)),
-        chain: {
-          chainId: foundry.id,
-          contract: prizeDraw.address.toLowerCase() as Hex,
-          entropy: entropy.address.toLowerCase() as Hex,
-          commitTx: c.receipt.transactionHash,
-          revealTx: reveal.transactionHash,
-        },
-        prizes: await prizesOf(prizeDraw, opts.number, reveal.blockNumber),
-      };
+      return revealedDraw(prizeDraw, entropy, opts.number, c, reveal, value, providerContribution);
     }
 
     it("the origin of the random value verifies offline and with --rpc", async () => {

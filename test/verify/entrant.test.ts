@@ -1,18 +1,16 @@
 // verify-draw.mjs --entrant ID: is the id in the committed list, what chance did it have, did it win.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VERIFIER, makeEntrants, makeEntriesProof, makeWinnersProof, type EntrantSpec, type Proof } from "./fixtures.js";
-import { TempDir, runVerifier } from "./run.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REAL_PROVIDER, VERIFIER, makeEntrants, makeEntriesProof, makeWinnersProof, type EntrantSpec, type Proof } from "./fixtures.js";
+import { proofFolder, runVerifier } from "./run.js";
 
 type WinChance = (weights: ArrayLike<number>, index: number, n: number) => { value: number; exact: boolean; weight: number; total: number };
 let winChance: WinChance;
-const tmp = new TempDir();
+const { tmp } = proofFolder();
 beforeAll(async () => {
   winChance = ((await import(VERIFIER)) as { winChance: WinChance }).winChance;
 });
-afterAll(() => tmp.remove());
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 
 async function entrant(proof: Proof, id: string, ...flags: string[]) {
   return runVerifier([tmp.write(proof), "--entrant", id, ...flags]);
@@ -36,7 +34,7 @@ function exactChance(weights: number[], i: number, n: number): number {
 }
 
 describe("--entrant on an entries proof", () => {
-  const made = makeEntriesProof({ seed: "entrant", winnersExpected: 5, version: 3, provider: PROVIDER });
+  const made = makeEntriesProof({ seed: "entrant", winnersExpected: 5, version: 3, provider: REAL_PROVIDER });
   const { proof, entrants } = made;
   const winner = proof.winnerList.winners[1]!;
   const loser = entrants.find((e) => !proof.winnerList.winners.includes(e.id))!;

@@ -185,6 +185,23 @@ export type BareCommit = { campaignId: string; number: number; slot: Hex; drawAt
 const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
+/** The DrawingCommitted arguments of a winners list on the default table: a commit other than the proof's own drawing. */
+const otherCommitArgs = (c: { campaignId: string; number: number; slot: Hex; drawAt: number; listCommitment: Hex; winnersExpected: number }) => ({
+  campaignId: idToBytes32(c.campaignId),
+  number: BigInt(c.number),
+  slot: c.slot,
+  drawAt: c.drawAt,
+  kind: 0,
+  listCommitment: c.listCommitment,
+  winnersExpected: c.winnersExpected,
+  entrantCount: 0,
+  totalWeight: 0n,
+  tableId: idToBytes32("default"),
+  tableVersion: 1,
+  largePrizeThresholdCents: 50_000n,
+  payoutWallet: PAYOUT_WALLET,
+});
+
 export class FakeChain {
   readonly calls: string[] = [];
   /** The [fromBlock, toBlock] of every eth_getLogs call. */
@@ -249,21 +266,7 @@ export class FakeChain {
       PRIZE_DRAW_ABI,
       this.contract,
       "DrawingCommitted",
-      {
-        campaignId: idToBytes32(c.campaignId),
-        number: BigInt(c.number),
-        slot: c.slot,
-        drawAt: c.drawAt,
-        kind: 0,
-        listCommitment: c.listCommitment ?? keccakHex("some list"),
-        winnersExpected: 1,
-        entrantCount: 0,
-        totalWeight: 0n,
-        tableId: idToBytes32("default"),
-        tableVersion: 1,
-        largePrizeThresholdCents: 50_000n,
-        payoutWallet: PAYOUT_WALLET,
-      },
+      otherCommitArgs({ ...c, listCommitment: c.listCommitment ?? keccakHex("some list"), winnersExpected: 1 }),
       c.block,
       tx,
       0,
@@ -373,21 +376,7 @@ export class FakeChain {
         PRIZE_DRAW_ABI,
         contract,
         "DrawingCommitted",
-        {
-          campaignId: idToBytes32(m.campaignId),
-          number: BigInt(m.number),
-          slot: m.slot,
-          drawAt: unix(p.drawing.drawAt) - 3600,
-          kind: 0,
-          listCommitment: m.listCommitment,
-          winnersExpected: 3,
-          entrantCount: 0,
-          totalWeight: 0n,
-          tableId: idToBytes32("default"),
-          tableVersion: 1,
-          largePrizeThresholdCents: 50_000n,
-          payoutWallet: PAYOUT_WALLET,
-        },
+        otherCommitArgs({ ...m, drawAt: unix(p.drawing.drawAt) - 3600, winnersExpected: 3 }),
         commitBlock,
         p.chain.commitTx,
         logIndex,

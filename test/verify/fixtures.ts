@@ -150,6 +150,8 @@ export function reRequestUserRandomNumber(previousProvider: string, previousSequ
 
 /** The address PrizeDraw's events name for the test environment's mock provider (the SDK's MockEntropy's provider). */
 export const MOCK_PROVIDER_ADDRESS = "0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344" as Hex;
+/** A real provider's address (not "mock"): its proofs carry the provider's contribution that the value combines with. */
+export const REAL_PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 /** A version 5 fixture's previous request unless told otherwise: request 11 of its provider, 256 blocks (the local chain's timeout). */
 export const DEFAULT_PREVIOUS_REQUEST_ID = "11";
 export const DEFAULT_TIMEOUT_BLOCKS = 256;

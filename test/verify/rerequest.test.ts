@@ -6,23 +6,18 @@
 // timeout and the new request's reveal. Proofs come from the independent generator (./fixtures.ts); --rpc runs
 // against the fake chain (./fake-chain.ts), which commits, re-requests and reveals them.
 
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MOCK_PROVIDER, type ChainKnobs } from "./fake-chain.js";
-import { clone, combine, keccakHex, makeEntriesProof, makeWinnersProof, reRequestUserRandomNumber, type Proof } from "./fixtures.js";
-import { TempDir, hasStackTrace, runVerifier, verifyWithChain, type JsonReport } from "./run.js";
+import { REAL_PROVIDER, clone, combine, keccakHex, makeEntriesProof, makeWinnersProof, reRequestUserRandomNumber, type Proof } from "./fixtures.js";
+import { expectFails, hasStackTrace, proofFolder, verifyWithChain, type JsonReport } from "./run.js";
 
-const tmp = new TempDir();
-afterAll(() => tmp.remove());
+const { tmp, verify } = proofFolder();
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 const OTHER_PROVIDER = "0x1111111111111111111111111111111111111111";
 
 const v5Winners = (opts: Parameters<typeof makeWinnersProof>[0] = {}) =>
-  makeWinnersProof({ winners: 6, seed: "rerequest-winners", provider: PROVIDER, version: 5, ...opts });
+  makeWinnersProof({ winners: 6, seed: "rerequest-winners", provider: REAL_PROVIDER, version: 5, ...opts });
 
-async function verify(proof: unknown, ...flags: string[]) {
-  return runVerifier([tmp.write(proof), ...flags]);
-}
 
 
 /** A forger's edit of the previous request that keeps the proof consistent offline (mock provider: no combination to break). */
@@ -36,8 +31,8 @@ describe("proof format version 5: a re-requested random value, offline", () => {
   it("a valid version 5 proof passes: the batch derives the previous request's contribution, the previous request the new one's", async () => {
     const proof = v5Winners();
     const r = proof.entropy.reRequest!;
-    expect(r).toMatchObject({ previousProvider: PROVIDER, previousRequestId: "11", timeoutBlocks: 256 });
-    expect(proof.entropy.userContribution).toBe(reRequestUserRandomNumber(PROVIDER, 11n));
+    expect(r).toMatchObject({ previousProvider: REAL_PROVIDER, previousRequestId: "11", timeoutBlocks: 256 });
+    expect(proof.entropy.userContribution).toBe(reRequestUserRandomNumber(REAL_PROVIDER, 11n));
     expect(proof.entropy.value).toBe(combine(proof.entropy.userContribution!, proof.entropy.providerContribution!));
     const run = await verify(proof);
     expect(run.code, run.output).toBe(0);
@@ -55,7 +50,7 @@ describe("proof format version 5: a re-requested random value, offline", () => {
   });
 
   it("--json names the checks in order; entries draws, a batch of one and the mock provider pass too", async () => {
-    const { proof: entries } = makeEntriesProof({ seed: "rerequest-entries", winnersExpected: 5, provider: PROVIDER, version: 5, batchIndex: 2 });
+    const { proof: entries } = makeEntriesProof({ seed: "rerequest-entries", winnersExpected: 5, provider: REAL_PROVIDER, version: 5, batchIndex: 2 });
     const alone = v5Winners({ batchOthers: [], batchIndex: 0 });
     expect(alone.entropy.reRequest!.previousUserContribution).toBe(alone.entropy.batch!.contributions[0]);
     for (const p of [entries, alone]) {
@@ -152,7 +147,7 @@ describe("proof format version 5: a re-requested random value, offline", () => {
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(hasStackTrace(run.output)).toBe(false);
 
-    const v4 = makeWinnersProof({ winners: 6, seed: "rerequest-v4", provider: PROVIDER, version: 4 });
+    const v4 = makeWinnersProof({ winners: 6, seed: "rerequest-v4", provider: REAL_PROVIDER, version: 4 });
     v4.entropy.reRequest = clone(v5Winners().entropy.reRequest!);
     const run2 = await verify(v4);
     expect(run2.code, run2.output).toBe(2);
@@ -160,7 +155,7 @@ describe("proof format version 5: a re-requested random value, offline", () => {
   });
 
   it("a version 5 proof with entropy.reRequest null is checked as version 4: it passes for a value revealed at the commit's request, and fails when its value came from a re-request", async () => {
-    const plain = makeWinnersProof({ winners: 6, seed: "rerequest-null", provider: PROVIDER, version: 4 });
+    const plain = makeWinnersProof({ winners: 6, seed: "rerequest-null", provider: REAL_PROVIDER, version: 4 });
     const asV5 = { ...plain, proofVersion: 5, entropy: { ...plain.entropy, reRequest: null } };
     const run = await verify(asV5);
     expect(run.code, run.output).toBe(0);
@@ -222,7 +217,7 @@ describe("proof format version 5 with --rpc", () => {
     expect(mock.stdout).toMatch(/^✔ Entropy 0x41c9e395…830d4c revealed entropy\.value for request 12 of provider 0x6cc14824ea2918f5de5c2f75a9da968ad4bd6344$/m);
     expect(mock.stdout).toMatch(/^ℹ test randomness \(mock provider\): revealed onchain by the test service itself/m);
 
-    const entries = makeEntriesProof({ seed: "rerequest-rpc-entries", winnersExpected: 4, provider: PROVIDER, version: 5 }).proof;
+    const entries = makeEntriesProof({ seed: "rerequest-rpc-entries", winnersExpected: 4, provider: REAL_PROVIDER, version: 5 }).proof;
     const run2 = await verifyWithChain(tmp, entries);
     expect(run2.code, run2.output).toBe(0);
     expect(run2.stdout).toMatch(/^✔ winnerList\.commitment was recorded onchain \(WinnersRecorded, block 360\)$/m);
@@ -266,9 +261,7 @@ describe("proof format version 5 with --rpc", () => {
 
   it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
     const run = await verifyWithChain(tmp, make(), knobs);
-    expect(run.code, run.output).toBe(1);
-    expect(run.stdout).toMatch(expected);
-    expect(run.stdout).toMatch(/^FAIL: /m);
+    expectFails(run, expected);
   });
 
   it("a mock proof naming another previous request (consistent offline) fails against the chain", async () => {

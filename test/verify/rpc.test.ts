@@ -1,14 +1,12 @@
 // verify-draw.mjs --rpc against a fake JSON-RPC endpoint serving the drawing's contract events.
 
-import { afterAll, describe, expect, it } from "vitest";
-import { ENTROPY_CONTRACT, keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { REAL_PROVIDER, ENTROPY_CONTRACT, keccakHex, makeEntriesProof, makeWinnersProof, type Proof } from "./fixtures.js";
 import { FakeChain, type ChainKnobs } from "./fake-chain.js";
-import { TempDir, closedPort, hasStackTrace, runVerifier, serve } from "./run.js";
+import { closedPort, expectFails, hasStackTrace, proofFolder, runVerifier, serve } from "./run.js";
 
-const tmp = new TempDir();
-afterAll(() => tmp.remove());
+const { tmp } = proofFolder();
 
-const PROVIDER = "0x52deaa1c84233f7bb8c8a45baede41091c616506";
 
 async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}, ...flags: string[]) {
   const chain = new FakeChain(proof, knobs);
@@ -21,8 +19,8 @@ async function verifyWithChain(proof: Proof, knobs: ChainKnobs = {}, ...flags: s
   }
 }
 
-const winnersProof = () => makeWinnersProof({ winners: 6, seed: "rpc-winners", provider: PROVIDER });
-const entriesProof = () => makeEntriesProof({ seed: "rpc-entries", winnersExpected: 8, provider: PROVIDER }).proof;
+const winnersProof = () => makeWinnersProof({ winners: 6, seed: "rpc-winners", provider: REAL_PROVIDER });
+const entriesProof = () => makeEntriesProof({ seed: "rpc-entries", winnersExpected: 8, provider: REAL_PROVIDER }).proof;
 
 describe("--rpc", () => {
   it("winners draw: the chain confirms commitment, request, reveal, table and prizes", async () => {
@@ -122,9 +120,7 @@ describe("--rpc", () => {
 
   it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
     const run = await verifyWithChain(make(), knobs);
-    expect(run.code, run.output).toBe(1);
-    expect(run.stdout).toMatch(expected);
-    expect(run.stdout).toMatch(/^FAIL: /m);
+    expectFails(run, expected);
   });
 
   it("--json carries the rpc checks", async () => {
@@ -169,7 +165,7 @@ describe("--rpc on a version 2 proof from a contract of the previous version (ev
   });
 
   it("a version 3 proof needs the current events", async () => {
-    const proof = makeWinnersProof({ winners: 3, seed: "rpc-v3-legacy", provider: PROVIDER, version: 3 });
+    const proof = makeWinnersProof({ winners: 3, seed: "rpc-v3-legacy", provider: REAL_PROVIDER, version: 3 });
     const run = await verifyWithChain(proof, { legacyEvents: true });
     expect(run.code, run.output).toBe(1);
     expect(run.stdout).toMatch(/^✘ no DrawingCommitted event of summer-daily #7 from contract 0x[0-9a-f]{40} in transaction 0x[0-9a-f]{64}$/m);
@@ -177,8 +173,8 @@ describe("--rpc on a version 2 proof from a contract of the previous version (ev
 });
 
 describe("--rpc on version 3 proofs: slot, draw time and the origin of the random value", () => {
-  const v3Winners = () => makeWinnersProof({ winners: 6, seed: "rpc-v3-winners", provider: PROVIDER, version: 3 });
-  const v3Entries = () => makeEntriesProof({ seed: "rpc-v3-entries", winnersExpected: 8, provider: PROVIDER, version: 3 }).proof;
+  const v3Winners = () => makeWinnersProof({ winners: 6, seed: "rpc-v3-winners", provider: REAL_PROVIDER, version: 3 });
+  const v3Entries = () => makeEntriesProof({ seed: "rpc-v3-entries", winnersExpected: 8, provider: REAL_PROVIDER, version: 3 }).proof;
 
   it("winners draw, real provider: PrizeDraw's and Entropy's events confirm the slot, the request and the reveal", async () => {
     const run = await verifyWithChain(v3Winners());
@@ -244,9 +240,7 @@ describe("--rpc on version 3 proofs: slot, draw time and the origin of the rando
 
   it.each(failures)("fails on %s", async (_name, make, knobs, expected) => {
     const run = await verifyWithChain(make(), knobs);
-    expect(run.code, run.output).toBe(1);
-    expect(run.stdout).toMatch(expected);
-    expect(run.stdout).toMatch(/^FAIL: /m);
+    expectFails(run, expected);
   });
 
   it("a proof whose user contribution differs from the chain's fails offline and with --rpc", async () => {

@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, expect } from "vitest";
 import { FakeChain, type ChainKnobs } from "./fake-chain.js";
 import { VERIFIER, type Proof } from "./fixtures.js";
 
@@ -45,6 +46,16 @@ export class TempDir {
   }
 }
 
+/**
+ * A TempDir for the calling test file's proofs, removed after its tests, and the verifier run on a proof written there
+ * with `flags`.
+ */
+export function proofFolder(): { tmp: TempDir; verify: (proof: unknown, ...flags: string[]) => Promise<Run> } {
+  const tmp = new TempDir();
+  afterAll(() => tmp.remove());
+  return { tmp, verify: (proof, ...flags) => runVerifier([tmp.write(proof), ...flags]) };
+}
+
 /** Serves a request handler on 127.0.0.1 at a free port. */
 export async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; close: () => Promise<void>; server: Server }> {
   const server = createServer(handler);
@@ -63,6 +74,13 @@ export async function closedPort(): Promise<number> {
   const port = Number(new URL(s.url).port);
   await s.close();
   return port;
+}
+
+/** The verifier failed the proof: exit 1, a line matching `expected`, and the FAIL summary. */
+export function expectFails(run: Run, expected: RegExp): void {
+  expect(run.code, run.output).toBe(1);
+  expect(run.stdout).toMatch(expected);
+  expect(run.stdout).toMatch(/^FAIL: /m);
 }
 
 /** The output holds no stack trace. */

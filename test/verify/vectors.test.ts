@@ -5,11 +5,11 @@
 // whose value is a drawing value (drawValue's caseName), end to end. This keeps the verifier equal to the other two
 // implementations of the draw math (contract and service) without importing either.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT, VERIFIER, batchUserRandomNumber, combine, drawValue, fingerprint, keccakHex, reRequestUserRandomNumber, userRandomNumber } from "./fixtures.js";
-import { TempDir, runVerifier } from "./run.js";
+import { proofFolder, runVerifier } from "./run.js";
 
 const VECTORS = path.join(REPO_ROOT, "test/vectors/draw-vectors.json");
 
@@ -65,8 +65,7 @@ let verifier: Derivations;
 beforeAll(async () => {
   verifier = (await import(VERIFIER)) as Derivations;
 });
-const tmp = new TempDir();
-afterAll(() => tmp.remove());
+const { tmp } = proofFolder();
 
 function proofOf(c: VectorCase) {
   const t = c.inputs.table;

@@ -814,6 +814,69 @@ export function selectEntrants({ entropy, campaignIdBytes, number, weights, coun
   return selected;
 }
 
+// ---------------------------------------------------------------------------------------------- printing a proof's text
+
+// A proof is a stranger's file, and may be older than the service's rule for ids and names: an id, the slug or a
+// value quoted in an error can hold control characters (C1's U+009B starts a terminal escape sequence: "\u009b2J"
+// clears the screen), bidirectional overrides that reorder the line, or zero-width characters that make two ids look
+// the same. Everything printed goes through `printable`, which writes each such character as \u{hex}, visible and
+// inert; `--json` writes them as \u escapes, which a JSON reader decodes back to the very id. Ids are hashed as
+// they are: only what is shown changes. The characters are the ones the service refuses in ids and names: Unicode
+// Cc, Cf, Zl and Zp, and lone surrogates, except a zero-width joiner between two pictographs and the tags of a
+// subdivision flag (U+1F3F4, tags, U+E007F), which are how emoji are written.
+
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+const JOINS_AFTER = /^[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]$/u;
+const JOINS_BEFORE = /^\p{Extended_Pictographic}$/u;
+const isTag = (cp) => cp >= 0xe0020 && cp <= 0xe007e;
+
+/** `text` with each hidden character (above) replaced by `escape(char)`; emoji sequences are kept whole. */
+function escapeHidden(text, escape) {
+  if (!HIDDEN.test(text)) return text;
+  const chars = Array.from(text);
+  let out = "";
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i];
+    const cp = char.codePointAt(0);
+    if (!HIDDEN.test(char)) {
+      out += char;
+    } else if (cp === 0x200d && i > 0 && i + 1 < chars.length && JOINS_AFTER.test(chars[i - 1]) && JOINS_BEFORE.test(chars[i + 1])) {
+      out += char;
+    } else if (isTag(cp) && i > 0 && chars[i - 1].codePointAt(0) === 0x1f3f4 && tagRunEnd(chars, i) !== -1) {
+      const end = tagRunEnd(chars, i);
+      out += chars.slice(i, end + 1).join("");
+      i = end;
+    } else {
+      out += escape(char);
+    }
+  }
+  return out;
+}
+
+/** The index of the cancel tag U+E007F that closes the tags starting at `i`, or -1 when none does. */
+function tagRunEnd(chars, i) {
+  let end = i;
+  while (end < chars.length && isTag(chars[end].codePointAt(0))) end++;
+  return end < chars.length && chars[end].codePointAt(0) === 0xe007f ? end : -1;
+}
+
+/** `text` as it is safe to print on a terminal: each control or format character as \u{hex} ("\u009b" is \u{9b}). */
+export function printable(text) {
+  return escapeHidden(String(text), (char) => `\\u{${char.codePointAt(0).toString(16)}}`);
+}
+
+/**
+ * `value` as --json prints it: JSON.stringify, then each hidden character left in a string (C1, DEL, format and
+ * separator characters: JSON.stringify escapes only C0) written as its \u escape, so the JSON means the same.
+ * A raw C0 character in the output is JSON's own line break or indentation, never in a string, and stays.
+ */
+function jsonText(value) {
+  const unit = (code) => `\\u${code.toString(16).padStart(4, "0")}`;
+  return escapeHidden(JSON.stringify(value, null, 2), (char) =>
+    char.codePointAt(0) < 0x20 ? char : Array.from({ length: char.length }, (_, k) => unit(char.charCodeAt(k))).join(""),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------- checks
 
 class Report {
@@ -821,10 +884,11 @@ class Report {
     this.checks = [];
   }
   add(id, status, message, details) {
-    const check = { id, status, message };
+    // Messages quote ids and values of the proof: made printable here, for the terminal, --json and the browser.
+    const check = { id, status, message: printable(message) };
     if (details && details.length) {
       const extra = details.length - MAX_DETAIL_LINES;
-      check.details = extra > 0 ? [...details.slice(0, MAX_DETAIL_LINES), `... and ${extra} more`] : details;
+      check.details = (extra > 0 ? [...details.slice(0, MAX_DETAIL_LINES), `... and ${extra} more`] : details).map(printable);
     }
     this.checks.push(check);
     return check;
@@ -2605,8 +2669,8 @@ function summarize(checks) {
 }
 
 function printCheck(check) {
-  process.stdout.write(`${MARK[check.status]} ${check.message}\n`);
-  for (const line of check.details || []) process.stdout.write(`    - ${line}\n`);
+  process.stdout.write(`${MARK[check.status]} ${printable(check.message)}\n`);
+  for (const line of check.details || []) process.stdout.write(`    - ${printable(line)}\n`);
 }
 
 /** The keccak256 self-test as a check: nothing else can be trusted when it fails. */
@@ -2695,7 +2759,7 @@ export async function main(argv = process.argv.slice(2)) {
     const onProof = (proof) => {
       if (options.json) return;
       const kind = proof.entrants ? `${formatInt(proof.entrants.size)} entrants, ${formatInt(proof.winners.length)} winners` : `${formatInt(proof.winners.length)} winners`;
-      process.stdout.write(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}, format version ${proof.version}\n`);
+      process.stdout.write(printable(`  proof: ${proof.campaign.slug ?? proof.campaign.id} drawing #${proof.drawing.number}${proof.drawing.id ? ` (${proof.drawing.id})` : ""}, ${kind}, format version ${proof.version}`) + "\n");
     };
     const result = await verifyDraw(options.source, { rpcUrl: options.rpc, entrant: options.entrant, onProof, onCheck: emit });
     if (result.entrant) extra.entrant = result.entrant;
@@ -2715,13 +2779,13 @@ function finish(options, checks, errorMessage, code, extra = {}) {
       : { ok: code === 0, proof: options.source, checks, summary: { passed: summary.passed, failed: summary.failed, info: summary.info } };
     if (extra.entrant) out.entrant = extra.entrant;
     if (errorMessage) out.error = errorMessage;
-    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    process.stdout.write(jsonText(out) + "\n");
   } else if (errorMessage) {
-    process.stderr.write(`✘ error: ${errorMessage}\n`);
+    process.stderr.write(`✘ error: ${printable(errorMessage)}\n`);
   } else if (campaign && extra.commits !== undefined) {
     process.stdout.write(`${extra.accounted} of ${extra.commits} commits accounted for\n`);
   } else {
-    process.stdout.write(`${summary.line}\n`);
+    process.stdout.write(`${printable(summary.line)}\n`);
   }
   return code;
 }
@@ -2740,7 +2804,7 @@ async function isMainModule() {
 
 if (await isMainModule()) {
   const fatal = (error) => {
-    process.stderr.write(`✘ error: internal error: ${(error && error.message) || String(error)}\n`);
+    process.stderr.write(`✘ error: internal error: ${printable((error && error.message) || String(error))}\n`);
     process.exit(2);
   };
   process.on("uncaughtException", fatal);

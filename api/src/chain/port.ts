@@ -4,6 +4,8 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  encodeFunctionData,
+  FeeCapTooLowError,
   http,
   NonceTooLowError,
   parseAbi,
@@ -19,12 +21,17 @@ import {
   type TransactionReceipt,
   type WalletClient,
   type Transport,
+  WaitForTransactionReceiptTimeoutError,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { MockEntropyAbi, PrizeDrawAbi, PrizeVaultAbi } from "./abis.js";
 import type { DeploymentRecord } from "./deployment.js";
 import type { ChainFinality } from "../config.js";
-import { chainFeesWei, chainTransactions, chainTransactionsInFlight } from "../metrics/registry.js";
+import { ChainRevertError, ChainUnavailableError, TransactionReplacedError } from "./errors.js";
+import { DEFAULT_MAX_FEE_PER_GAS_WEI, DEFAULT_REPLACE_AFTER_MS, FeeCapReachedError, firstFees, replacementFees, type FeePolicy, type Fees } from "./fees.js";
+import { chainFeesWei, chainTransactionReplacements, chainTransactions, chainTransactionsInFlight } from "../metrics/registry.js";
+
+export { ChainRevertError, ChainUnavailableError, TransactionReplacedError } from "./errors.js";
 
 /** MockEntropy's own work around the callback. */
 const REVEAL_OVERHEAD_GAS = 200_000n;
@@ -50,40 +57,6 @@ type WriteName = ContractFunctionName<typeof PrizeDrawAbi, "nonpayable" | "payab
 type WriteArgs<N extends WriteName> = ContractFunctionArgs<typeof PrizeDrawAbi, "nonpayable" | "payable", N>;
 type VaultWriteName = ContractFunctionName<typeof PrizeVaultAbi, "nonpayable">;
 type VaultWriteArgs<N extends VaultWriteName> = ContractFunctionArgs<typeof PrizeVaultAbi, "nonpayable", N>;
-
-/** The contract refused a call; `errorName` is its custom error (e.g. "NumberOutOfSequence"). */
-export class ChainRevertError extends Error {
-  readonly code = "chain_revert";
-  override name = "ChainRevertError";
-  constructor(
-    readonly functionName: string,
-    readonly errorName: string,
-    readonly errorArgs: readonly unknown[],
-  ) {
-    super(`${functionName} reverted with ${errorName}`);
-  }
-}
-
-/** The chain could not be reached or did not answer as expected. */
-export class ChainUnavailableError extends Error {
-  readonly code = "chain_unavailable";
-  override name = "ChainUnavailableError";
-}
-
-/**
- * A sent transaction will never run: another one took its nonce (a gap filler, or a send numbered again from the
- * node after a reorg dropped this one). The step is sent again by the keeper's next try, which reads the chain first.
- */
-export class TransactionReplacedError extends ChainUnavailableError {
-  override name = "TransactionReplacedError";
-  constructor(
-    readonly hash: Hex,
-    readonly replacedBy: Hex,
-    readonly nonce: number,
-  ) {
-    super(`transaction ${hash} (nonce ${nonce}) was replaced by ${replacedBy}`);
-  }
-}
 
 /**
  * Pyth Entropy v2's retry path: anyone may deliver a revealed value again when the consumer's callback failed
@@ -119,7 +92,14 @@ export type ChainPortOptions = {
   receiptTimeoutMs?: number;
   /** The most a commit pays the randomness provider, in wei; a higher quote is refused onchain. */
   maxEntropyFeeWei?: bigint;
+  /** The fee cap and how soon an unmined transaction is replaced (chain/fees.ts); defaults there. */
+  fees?: Partial<FeePolicy>;
 };
+
+/** Sends one prepared call at a nonce with the given fees; answers the transaction's hash. */
+type Write = (nonce: number, fees: Fees) => Promise<Hex>;
+/** A transaction of ours not yet mined: every hash sent at its nonce (the first, then its replacements). */
+type Pending = { functionName: string; key: string; nonce: number; hashes: Hex[]; fees: Fees; write: Write; firstSentAt: number };
 
 /** 0.001 ether: far above Pyth's fees on Base (a few millionths of an ether), far below a loss worth a theft. */
 export const DEFAULT_MAX_ENTROPY_FEE_WEI = 10n ** 15n;
@@ -178,12 +158,16 @@ export class ChainPort {
   private minedCount = 0;
   private readonly receiptTimeoutMs: number;
   readonly maxEntropyFeeWei: bigint;
+  readonly feePolicy: FeePolicy;
+  /** Calls left waiting at the fee cap (FeeCapReachedError), by key: the same call sent again waits for them. */
+  private readonly waitingAtCap = new Map<string, Pending>();
   /** The vault's token units per cent (an immutable), once read. */
   private unitsPerCent: Promise<bigint> | null = null;
 
-  constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS, maxEntropyFeeWei = DEFAULT_MAX_ENTROPY_FEE_WEI }: ChainPortOptions) {
+  constructor({ rpcUrl, deployment, operatorKey, receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS, maxEntropyFeeWei = DEFAULT_MAX_ENTROPY_FEE_WEI, fees = {} }: ChainPortOptions) {
     this.receiptTimeoutMs = receiptTimeoutMs;
     this.maxEntropyFeeWei = maxEntropyFeeWei;
+    this.feePolicy = { maxFeePerGasWei: fees.maxFeePerGasWei ?? DEFAULT_MAX_FEE_PER_GAS_WEI, replaceAfterMs: fees.replaceAfterMs ?? DEFAULT_REPLACE_AFTER_MS };
     const chain: Chain = {
       id: deployment.chainId,
       name: `chain-${deployment.chainId}`,
@@ -222,9 +206,14 @@ export class ChainPort {
 
   /** Simulates `call` (a refusal surfaces named, nothing spent), then sends it with the next nonce (`submit`). */
   private simulateAndSend(functionName: string, call: object, gas?: bigint): Promise<TransactionReceipt> {
-    return this.submit(functionName, async () => {
+    const target = call as { address: Address; value?: bigint } & Parameters<typeof encodeFunctionData>[0];
+    return this.submit(functionName, callKey(target.address, encodeFunctionData(target), target.value), async () => {
       const { request } = await this.publicClient.simulateContract(call as Parameters<PublicClient["simulateContract"]>[0]);
-      return (nonce: number) => this.wallet.writeContract({ ...(request as Parameters<typeof this.wallet.writeContract>[0]), nonce, ...(gas === undefined ? {} : { gas }) });
+      const write = request as Parameters<typeof this.wallet.writeContract>[0];
+      // Estimated once, against the chain as it is: a replacement estimated later would run after the first
+      // version in the node's pending state (a second registration, say) and revert.
+      const limit = gas ?? (await this.publicClient.estimateContractGas(call as Parameters<PublicClient["estimateContractGas"]>[0]));
+      return (nonce, fees) => this.wallet.writeContract({ ...write, nonce, ...fees, gas: limit } as typeof write);
     });
   }
 
@@ -250,70 +239,136 @@ export class ChainPort {
   }
 
   /**
-   * One operator transaction: `prepare` checks it (a simulation) and returns how to send it with a nonce; the
-   * send takes the next nonce in turn, and the wait for its receipt runs alongside later sends. The operator key
-   * may also sign in another process (the CLI's held-prize decisions while the service runs): both can take the
-   * same nonce, and the node refuses the later one ("nonce too low", "already known", "replacement transaction
-   * underpriced"). Such a send is tried again with the node's pending count.
+   * One operator transaction, named by `key` (target, calldata, value): `prepare` checks it (a simulation) and
+   * returns how to send it; the send takes the
+   * next nonce in turn, priced by the fee policy (chain/fees.ts), and the wait for its receipt (replacing it with
+   * higher fees while it is not mined) runs alongside later sends. The same call left waiting at the fee cap by an
+   * earlier try is waited for again, never sent a second time. The operator key may also sign in another process
+   * (the CLI's held-prize decisions while the service runs): both can take the same nonce, and the node refuses
+   * the later one ("nonce too low", "already known", "replacement transaction underpriced"). Such a send is tried
+   * again with the node's pending count.
    */
-  private async submit(functionName: string, prepare: () => Promise<(nonce: number) => Promise<Hex>>): Promise<TransactionReceipt> {
+  private async submit(functionName: string, key: string, prepare: () => Promise<Write>): Promise<TransactionReceipt> {
     let sent = false;
     try {
-      const write = await prepare();
-      const { hash, nonce } = await this.broadcast(write);
+      // Looked up before any simulation: a node may simulate against its pending state, where this call already ran.
+      let pending = this.waitingAtCap.get(key);
+      this.waitingAtCap.delete(key);
+      if (pending === undefined) {
+        const write = await prepare();
+        const fees = firstFees(await this.feeEstimate(), this.feePolicy.maxFeePerGasWei);
+        const { hash, nonce } = await this.broadcast((n) => write(n, fees)).catch((error: unknown) => {
+          // The network's base fee is above the cap: a node that takes no transaction below it (anvil) refuses the
+          // send, one that does (geth) holds it; either way the caller is told now, and nothing waits.
+          if (fees.maxFeePerGas === this.feePolicy.maxFeePerGasWei && isFeeCapTooLow(error)) throw new FeeCapReachedError(functionName, this.feePolicy.maxFeePerGasWei);
+          throw error;
+        });
+        pending = { functionName, key, nonce, hashes: [hash], fees, write, firstSentAt: Date.now() };
+      }
       sent = true;
       chainTransactionsInFlight.inc();
-      const receipt = await this.receipt(hash, nonce).finally(() => chainTransactionsInFlight.dec());
+      const receipt = await this.receipt(pending).finally(() => chainTransactionsInFlight.dec());
       chainFeesWei.inc(Number(receipt.gasUsed * receipt.effectiveGasPrice));
       const outcome = receipt.status === "success" ? "mined" : "reverted";
       chainTransactions.inc({ function: functionName, outcome });
-      if (outcome === "reverted") throw new ChainRevertError(functionName, "TransactionReverted", [hash]);
+      if (outcome === "reverted") throw new ChainRevertError(functionName, "TransactionReverted", [receipt.transactionHash]);
       return receipt;
     } catch (error) {
       // A refusal found by the simulation sent nothing; a send that failed or never got its receipt did, or may have.
-      if (sent && !(error instanceof ChainRevertError)) chainTransactions.inc({ function: functionName, outcome: "failed" });
+      if (sent && !(error instanceof ChainRevertError)) chainTransactions.inc({ function: functionName, outcome: error instanceof FeeCapReachedError ? "at_fee_cap" : "failed" });
       throw toChainError(functionName, error);
     }
   }
 
+  /** The network's fee estimate now (EIP-1559: a margin over the base fee, plus the tip). */
+  private async feeEstimate(): Promise<Fees> {
+    const { maxFeePerGas, maxPriorityFeePerGas } = await this.publicClient.estimateFeesPerGas();
+    return { maxFeePerGas, maxPriorityFeePerGas };
+  }
+
   /**
-   * Waits for a sent transaction's receipt. Past the timeout, one the node still holds (queued behind a lower
-   * nonce, say) is waited for once more; one the node no longer has was dropped or replaced: its nonce gap is
-   * filled and the wait gives up.
+   * Waits for a sent transaction's receipt, replacing it while the node holds it unmined: each `replaceAfterMs`
+   * it goes again at its nonce with higher fees (chain/fees.ts), up to the cap. Whichever of its versions is mined
+   * is the receipt. Past the receipt timeout, one waiting at the cap is left there (FeeCapReachedError: the same
+   * call sent again waits for it); one queued behind lower nonces the node lost has them filled; one the node no
+   * longer has was dropped: its nonce gap is filled and the wait gives up (the keeper's retry reads the chain
+   * first).
    */
-  private async receipt(hash: Hex, nonce: number): Promise<TransactionReceipt> {
-    try {
-      return await this.waitMined(hash, nonce);
-    } catch (error) {
-      if (error instanceof TransactionReplacedError) throw error;
-      const held = await this.publicClient.getTransaction({ hash }).catch(() => null);
-      if (held === null) {
-        await this.fillGap(nonce).catch(() => undefined);
-        throw error;
-      }
+  private async receipt(p: Pending): Promise<TransactionReceipt> {
+    for (;;) {
       try {
-        return await this.waitMined(hash, nonce);
-      } catch (again) {
-        if (again instanceof TransactionReplacedError) throw again;
-        // Still held after two timeouts: queued behind lower nonces the node lost (several, when a reorg dropped
-        // several transactions). Each is filled, so this one and those queued behind it can be mined.
-        const mined = await this.minedNonceCount().catch(() => nonce);
-        await this.fill(Array.from({ length: Math.max(0, nonce - mined) }, (_, i) => mined + i)).catch(() => undefined);
-        throw again;
+        return await this.waitMined(p, this.feePolicy.replaceAfterMs);
+      } catch (error) {
+        if (!(error instanceof WaitForTransactionReceiptTimeoutError)) throw error;
+        const mined = await this.receiptOfAny(p);
+        if (mined !== null) return mined;
+        const late = Date.now() - p.firstSentAt >= this.receiptTimeoutMs;
+        if (!(await this.holdsAny(p))) {
+          await this.fillGap(p.nonce).catch(() => undefined);
+          throw error;
+        }
+        const minedCount = await this.minedNonceCount();
+        if (minedCount > p.nonce) throw new TransactionReplacedError(p.hashes.at(-1)!, "0x", p.nonce);
+        if (minedCount < p.nonce) {
+          // Queued behind lower nonces: ours are replaced by their own waits. Past the timeout, they were lost
+          // (several, when a reorg dropped several transactions): each is filled, so this one can be mined.
+          if (!late) continue;
+          await this.fill(Array.from({ length: p.nonce - minedCount }, (_, i) => minedCount + i)).catch(() => undefined);
+          throw error;
+        }
+        const next = replacementFees(p.fees, await this.feeEstimate(), this.feePolicy.maxFeePerGasWei);
+        if (next === null) {
+          if (!late) continue;
+          this.waitingAtCap.set(p.key, p);
+          throw new FeeCapReachedError(p.functionName, this.feePolicy.maxFeePerGasWei);
+        }
+        try {
+          p.hashes.push(await p.write(p.nonce, next));
+          p.fees = next;
+          chainTransactionReplacements.inc({ function: p.functionName });
+        } catch (sendError) {
+          // Mined meanwhile (nonce too low), or the node already has an equal price: the next wait finds out. A
+          // node that refuses a fee below the base fee (anvil) is answered as at the cap: the last version waits.
+          if (isFeeCapTooLow(sendError) && late) {
+            this.waitingAtCap.set(p.key, p);
+            throw new FeeCapReachedError(p.functionName, this.feePolicy.maxFeePerGasWei);
+          }
+          if (!isNonceConflict(sendError) && !isFeeCapTooLow(sendError)) throw sendError;
+        }
       }
     }
   }
 
+  /** The receipt of whichever version of the transaction was mined, or null. */
+  private async receiptOfAny(p: Pending): Promise<TransactionReceipt | null> {
+    for (const hash of p.hashes) {
+      const receipt = await this.publicClient.getTransactionReceipt({ hash }).catch(() => null);
+      if (receipt !== null) {
+        this.minedCount = Math.max(this.minedCount, p.nonce + 1);
+        return receipt;
+      }
+    }
+    return null;
+  }
+
+  /** Whether the node still holds any version of the transaction (pending or queued). */
+  private async holdsAny(p: Pending): Promise<boolean> {
+    for (const hash of p.hashes) if ((await this.publicClient.getTransaction({ hash }).catch(() => null)) !== null) return true;
+    return false;
+  }
+
   /**
-   * One wait for a transaction's receipt. Another transaction mined at its nonce (a gap filler, or a send after
-   * the counter was read again from the node) means this one never ran: viem would answer the other's receipt,
+   * One wait for the latest version's receipt. A replacement mined in its place is fine when it is one of ours
+   * (an earlier, cheaper version); another transaction mined at the nonce (a gap filler, or a send after the
+   * counter was read again from the node) means this call never ran: viem would answer the other's receipt,
    * which must not pass for this call's.
    */
-  private async waitMined(hash: Hex, nonce: number): Promise<TransactionReceipt> {
+  private async waitMined(p: Pending, timeout: number): Promise<TransactionReceipt> {
+    const latest = p.hashes.at(-1)!;
     const replaced: { by?: Hex } = {};
-    const receipt = await this.publicClient.waitForTransactionReceipt({ hash, timeout: this.receiptTimeoutMs, onReplaced: (r) => (replaced.by = r.transaction.hash) });
-    if (replaced.by !== undefined) throw new TransactionReplacedError(hash, replaced.by, nonce);
-    this.minedCount = Math.max(this.minedCount, nonce + 1);
+    const receipt = await this.publicClient.waitForTransactionReceipt({ hash: latest, timeout, onReplaced: (r) => (replaced.by = r.transaction.hash) });
+    if (replaced.by !== undefined && !p.hashes.some((h) => h.toLowerCase() === replaced.by!.toLowerCase())) throw new TransactionReplacedError(latest, replaced.by, p.nonce);
+    this.minedCount = Math.max(this.minedCount, p.nonce + 1);
     return receipt;
   }
 
@@ -545,15 +600,11 @@ export class ChainPort {
    * gas is the node's estimate: the callback either settles its whole share or fails, so the estimate covers it.
    */
   retryCallback(provider: Hex, sequence: bigint, userRandomNumber: Hex, providerRevelation: Hex): Promise<TransactionReceipt> {
-    return this.submit("revealWithCallback", async () => (nonce) =>
-      this.wallet.writeContract({
-        address: this.deployment.entropy,
-        abi: EntropyRetryAbi,
-        functionName: "revealWithCallback",
-        args: [provider, sequence, userRandomNumber, providerRevelation],
-        nonce,
-      }),
-    );
+    const call = { address: this.deployment.entropy, abi: EntropyRetryAbi, functionName: "revealWithCallback", args: [provider, sequence, userRandomNumber, providerRevelation] } as const;
+    return this.submit("revealWithCallback", callKey(call.address, encodeFunctionData(call), undefined), async () => {
+      const gas = await this.publicClient.estimateContractGas({ ...call, account: this.wallet.account });
+      return (nonce, fees) => this.wallet.writeContract({ ...call, nonce, ...fees, gas });
+    });
   }
 
   /** Entropy's Revealed events of one request (a failed callback's first, then the successful retry's). */
@@ -605,17 +656,11 @@ export class ChainPort {
    */
   revealMock(sequence: bigint, randomValue: Hex): Promise<TransactionReceipt> {
     if (!this.deployment.mockEntropy) throw new ChainRevertError("mockReveal", "NotMockEntropy", []);
-    return this.submit("mockReveal", async () => {
+    const call = { address: this.deployment.entropy, abi: MockEntropyAbi, functionName: "mockReveal", args: [this.deployment.entropyProvider, sequence, randomValue] } as const;
+    return this.submit("mockReveal", callKey(call.address, encodeFunctionData(call), undefined), async () => {
       const callbackGas = await this.publicClient.readContract({ address: this.deployment.prizeDraw, abi: PrizeDrawAbi, functionName: "callbackGasLimit" });
-      return (nonce) => this.wallet.writeContract({
-        nonce,
-        address: this.deployment.entropy,
-        abi: MockEntropyAbi,
-        functionName: "mockReveal",
-        args: [this.deployment.entropyProvider, sequence, randomValue],
-        // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
-        gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS,
-      });
+      // MockEntropy forwards all gas to the callback, which budgets itself by callbackGasLimit.
+      return (nonce, fees) => this.wallet.writeContract({ ...call, nonce, ...fees, gas: BigInt(callbackGas) + REVEAL_OVERHEAD_GAS });
     });
   }
 
@@ -645,6 +690,16 @@ export class ChainPort {
 
 /** Sends refused for a nonce another sender took are tried this many times in all. */
 const NONCE_CONFLICT_ATTEMPTS = 4;
+
+/** The node refused a fee cap below its current base fee. */
+function isFeeCapTooLow(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((e) => e instanceof FeeCapTooLowError) instanceof FeeCapTooLowError;
+}
+
+/** What makes two sends the same call: the target, the calldata and the value. */
+function callKey(to: Address, data: Hex, value: bigint | undefined): string {
+  return `${to.toLowerCase()}:${data}:${value ?? 0n}`;
+}
 
 /** The node refused a send because its nonce was taken (by this key signing in another process). */
 function isNonceConflict(error: unknown): boolean {

@@ -184,7 +184,24 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   { name: "webhook delete", args: "ENDPOINT_ID", summary: "deletes an endpoint: nothing more is sent to it (its history stays)", options: [], mutates: true },
   { name: "webhook deliveries", args: "ENDPOINT_ID", summary: "an endpoint's latest 100 deliveries with their attempts", options: [], mutates: false },
-  { name: "alerts list", summary: "staff alerts (pull URLs failing near a cutoff)", options: [], mutates: false },
+  {
+    name: "alerts list",
+    summary: "conditions that need a person: the alert history (open and resolved, with their notices) and the pull URL staff alerts",
+    options: [],
+    mutates: false,
+    notes: [
+      "Prints { alerts, history }: alerts are the pull URLs that failed in the last 5 minutes before a cutoff (one per drawing);",
+      "history the latest 100 alerts, newest first, each with its notices (opened, reminder, resolved) and how its mail and webhook went.",
+      "docs/operations.md (\"Alerts\") says what each kind means and what to do.",
+    ],
+  },
+  {
+    name: "alerts ack",
+    args: "ALERT_ID",
+    summary: "acknowledges an open alert: no more reminders (it is still resolved, with a notice, when it clears)",
+    options: [],
+    mutates: true,
+  },
   {
     name: "clock advance",
     args: "SLUG",

@@ -262,7 +262,14 @@ export async function run(argv: string[], store: Store, config: Pick<Config, "en
     case "held list":
       return { heldPrizes: await listHeldPrizes(store, rest[0]) };
     case "alerts list": {
-      return { alerts: await store.pull.alerts() };
+      return { alerts: await store.pull.alerts(), history: await store.alerts.history() };
+    }
+    case "alerts ack": {
+      const id = rest[0];
+      if (!id || !/^\d{1,15}$/.test(id)) throw new CliError("usage: prizedraw alerts ack ALERT_ID (the number prizedraw alerts list shows)");
+      const alert = await store.alerts.acknowledge(Number(id), "operator", now.toISOString());
+      if (!alert) throw new CliError(`no open alert ${id}`, "not_found");
+      return { alert };
     }
     case "drawing fetches": {
       const [slug, drawingId] = rest;
@@ -321,7 +328,7 @@ export async function runHeldDecision(argv: string[], store: Store, config: Conf
   const deployment = readDeployment(config.dataDir);
   if (!deployment) throw new CliError(`no deployment record in ${config.dataDir}: start the stack with npm start`);
   if (!config.operatorPrivateKey) throw new CliError("OPERATOR_PRIVATE_KEY is not set");
-  const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000 });
+  const chain = new ChainPort({ rpcUrl: config.rpcUrl, deployment, operatorKey: config.operatorPrivateKey, receiptTimeoutMs: config.txTimeoutSeconds * 1_000, fees: { maxFeePerGasWei: config.maxFeePerGasWei, replaceAfterMs: config.txReplaceSeconds * 1_000 } });
   const decision = verb === "pay" ? ({ pay: true } as const) : ({ pay: false, reason: values.reason! } as const);
   return { heldPrize: await decideHeldPrize(store, chain, slug, number, position, decision) };
 }

@@ -3,11 +3,14 @@ import { DEFAULT_PRIZE_TABLE, PrizeTableError, averagePrizeCents, validatePrizeT
 import type { Campaign, CampaignMode, CampaignStatus, Guarantee } from "../store/campaigns.js";
 import type { Drawing } from "../store/drawings.js";
 import type { Store } from "../store/index.js";
+import { characterProblem } from "../lists/characters.js";
 import { BadRequestError, ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "../store/ids.js";
 import { ScheduleError, normalizeSchedule, upcomingOccurrences, type Cadence, type Schedule, type ScheduleInput } from "./schedule.js";
 import { MAX_WINNERS_PER_DRAW } from "../lists/schemas.js";
 import { PullUrlError, maskPullUrl, validatePullUrl } from "../pull/url.js";
+import { announcePayoutChange, changedPayoutFields, checksummed, payoutAuditDetail, requirePayoutOwner } from "./payoutSettings.js";
+import { OPERATOR, normalizeEmail, type Actor } from "./team.js";
 
 /** Default large-prize threshold (spec, Limits): 500 dollars. */
 export const DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS = 50_000;
@@ -99,20 +102,40 @@ function checkPullUrl(url: string, cadence: Cadence, policy: PullUrlPolicy): str
   }
 }
 
-/** A custom table's id is its campaign's slug; versions count up from 1. */
+/** A campaign's name: shown on its public page, so 1 to 100 characters with nothing hidden (lists/characters.ts). */
+function checkName(name: string): void {
+  if (name.trim().length === 0 || name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
+  const hidden = characterProblem(name);
+  if (hidden) throw new BadRequestError(`name ${hidden}`);
+}
+
+/** A custom table's id is its campaign's slug; versions count up from 1. This is the version the next publish makes. */
+export async function nextTableVersion(store: Store, slug: string): Promise<number> {
+  return (await store.prizeTables.latestVersion(slug)) + 1;
+}
+
 async function customTable(store: Store, slug: string, tiers: PrizeTierInput[]): Promise<PrizeTable> {
   try {
-    return validatePrizeTable({ id: slug, version: (await store.prizeTables.latestVersion(slug)) + 1, tiers });
+    return validatePrizeTable({ id: slug, version: await nextTableVersion(store, slug), tiers });
   } catch (error) {
     if (error instanceof PrizeTableError) throw new BadRequestError(`prizeTable: ${error.message}`);
     throw error;
   }
 }
 
-/** Creates a draft campaign (the partner portal's job; the CLI's here). */
-export async function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }, by: string = "operator"): Promise<Campaign> {
+/** The name the audit log records for `actor`: the member's email, or `operator`. */
+function auditName(actor: Actor): string {
+  return actor.kind === "operator" ? "operator" : normalizeEmail(actor.email);
+}
+
+/**
+ * Creates a draft campaign (the portal's job and the CLI's). A payout wallet, or a threshold other than the default,
+ * is the owners' to set (payoutSettings.ts): a member creates a draft without them, and an owner sets them before it
+ * is activated.
+ */
+export async function createCampaign(store: Store, accountId: string, input: CampaignInput, now: Date, policy: PullUrlPolicy = { allowHttpLoopback: false }, actor: Actor = OPERATOR): Promise<Campaign> {
   if (!SLUG.test(input.slug)) throw new BadRequestError("slug must be 1 to 32 characters: lowercase letters, digits and inner hyphens");
-  if (input.name.trim().length === 0 || input.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
+  checkName(input.name);
   if (input.mode === "pull" && !input.pullUrl) throw new BadRequestError("a pull campaign needs pullUrl");
   if (input.mode !== "pull" && input.pullUrl) throw new BadRequestError("pullUrl is only for pull campaigns");
   return store.tx(async () => {
@@ -143,8 +166,14 @@ export async function createCampaign(store: Store, accountId: string, input: Cam
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
+    const payout = changedPayoutFields({ payoutWallet: null, largePrizeThresholdCents: DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS }, campaign);
+    const by = (await requirePayoutOwner(store, accountId, actor, payout)) ?? auditName(actor);
     await store.campaigns.insert(campaign);
-    await store.audit.record(by, "campaign.create", campaign.slug, { mode: campaign.mode });
+    await store.audit.record(by, "campaign.create", campaign.slug, {
+      mode: campaign.mode,
+      payoutWallet: checksummed(campaign.payoutWallet),
+      largePrizeThresholdCents: campaign.largePrizeThresholdCents,
+    });
     return campaign;
   });
 }
@@ -207,11 +236,32 @@ export type CampaignSettings = {
   guarantee?: CampaignInput["guarantee"];
 };
 
+/** The names the audit log gives the settings, in the order it lists the changed ones. */
+type SettingName = "name" | "winnersPerDraw" | "payoutWallet" | "largePrizeThresholdCents" | "guarantee" | "schedule" | "endsAt" | "pullUrl";
+
+const SCHEDULE_FIELDS = ["cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt"] as const;
+
+/** The settings whose values differ between `before` and `after`: a value sent as it is stored is no change. */
+function changedSettings(before: Campaign, after: Campaign): SettingName[] {
+  const changed: SettingName[] = [];
+  if (after.name !== before.name) changed.push("name");
+  if (after.winnersPerDraw !== before.winnersPerDraw) changed.push("winnersPerDraw");
+  changed.push(...changedPayoutFields(before, after));
+  if (JSON.stringify(after.guarantee) !== JSON.stringify(before.guarantee)) changed.push("guarantee");
+  if (SCHEDULE_FIELDS.some((f) => after.schedule[f] !== before.schedule[f])) changed.push("schedule");
+  if (after.schedule.endsAt !== before.schedule.endsAt) changed.push("endsAt");
+  if (after.pullUrl !== before.pullUrl) changed.push("pullUrl");
+  return changed;
+}
+
 /**
  * Changes settings. A wallet can be changed, never removed; an earlier end date removes drawings after it. The
  * schedule (but its end date) and the guarantee change only while the campaign is a draft: once active, drawings
  * exist on the old schedule and the guarantee is registered onchain. The threshold may change at any time (the
- * keeper sets it onchain). Records the change's field names in the audit log, never their values.
+ * keeper sets it onchain, as it does the wallet). The wallet and the threshold are the owners' (payoutSettings.ts):
+ * a member who changes either is refused and nothing is stored; sent as they are, they are no change. Every input is
+ * checked before anything is written. The audit row lists the settings that changed (none: no row), with the old
+ * and new values of the payout settings; other values are left out (the pull URL is a secret).
  */
 export async function updateCampaign(
   store: Store,
@@ -219,7 +269,7 @@ export async function updateCampaign(
   settings: CampaignSettings,
   realNow: Date = new Date(),
   policy: PullUrlPolicy = { allowHttpLoopback: false },
-  by: string = "operator",
+  actor: Actor = OPERATOR,
 ): Promise<Campaign> {
   return store.tx(async () => {
     const campaign = await store.campaigns.bySlug(slug);
@@ -227,7 +277,7 @@ export async function updateCampaign(
     if (campaign.status === "ended") throw new ConflictError("campaign_ended", "an ended campaign cannot change");
     const next: Campaign = { ...campaign, updatedAt: realNow.toISOString() };
     if (settings.name !== undefined) {
-      if (settings.name.trim().length === 0 || settings.name.length > 100) throw new BadRequestError("name must be 1 to 100 characters");
+      checkName(settings.name);
       next.name = settings.name.trim();
     }
     if (settings.payoutWallet !== undefined) next.payoutWallet = checkWallet(settings.payoutWallet);
@@ -247,10 +297,8 @@ export async function updateCampaign(
       const proposed = { ...campaign.schedule, ...(settings.schedule ?? {}), endsAt: settings.endsAt === undefined ? campaign.schedule.endsAt : settings.endsAt };
       // A running campaign's start date may lie in the past: check against its own start, as before.
       const checked = schedule(proposed, new Date(proposed.startsAt ?? campaign.schedule.startsAt));
-      const fields = ["cadence", "drawHour", "drawMinute", "drawWeekday", "drawDayOfMonth", "timezone", "cutoffMinutes", "startsAt"] as const;
-      if (fields.some((f) => checked[f] !== campaign.schedule[f])) draftOnly("schedule");
+      if (SCHEDULE_FIELDS.some((f) => checked[f] !== campaign.schedule[f])) draftOnly("schedule");
       next.schedule = checked;
-      if (checked.endsAt !== null && checked.endsAt !== campaign.schedule.endsAt) await store.drawings.deleteOpenAfterDrawAt(campaign.id, checked.endsAt);
     }
     if (settings.pullUrl !== undefined) {
       if (campaign.mode !== "pull") throw new BadRequestError("pullUrl is only for pull campaigns");
@@ -258,8 +306,16 @@ export async function updateCampaign(
     } else if (next.pullUrl && next.schedule.cadence !== campaign.schedule.cadence) {
       next.pullUrl = checkPullUrl(next.pullUrl, next.schedule.cadence, policy);
     }
+    const changed = changedSettings(campaign, next);
+    if (changed.length === 0) return campaign;
+    const payout = changedPayoutFields(campaign, next);
+    const by = (await requirePayoutOwner(store, campaign.accountId, actor, payout)) ?? auditName(actor);
+    const endsAt = next.schedule.endsAt;
+    if (endsAt !== null && endsAt !== campaign.schedule.endsAt) await store.drawings.deleteOpenAfterDrawAt(campaign.id, endsAt);
     await store.campaigns.update(next);
-    await store.audit.record(by, "campaign.set", campaign.slug, { fields: Object.keys(settings).filter((k) => settings[k as keyof CampaignSettings] !== undefined) });
+    // At the change's own time: the audit row and the event's changedAt name the same instant.
+    await store.audit.record(by, "campaign.set", campaign.slug, { fields: changed, ...payoutAuditDetail(campaign, next, payout) }, realNow.toISOString());
+    await announcePayoutChange(store, campaign, next, payout, by, realNow);
     return next;
   });
 }
@@ -380,6 +436,8 @@ export async function campaignView(store: Store, campaign: Campaign, links: Publ
     guarantee: campaign.guarantee,
     // The pull URL is a secret: owners see only its scheme and host.
     pullUrl: campaign.pullUrl ? maskPullUrl(campaign.pullUrl) : null,
+    // Where the prizes are paid, as owners set it (checksummed: a mistyped character shows).
+    payoutWallet: checksummed(campaign.payoutWallet),
     largePrizeThresholdCents: campaign.largePrizeThresholdCents,
     termsUrl: campaign.termsUrl ?? `${links.publicBaseUrl}/terms`,
     privacyUrl: campaign.privacyUrl ?? `${links.publicBaseUrl}/privacy`,

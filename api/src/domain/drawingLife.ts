@@ -17,6 +17,8 @@ export const NO_WINNERS_AT_CUTOFF = "no winners at the cutoff: extend its cutoff
 export const NO_ENTRANTS_AT_CUTOFF = "no entrants at the cutoff: extend its cutoff in the partner portal (the campaign's Drawings, Needs attention) and send entries";
 /** Flags set by chain faults; cleared once the drawing moves on again (`movedOn`). */
 export const CHAIN_FAULT_PREFIX = "chain: ";
+/** The network asks more per gas than the operator allows (MAX_FEE_PER_GAS_GWEI): the step waits at the cap. */
+export const FEES_ABOVE_CAP = `${CHAIN_FAULT_PREFIX}the network's fees are above the service's fee cap; its transaction waits at the cap and goes through when fees fall (retried every cycle; nothing to do on your side)`;
 export const ENTROPY_LATE = `${CHAIN_FAULT_PREFIX}no random value yet from the randomness provider; waiting for its callback (a failed callback is delivered again through Entropy's revealWithCallback; a value not revealed within the contract's reveal timeout is re-requested once, in public)`;
 
 /**

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Environment } from "../config.js";
+import type { Store } from "../store/index.js";
+import { UnauthorizedError } from "./errors.js";
 
 /** Key prefixes per environment: a key of the other environment is refused as unauthorized. */
 export const KEY_PREFIX: Record<Environment, string> = { test: "pd_test_", production: "pd_live_" };
@@ -38,4 +40,29 @@ export function secretMatches(secret: string, storedHash: string): boolean {
   const a = Buffer.from(hashSecret(secret), "hex");
   const b = Buffer.from(storedHash, "hex");
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A key's last use is written at most this often (owners see it to the minute). */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * The account a presented API key acts for (spec, Authentication): a malformed, unknown, revoked or
+ * other-environment key is UnauthorizedError. The detail helps the holder of a real key (which environment, a key
+ * copied short) and says nothing about which keys exist.
+ */
+export async function authenticateKey(store: Store, env: Environment, presented: string, now: Date = new Date()): Promise<{ accountId: string; keyId: string }> {
+  const parsed = parseKey(env, presented);
+  if (!parsed) {
+    const other: Environment = env === "test" ? "production" : "test";
+    if (presented.startsWith(KEY_PREFIX[other])) {
+      throw new UnauthorizedError(`this is a ${other} key; this is the ${env} environment, whose keys start ${KEY_PREFIX[env]}`);
+    }
+    if (presented.startsWith(KEY_PREFIX[env])) throw new UnauthorizedError(`unknown API key: it is not a whole key (copy all of it: ${KEY_PREFIX[env]}, 12 hex digits, _ and 32 characters)`);
+    throw new UnauthorizedError(`unknown API key (this is the ${env} environment; its keys start ${KEY_PREFIX[env]})`);
+  }
+  const row = await store.accounts.key(parsed.keyId);
+  if (!row || row.environment !== env || !secretMatches(parsed.secret, row.secretHash)) throw new UnauthorizedError("unknown API key");
+  if (row.revokedAt) throw new UnauthorizedError("this API key was revoked");
+  await store.accounts.touchKey(row.keyId, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString());
+  return { accountId: row.accountId, keyId: row.keyId };
 }

@@ -1,14 +1,16 @@
 /**
- * What exists, as the service's operator lists it across accounts (`prizedraw account list`, `campaign list`,
- * `drawing list`; an account's keys are domain/team.ts's `listKeys`): the ids an operator needs (a lost `acc_...`
- * is otherwise only in the first start's banner), each with what tells it apart and what needs attention.
- * Read-only; a missing account or campaign is 404 like everywhere else.
+ * What exists and what waits on someone: as the service's operator lists it across accounts (`prizedraw account
+ * list`, `campaign list`, `drawing list`; an account's keys are domain/team.ts's `listKeys`), with the ids an
+ * operator needs (a lost `acc_...` is otherwise only in the first start's banner), and as the portal shows a team
+ * what needs its attention. Read-only; a missing account or campaign is 404 like everywhere else.
  */
 import type { Campaign, CampaignStatus } from "../store/campaigns.js";
-import type { DrawingStatus } from "../store/drawings.js";
+import type { Drawing, DrawingStatus } from "../store/drawings.js";
+import type { GuaranteePeriod } from "../store/guarantees.js";
 import type { Store } from "../store/index.js";
 import { nextDrawingOf } from "./campaigns.js";
 import { NotFoundError } from "./errors.js";
+import { listHeldPrizes, type HeldPrizeView } from "./heldPrizes.js";
 import { requestedNumber } from "./publicDraws.js";
 
 /** `prizedraw drawing list` shows at most this many drawings, the newest. */
@@ -83,5 +85,21 @@ export async function drawingsOverview(store: Store, slug: string, status: Drawi
       needsAttention: d.needsAttention,
     })),
     more: rows.length > DRAWING_OVERVIEW_LIMIT,
+  };
+}
+
+/** A campaign's unfinished drawings that carry a needsAttention note. */
+export async function flaggedDrawings(store: Store, campaignId: string): Promise<Drawing[]> {
+  return (await store.drawings.unfinished(campaignId)).filter((d) => d.needsAttention !== null);
+}
+
+/** What in a campaign waits on someone: drawings flagged, guarantee periods awaiting the team's pick, large prizes held for a manual payout. */
+export type CampaignAttention = { flagged: Drawing[]; awaitingPick: GuaranteePeriod[]; heldOpen: HeldPrizeView[] };
+
+export async function campaignAttention(store: Store, campaign: Pick<Campaign, "id" | "slug">): Promise<CampaignAttention> {
+  return {
+    flagged: await flaggedDrawings(store, campaign.id),
+    awaitingPick: (await store.guarantees.list(campaign.id)).filter((g) => g.status === "awaiting_pick"),
+    heldOpen: (await listHeldPrizes(store, campaign.slug)).filter((h) => h.status === "open"),
   };
 }

@@ -5,16 +5,20 @@
  * - "send me a link" answers the same whether or not the address is on a team, and is rate-limited per address
  *   (the links mailed to it) and per client (the requests it made); a refused request is not counted, so a third
  *   party's refused requests never extend a lockout, and an address with no team is sent nothing and counts nothing;
+ * - mail is handed to the mailer, which sends it off the request path (mail/queue.ts): the answer never waits for
+ *   the SMTP server, so neither its time nor an SMTP failure tells whether the address has an account;
+ * - invites are limited per address (per team, per day) and per team (per hour), so a team's page cannot be used to
+ *   fill someone's inbox;
  * - a session is a row: a random id in an HttpOnly cookie (stored as its SHA-256), a fresh id at every sign-in, an
  *   idle expiry and an absolute one, ended at sign-out or when the member is removed.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Mailer } from "../mail/mailer.js";
-import type { Member } from "../store/accounts.js";
+import type { Member, Role } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import type { PortalSession } from "../store/portal.js";
 import { ServiceError } from "./errors.js";
-import { normalizeEmail } from "./team.js";
+import { addMember, normalizeEmail, requireOwner, type Actor } from "./team.js";
 
 export const SIGN_IN_LINK_MINUTES = 15;
 export const INVITE_LINK_DAYS = 7;
@@ -25,17 +29,47 @@ export const SESSION_ABSOLUTE_HOURS = 12;
 export const SIGN_INS_PER_ADDRESS = 5;
 export const SIGN_INS_PER_CLIENT = 20;
 export const RATE_WINDOW_MINUTES = 15;
+/**
+ * Invites mailed to one address by one team in INVITE_ADDRESS_WINDOW_HOURS (a lost mail, a typo fixed, a role
+ * changed: a few are plenty), and by one team to anyone in INVITE_TEAM_WINDOW_MINUTES (a team set up at once).
+ */
+export const INVITES_PER_ADDRESS_PER_DAY = 3;
+export const INVITE_ADDRESS_WINDOW_HOURS = 24;
+export const INVITES_PER_TEAM_PER_HOUR = 20;
+export const INVITE_TEAM_WINDOW_MINUTES = 60;
+
+/** "5 minutes", "1 minute", "3 hours": a wait as the pages say it (rounded up). */
+function waitText(seconds: number): string {
+  const [n, unit] = seconds > 3_600 ? [Math.ceil(seconds / 3_600), "hour"] : [Math.ceil(seconds / 60), "minute"];
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
+/** 429: a limit of the portal's mail was reached; `retryAfterSeconds` is the page's Retry-After. */
+export class TooManyRequestsError extends Error {
+  override name = "TooManyRequestsError";
+  readonly code = "too_many_requests";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * 429: too many sign-in requests for this address or from this client; `retryAfterSeconds` says when the oldest
- * counted request leaves the window (the page's Retry-After).
+ * counted request leaves the window.
  */
-export class TooManySignInsError extends Error {
+export class TooManySignInsError extends TooManyRequestsError {
   override name = "TooManySignInsError";
-  readonly code = "too_many_requests";
-  constructor(readonly retryAfterSeconds: number) {
-    super(`too many sign-in requests: try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? "s" : ""}`);
+  constructor(retryAfterSeconds: number) {
+    super(`too many sign-in requests: try again in ${waitText(retryAfterSeconds)}`, retryAfterSeconds);
   }
+}
+
+/** 429: too many invites to this address from this team, or from this team at all; nothing was changed or sent. */
+export class TooManyInvitesError extends TooManyRequestsError {
+  override name = "TooManyInvitesError";
 }
 
 /** A link that is unknown, used or expired: the page says so and offers a new one, whichever it was. */
@@ -53,13 +87,16 @@ export type LinkUrl = (token: string) => string;
 
 /**
  * Handles "send me a sign-in link": rate-limits, and mails a link when the address is on at least one team. The
- * caller answers the same in every case (the result is for tests and the log, never for the page).
+ * caller answers the same in every case (the result is for tests and the log, never for the page), and in the same
+ * time: the link is written in the transaction that counts the request, and the mail is handed to the mailer, which
+ * does not wait for the SMTP server.
  */
 export async function requestSignIn(store: Store, mailer: Mailer, input: { email: string; client: string }, linkUrl: LinkUrl, now: Date = new Date()): Promise<"sent" | "no_account"> {
   const email = normalizeEmail(input.email);
   const windowMs = RATE_WINDOW_MINUTES * 60_000;
   const since = new Date(now.getTime() - windowMs).toISOString();
   const [addressKey, clientKey] = [`email:${email}`, `client:${input.client}`];
+  const token = newToken();
   const onTeam = await store.tx(async () => {
     const [perAddress, perClient] = await store.portal.attemptsSince([addressKey, clientKey], since);
     const full = [perAddress!.count >= SIGN_INS_PER_ADDRESS && perAddress!, perClient!.count >= SIGN_INS_PER_CLIENT && perClient!].filter((k) => k !== false);
@@ -70,19 +107,20 @@ export async function requestSignIn(store: Store, mailer: Mailer, input: { email
     }
     const member = (await store.accounts.membershipsOf(email)).length > 0;
     await store.portal.recordAttempts(member ? [addressKey, clientKey] : [clientKey], now.toISOString());
+    if (member) {
+      await store.portal.insertLink({
+        tokenHash: hashToken(token),
+        email,
+        purpose: "sign_in",
+        accountId: null,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000).toISOString(),
+        usedAt: null,
+      });
+    }
     return member;
   });
   if (!onTeam) return "no_account";
-  const token = newToken();
-  await store.portal.insertLink({
-    tokenHash: hashToken(token),
-    email,
-    purpose: "sign_in",
-    accountId: null,
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000).toISOString(),
-    usedAt: null,
-  });
   await mailer.send({
     to: email,
     subject: "Your sign-in link for the prize draw portal",
@@ -91,23 +129,66 @@ export async function requestSignIn(store: Store, mailer: Mailer, input: { email
   return "sent";
 }
 
-/** Mails an invite link to a member an owner just added (team.addMember made the membership). */
-export async function sendInvite(store: Store, mailer: Mailer, member: Member, invitedBy: string, linkUrl: LinkUrl, now: Date = new Date()): Promise<void> {
+/**
+ * Refuses an invite over a limit (inside the caller's transaction): INVITES_PER_ADDRESS_PER_DAY to one address from
+ * this team, INVITES_PER_TEAM_PER_HOUR from this team. The wait is until the oldest counted invite of the limit that
+ * refuses leaves its window (the later, when both do).
+ */
+async function refuseOverInviteLimits(store: Store, accountId: string, email: string, now: Date): Promise<void> {
+  const addressWindowMs = INVITE_ADDRESS_WINDOW_HOURS * 3_600_000;
+  const teamWindowMs = INVITE_TEAM_WINDOW_MINUTES * 60_000;
+  const toAddress = await store.portal.invitesSince(accountId, new Date(now.getTime() - addressWindowMs).toISOString(), email);
+  const fromTeam = await store.portal.invitesSince(accountId, new Date(now.getTime() - teamWindowMs).toISOString());
+  const refusals: { reason: string; waitMs: number }[] = [];
+  const waitFor = (oldestAt: string | null, windowMs: number) => (oldestAt === null ? 0 : Date.parse(oldestAt) + windowMs - now.getTime());
+  if (toAddress.count >= INVITES_PER_ADDRESS_PER_DAY) {
+    refusals.push({ reason: `${email} was invited ${toAddress.count} times in the last ${INVITE_ADDRESS_WINDOW_HOURS} hours`, waitMs: waitFor(toAddress.oldestAt, addressWindowMs) });
+  }
+  if (fromTeam.count >= INVITES_PER_TEAM_PER_HOUR) {
+    refusals.push({ reason: `this team sent ${fromTeam.count} invites in the last hour`, waitMs: waitFor(fromTeam.oldestAt, teamWindowMs) });
+  }
+  if (refusals.length === 0) return;
+  const seconds = Math.max(1, Math.ceil(Math.max(...refusals.map((r) => r.waitMs)) / 1_000));
+  throw new TooManyInvitesError(`${refusals.map((r) => r.reason).join(", and ")}: no invite was sent; try again in ${waitText(seconds)}`, seconds);
+}
+
+/**
+ * Invites someone to the account's team (owners only): adds them, or changes the role of one already on it, and
+ * mails them an invite link. Over an invite limit nothing is changed and nothing is sent (TooManyInvitesError).
+ */
+export async function inviteMember(
+  store: Store,
+  mailer: Mailer,
+  accountId: string,
+  actor: Actor,
+  input: { email: string; role: Role },
+  linkUrl: LinkUrl,
+  now: Date = new Date(),
+): Promise<Member> {
+  const email = normalizeEmail(input.email);
   const token = newToken();
-  await store.portal.insertLink({
-    tokenHash: hashToken(token),
-    email: member.email,
-    purpose: "invite",
-    accountId: member.accountId,
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + INVITE_LINK_DAYS * 86_400_000).toISOString(),
-    usedAt: null,
+  const { member, invitedBy } = await store.tx(async () => {
+    // The owner check first: a member who is not an owner is told so (403), whatever the limits.
+    const by = await requireOwner(store, accountId, actor, "add members or change roles");
+    await refuseOverInviteLimits(store, accountId, email, now);
+    const added = await addMember(store, accountId, actor, { email, role: input.role }, now);
+    await store.portal.insertLink({
+      tokenHash: hashToken(token),
+      email: added.email,
+      purpose: "invite",
+      accountId: added.accountId,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + INVITE_LINK_DAYS * 86_400_000).toISOString(),
+      usedAt: null,
+    });
+    return { member: added, invitedBy: by };
   });
   await mailer.send({
     to: member.email,
     subject: "You are invited to a prize draw portal team",
     text: `${invitedBy} added you to their team (role: ${member.role}). Join with this link (it works once, for ${INVITE_LINK_DAYS} days):\n\n${linkUrl(token)}\n\nAfter that, sign in at any time with a link sent to this address.`,
   });
+  return member;
 }
 
 /** What using a link gives: the address, and the accounts it may choose from (an invite's account first). */

@@ -4,6 +4,7 @@ import type { Store } from "../store/index.js";
 import { BadRequestError, ForbiddenError, NotFoundError } from "./errors.js";
 import { newId } from "../store/ids.js";
 import { KEY_PREFIX, issueKey } from "./keys.js";
+import { characterProblem } from "../lists/characters.js";
 
 /**
  * Accounts, their team and their API keys (spec, Authentication 2): owners add members and create or revoke keys;
@@ -19,8 +20,14 @@ export type Actor = { kind: "operator" } | { kind: "member"; email: string };
 export const OPERATOR: Actor = { kind: "operator" };
 export const ROLES: readonly Role[] = ["owner", "member"];
 
-/** Emails are compared trimmed and in lower case: `Owner@Example.com` is owner@example.com. */
+/**
+ * Emails are compared trimmed and in lower case: `Owner@Example.com` is owner@example.com. An address is shown on the
+ * team page, in the audit log and in the operator's log, and is a mail's recipient, so it is under the character
+ * rule of ids and names (lists/characters.ts); the refusal names the character rather than echoing the address.
+ */
 export function normalizeEmail(email: string): string {
+  const hidden = characterProblem(email);
+  if (hidden !== null) throw new BadRequestError(`email ${hidden}`);
   const value = email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(value) || value.length > 254) throw new BadRequestError(`${JSON.stringify(email.slice(0, 80))} is not an email address`);
   return value;

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { Config } from "../config.js";
 import type { DeploymentRecord } from "../chain/deployment.js";
 import type { IndexerClient } from "../chain/indexer.js";
@@ -6,6 +6,8 @@ import { NotFoundError } from "../domain/errors.js";
 import type { Readiness } from "../readiness.js";
 import type { Store } from "../store/index.js";
 import { requireKey } from "./auth.js";
+import { limitKeys } from "./rateLimit.js";
+import { readyHandler } from "./ready.js";
 import { limitBody } from "./body.js";
 import { MAX_LIST_BODY_BYTES } from "../lists/schemas.js";
 import { MAX_BODY_BYTES } from "./schemas.js";
@@ -34,7 +36,8 @@ export type AppDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
-  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback" | "metricsToken" | "trustedProxyHops">>;
+  /** Without `rateLimits` no API key is limited (the process passes its configuration; benchmarks may not). */
+  config: Pick<Config, "env" | "publicBaseUrl"> & Partial<Pick<Config, "pullAllowHttpLoopback" | "metricsToken" | "trustedProxyHops" | "rateLimits">>;
   /** The portal's mail (sign-in and invite links). */
   mailer: Mailer;
   readiness: () => Promise<Readiness>;
@@ -56,17 +59,17 @@ export function createApp({ store, indexer, deployment, config, mailer, readines
 
   app.get("/health", (c) => c.json({ ok: true }));
   app.get("/metrics", metricsHandler({ env: config.env, metricsToken: config.metricsToken }));
-  app.get("/ready", async (c) => {
-    const r = await readiness();
-    return c.json(r, r.ready ? 200 : 503);
-  });
+  app.get("/ready", readyHandler(readiness, { env: config.env, metricsToken: config.metricsToken }));
   app.get("/api/v1/openapi.json", (c) => c.json(openApiDocument())); // before the partner API: no key needed
 
   const api = new Hono();
   const listLimit = limitBody(MAX_LIST_BODY_BYTES);
   const otherLimit = limitBody(MAX_BODY_BYTES);
-  api.use((c, next) => (c.req.method === "POST" && LIST_ROUTE.test(c.req.path) ? listLimit : otherLimit)(c, next));
+  const listRoute = (c: Context) => c.req.method === "POST" && LIST_ROUTE.test(c.req.path);
+  api.use((c, next) => (listRoute(c) ? listLimit : otherLimit)(c, next));
   api.use(requireKey(store, config.env));
+  // After the key is known and before the body is read: a refused request costs no parse and writes nothing.
+  api.use(limitKeys(config.rateLimits?.perKey ?? 0, (c) => (listRoute(c) ? MAX_LIST_BODY_BYTES : MAX_BODY_BYTES)));
   api.use(idempotency(store));
   api.route("/campaigns", campaignRoutes({ store, config, runCampaign }));
   api.route("/campaigns", entryRoutes({ store }));

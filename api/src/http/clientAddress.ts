@@ -9,9 +9,14 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 
 export function clientAddress(c: Context, trustedProxyHops: number): string {
-  const socket = getConnInfo(c).remote.address ?? "unknown";
+  return clientAddressFrom(getConnInfo(c).remote.address, c.req.header("x-forwarded-for"), trustedProxyHops);
+}
+
+/** The same, from the socket's address and the X-Forwarded-For header (for requests answered before Hono). */
+export function clientAddressFrom(socketAddress: string | undefined, forwardedFor: string | undefined, trustedProxyHops: number): string {
+  const socket = socketAddress ?? "unknown";
   if (trustedProxyHops === 0) return socket;
-  const forwarded = (c.req.header("x-forwarded-for") ?? "")
+  const forwarded = (forwardedFor ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");

@@ -6,6 +6,7 @@ import { ServiceError } from "../domain/errors.js";
 import { describeZodError } from "../lists/schemas.js";
 import { logger } from "../logger.js";
 import { bodyTooLarge, clientAborted } from "./body.js";
+import { RateLimitedError, rateLimitedResponse } from "./rateLimit.js";
 
 /** The spec's error body. */
 export type ErrorBody = { error: string; detail: string };
@@ -13,6 +14,7 @@ export type ErrorBody = { error: string; detail: string };
 /** Maps every error to `{ error, detail }`: service errors by their code, the rest as 500 without internals. */
 export function handleError(error: Error, c: Context) {
   if (error instanceof ServiceError) return c.json<ErrorBody>({ error: error.code, detail: error.detail }, error.status);
+  if (error instanceof RateLimitedError) return rateLimitedResponse(c, error);
   if (error instanceof ZodError) return c.json<ErrorBody>({ error: "bad_request", detail: describeZodError(error) }, 400);
   // A body over its route's limit (http/body.ts, limitBody): 413. A streamed (chunked) body fails its read with
   // hono's BodyLimitError first, which reaches this handler before limitBody's own answer, naming the limit, replaces it.

@@ -4,7 +4,9 @@
  * same key and the same request gets that answer again, with `Idempotent-Replayed: true`, and changes nothing. The
  * same key with another method, path or body is `409 idempotency_key_reused`. Requests with one key that arrive
  * together run once: the later ones wait for the first's answer (up to 30 s, then `409 idempotency_in_progress`).
- * Keys belong to the account: two accounts may use the same key.
+ * Keys belong to the account: two accounts may use the same key. The whole body is kept, not a digest: a replay is the
+ * first answer byte for byte, also after the drawing changed (why that is worth the store's space, and the window
+ * 24 hours: docs/operations.md, "Idempotency records"). A request refused by a rate limit never gets here.
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";

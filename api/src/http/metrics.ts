@@ -32,7 +32,7 @@ export function httpMetrics(): MiddlewareHandler {
 }
 
 /** Constant-time comparison of two tokens of any length (hashed first, so lengths leak nothing either). */
-function sameToken(a: string, b: string): boolean {
+export function sameToken(a: string, b: string): boolean {
   const digest = (s: string) => createHash("sha256").update(s).digest();
   return timingSafeEqual(digest(a), digest(b));
 }

@@ -118,28 +118,43 @@ const ERROR_DETAILS: Record<string, string> = {
   idempotency_key_reused: "this Idempotency-Key was used with another request (method, path or body) in the last 24 hours: use a new key for a new request",
   idempotency_in_progress: "the first request with this Idempotency-Key is still running: retry in a few seconds",
   internal: "unexpected error; the request was not completed, retry later",
+  rate_limited: "more than 1200 requests a minute with this API key (a body counts one more for each whole MiB): retry in 1 s",
 };
 
-const STATUS_TEXT: Record<number, string> = { 400: "Bad request", 401: "No valid API key", 404: "Not found", 409: "Conflict", 413: "The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB)", 500: "The service failed; retry later" };
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad request",
+  401: "No valid API key",
+  404: "Not found",
+  409: "Conflict",
+  413: "The body is over its size limit (4 MiB; POST winners and POST entries 32 MiB)",
+  429: "Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`",
+  500: "The service failed; retry later",
+};
 
-type Errors = Partial<Record<400 | 401 | 404 | 409 | 413 | 500, StableErrorCode[]>>;
+type Errors = Partial<Record<400 | 401 | 404 | 409 | 413 | 429 | 500, StableErrorCode[]>>;
 
 const RESPONSE_HEADERS = { "Request-Id": { $ref: "#/components/headers/Request-Id" } };
 const POST_RESPONSE_HEADERS = { ...RESPONSE_HEADERS, "Idempotent-Replayed": { $ref: "#/components/headers/Idempotent-Replayed" } };
 
+const LIMITED_RESPONSE_HEADERS = { ...RESPONSE_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } };
+
+/** An error status's answer: `{ error, detail }` with one of `codes`. */
+function errorResponse(status: string, codes: StableErrorCode[], headers: Record<string, JsonSchema>): JsonSchema {
+  const schema = { allOf: [ref("ErrorBody"), { type: "object", required: ["error"], properties: { error: { enum: codes } } }] };
+  const examples = Object.fromEntries(codes.map((code) => [code, { value: { error: code, detail: ERROR_DETAILS[`${status}:${code}`] ?? ERROR_DETAILS[code] } }]));
+  return { description: `${STATUS_TEXT[Number(status)]}: ${codes.map((c) => `\`${c}\``).join(", ")}.`, headers, content: { "application/json": { schema, examples } } };
+}
+
+/** Every request but GET /health counts towards a rate limit (http/rateLimit.ts). */
+const rateLimited = (): Record<string, JsonSchema> => ({ 429: errorResponse("429", ["rate_limited"], LIMITED_RESPONSE_HEADERS) });
+
 function errorResponses(errors: Errors, post: boolean): Record<string, JsonSchema> {
-  const all: Errors = { ...errors, 500: ["internal"] };
+  const all: Errors = { ...errors, 429: ["rate_limited"], 500: ["internal"] };
   if (post) all[409] = [...(all[409] ?? []), "idempotency_key_reused", "idempotency_in_progress"];
   if (post) all[413] = ["bad_request"];
   const out: Record<string, JsonSchema> = {};
   for (const [status, codes] of Object.entries(all)) {
-    const schema = { allOf: [ref("ErrorBody"), { type: "object", required: ["error"], properties: { error: { enum: codes } } }] };
-    const examples = Object.fromEntries(codes.map((code) => [code, { value: { error: code, detail: ERROR_DETAILS[`${status}:${code}`] ?? ERROR_DETAILS[code] } }]));
-    out[status] = {
-      description: `${STATUS_TEXT[Number(status)]}: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-      headers: post ? POST_RESPONSE_HEADERS : RESPONSE_HEADERS,
-      content: { "application/json": { schema, examples } },
-    };
+    out[status] = errorResponse(status, codes, status === "429" ? LIMITED_RESPONSE_HEADERS : post ? POST_RESPONSE_HEADERS : RESPONSE_HEADERS);
   }
   // Anything else (408 and 431 from the HTTP server, say) has the same body.
   out.default = { description: "Any other error, in the same shape.", headers: RESPONSE_HEADERS, content: { "application/json": { schema: ref("ErrorBody") } } };
@@ -267,7 +282,8 @@ const OPERATIONS: OperationSpec[] = [
   { method: "get", path: "/health", operationId: "getHealth", summary: "The process runs", tag: "service", key: false, success: [json(200, "Up.", "Health")], errors: {} },
   {
     method: "get", path: "/ready", operationId: "getReady", summary: "Ready to serve", tag: "service", key: false,
-    success: [json(200, "Ready: the store is open, the chain answers, the indexer is within 5 blocks of it.", "Readiness"), json(503, "Not ready (the same body says which part).", "Readiness")],
+    description: "`{ ready }` for anyone; the detail (each part, and whether this process runs the keeper) with `Authorization: Bearer <METRICS_TOKEN>`, or in the test environment while no token is set.",
+    success: [json(200, "Ready: the store is open, the chain answers, the indexer is within 5 blocks of it.", "Readiness"), json(503, "Not ready (with the detail, which part).", "Readiness")],
     errors: {},
   },
 ];
@@ -280,7 +296,7 @@ function operation(spec: OperationSpec): JsonSchema {
     else if (!s.schema) responses[s.status] = { description: s.description, headers };
     else responses[s.status] = { description: s.description, headers, content: { "application/json": { schema: ref(s.schema), example: s.example } } };
   }
-  Object.assign(responses, spec.key || spec.tag === "public" ? errorResponses(spec.errors, spec.method === "post") : {});
+  Object.assign(responses, spec.key || spec.tag === "public" ? errorResponses(spec.errors, spec.method === "post") : spec.path === "/health" ? {} : rateLimited());
   if (spec.mediaType && spec.path === "/campaigns/{slug}") {
     // The page answers an unknown or draft campaign with an HTML page, not JSON.
     responses[404] = { description: "No such campaign (or a draft): an HTML page.", headers: RESPONSE_HEADERS, content: { "text/html": { schema: { type: "string" } } } };
@@ -309,8 +325,9 @@ const DESCRIPTION = [
   "- Paths are relative to the service's address (`PUBLIC_BASE_URL`; `http://127.0.0.1:8787` under `npm start`).",
   "- Unknown body fields and query parameters are refused (`400 bad_request`). Within v1 fields may be added to answers, never removed or renamed; `error` codes never change.",
   "- Every answer carries `Request-Id`; send your own to have it kept. Every POST takes an optional `Idempotency-Key`.",
-  "- Length limits count Unicode code points; ids, names and avatar URLs are also refused for control characters, lone surrogates and bidirectional overrides (docs/api.md, Limits), which these schemas do not express.",
+  "- Length limits count Unicode code points; ids, names and avatar URLs are also refused for control characters (C0 and C1), invisible format characters (zero-width, direction marks, bidirectional overrides and isolates), line and paragraph separators and lone surrogates (docs/api.md, Characters in ids and names), which these schemas do not express.",
   "- Errors are `{ error, detail }`; besides the statuses listed, the HTTP server answers `408` (the request did not arrive in time) and `431` (request line and headers over 16 KB) with `bad_request`.",
+  "- Rate limits: per API key and per client address; over one, `429 rate_limited` with `Retry-After` (whole seconds) and nothing done (docs/api.md, Limits).",
 ].join("\n");
 
 export function buildOpenApiDocument(): OpenApiDocument {
@@ -342,6 +359,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       headers: {
         "Request-Id": { description: "The request's id (yours, or `req_...`): quote it to support.", schema: { type: "string" } },
         "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+        "Retry-After": { description: "Whole seconds to wait before the request can pass the limit.", schema: { type: "integer", minimum: 1 } },
       },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", bearerFormat: "pd_test_... or pd_live_...", description: "`Authorization: Bearer <key>`: test keys work only in the test environment, live keys only in production." },

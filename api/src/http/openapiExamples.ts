@@ -60,6 +60,7 @@ const CAMPAIGN_EXAMPLE: Examples["CampaignResponse"]["campaign"] = {
   prizeTable: table,
   guarantee: { amountCents: 2_000, thresholdCents: 500, periodDays: 30 },
   pullUrl: null,
+  payoutWallet: "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
   largePrizeThresholdCents: 50_000,
   termsUrl: `${BASE}/terms`,
   privacyUrl: `${BASE}/privacy`,

@@ -1,6 +1,6 @@
 /**
- * The public reads rendered once per change: the campaign page, draws.json and a final proof.json are
- * kept as bytes with their ETag, and served again while nothing they show can have changed:
+ * The public reads rendered once per change: the campaign page and draws.json are kept as bytes with their ETag,
+ * and served again while nothing they show can have changed:
  * - the campaign's public version is the same (store/publicVersions.ts: triggers bump it on every write to the
  *   campaign, its drawings, their winners or its logo, from any process);
  * - the chain's finalized block has not reached a block that makes one of its provisional results final;
@@ -8,9 +8,11 @@
  *   own (the page re-reads the indexer's commit count at most every 15 seconds).
  * Checking costs two indexed reads (the campaign by slug, its version); the finalized block is read only for an
  * entry with provisional results. Requests that miss together share one render.
+ * proof.json bodies are kept here too (`proofs`), under rules of their own: http/proofRenders.ts.
  */
 import { createHash } from "node:crypto";
 import type { Store } from "../store/index.js";
+import { ProofRenders } from "./proofRenders.js";
 
 /** What a route renders: the body and its headers, and until when it holds apart from version changes. */
 export type Render = {
@@ -32,7 +34,7 @@ export function etagOf(body: Buffer): string {
 
 /** Renders kept at most (query variants of draws.json are keys of their own); the oldest goes first. */
 const MAX_ENTRIES = 2_000;
-/** Bytes of bodies kept at most: a proof of 1,000 winners is a few hundred KB, so the count alone is no bound. */
+/** Bytes of bodies kept at most, besides their count (a page listing many draws is large). */
 const MAX_BYTES = 64 * 1024 * 1024;
 
 export class PublicCache {
@@ -41,7 +43,12 @@ export class PublicCache {
   /** Renders in flight by key, with the campaign version each began at. */
   private readonly rendering = new Map<string, { version: number; run: Promise<Rendered> }>();
 
-  constructor(private readonly store: Store) {}
+  /** proof.json bodies: built once per state of what they show (http/proofRenders.ts). */
+  readonly proofs: ProofRenders;
+
+  constructor(private readonly store: Store) {
+    this.proofs = new ProofRenders(store);
+  }
 
   /** The render kept for `key` if it still holds for the campaign now; else null. */
   async fresh(key: string, campaignId: string, now: number = Date.now()): Promise<Rendered | null> {

@@ -1,8 +1,10 @@
 /**
  * The hottest reads answered before Hono: a GET of a campaign page, its draws.json (no query) or a
- * final proof.json that the public cache holds is written straight to node:http's response, with the headers the
+ * proof.json that the public cache holds is written straight to node:http's response, with the headers the
  * Hono route sends (the route rendered it: http/routes/public.ts and page.tsx). Checking costs one primary-key read
- * (the campaign's public version) and, for a render with provisional results, the finalized block.
+ * (the campaign's public version) and, for a render with provisional results, the finalized block. A proof kept at
+ * this version whose sources are due to be read again, or being read or built, is waited for and answered here
+ * (http/proofRenders.ts); one with nothing kept at this version goes on to Hono, whose route reads it.
  * Everything else, and every miss, goes on to Hono, which renders and keeps the answer for the next request.
  * Measured in `npm run bench` (public.*): through Hono a kept page was served at a fraction of a bare server's rate.
  */
@@ -51,8 +53,11 @@ export function publicFastPath(store: Store, cache: PublicCache): (req: Incoming
         if (campaignIds.size >= MAX_SLUGS) campaignIds.clear();
         campaignIds.set(slug, campaignId);
       }
-      const key = drawingId !== undefined ? proofKey(campaignId, drawingId) : match[2] ? drawsKey(campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaignId);
-      rendered = await cache.freshAt(key, await store.publicVersions.get(campaignId));
+      const version = await store.publicVersions.get(campaignId);
+      // A proof being read or built at this version is waited for here too: its bytes then skip Hono's Response,
+      // which copies a body twice (a 100,000-entrant proof is 9 MB).
+      if (drawingId !== undefined) rendered = await cache.proofs.ready(proofKey(campaignId, drawingId), version);
+      else rendered = await cache.freshAt(match[2] ? drawsKey(campaignId, DRAWS_DEFAULT_LIMIT, null) : pageKey(campaignId), version);
     } catch {
       return false; // the store failed: Hono answers (its route reads again and answers the error)
     }

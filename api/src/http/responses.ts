@@ -13,6 +13,7 @@ import type { GuaranteeView } from "../domain/guarantees.js";
 import type { drawsPage } from "../domain/publicDraws.js";
 import type { Readiness } from "../readiness.js";
 import type { ErrorBody } from "./errors.js";
+import type { RateLimitedError } from "./rateLimit.js";
 
 /** Metadata of the document's schemas: `id` makes a schema a named component (`#/components/schemas/{id}`). */
 export type SchemaMeta = { id?: string; description?: string; format?: string };
@@ -38,8 +39,9 @@ function described<T extends z.ZodType>(schema: T, description: string): T {
 }
 
 /**
- * Every stable `error` code: ErrorCode (domain/errors.ts) plus `internal`, which only the error handler answers
- * (http/errors.ts). The type check below fails when a code is added to ErrorCode and not here.
+ * Every stable `error` code: ErrorCode (domain/errors.ts) plus the HTTP layer's own: `internal`, which only the
+ * error handler answers (http/errors.ts), and `rate_limited` (http/rateLimit.ts). The type check below fails when a
+ * code is added to ErrorCode and not here.
  */
 export const ERROR_CODES = [
   "bad_request",
@@ -60,6 +62,7 @@ export const ERROR_CODES = [
   "idempotency_key_reused",
   "idempotency_in_progress",
   "internal",
+  "rate_limited",
 ] as const;
 export type StableErrorCode = (typeof ERROR_CODES)[number];
 
@@ -88,6 +91,8 @@ const int = z.number().int();
 const cents = z.number().int().min(0);
 /** 0x-prefixed lowercase hex (a 32-byte value, an address or a transaction hash). */
 const hex = z.string().regex(/^0x[0-9a-f]*$/);
+/** An address as people are shown it: EIP-55 checksummed (mixed case), so a mistyped character shows. */
+const checksummedAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
 const drawingStatus = z.enum(["open", "locked", "entropy_requested", "settled", "paid"]);
 const campaignStatus = z.enum(["draft", "active", "paused", "ended"]);
@@ -133,7 +138,11 @@ export const campaign = component(
     prizeTable,
     guarantee: z.object({ amountCents: cents, thresholdCents: cents, periodDays: int }).nullable(),
     pullUrl: described(z.string().nullable(), "Pull campaigns: the winners URL masked to its scheme and host; else null."),
-    largePrizeThresholdCents: cents,
+    payoutWallet: described(
+      checksummedAddress.nullable(),
+      "Where the prizes are paid: an EIP-55 checksummed address; null until one is set (a draft). Only the account's owners change it (in the portal); each change is a `campaign.payout_settings_changed` webhook event.",
+    ),
+    largePrizeThresholdCents: described(cents, "Prizes at or above it are held for a manual payout. Only the account's owners change it, like the wallet."),
     termsUrl: url,
     privacyUrl: url,
     nextDrawing: described(
@@ -324,14 +333,17 @@ export const readiness = component(
   "Readiness",
   z.object({
     ready: z.boolean(),
-    store: z.boolean(),
-    chain: z.object({ ok: z.boolean(), block: int.nullable() }),
-    indexer: z.object({ ok: z.boolean(), block: int.nullable(), lagBlocks: int.nullable() }),
-    keeper: z.object({
-      leaseHeld: described(z.boolean(), "This process holds the keeper lease (runs the keeper); a standby process is ready too."),
-    }),
+    // The detail: for the metrics token, or in the test environment while no token is set (http/ready.ts).
+    store: z.boolean().optional(),
+    chain: z.object({ ok: z.boolean(), block: int.nullable() }).optional(),
+    indexer: z.object({ ok: z.boolean(), block: int.nullable(), lagBlocks: int.nullable() }).optional(),
+    keeper: z
+      .object({
+        leaseHeld: described(z.boolean(), "This process holds the keeper lease (runs the keeper); a standby process is ready too."),
+      })
+      .optional(),
   }),
-  "Store open, chain reachable, indexer within 5 blocks of it; and whether this process runs the keeper.",
+  "Store open, chain reachable, indexer within 5 blocks of it. The rest (each part's state, and whether this process runs the keeper) only with `Authorization: Bearer <METRICS_TOKEN>`, or in the test environment while no token is set.",
 );
 
 export const openApiDocument = component(
@@ -349,7 +361,7 @@ type Keys<T> = keyof NonNullable<T>;
 function check<T extends true>(): T | undefined {
   return undefined;
 }
-check<Same<StableErrorCode, ErrorCode | "internal">>();
+check<Same<StableErrorCode, ErrorCode | "internal" | RateLimitedError["code"]>>();
 check<Fits<ErrorBody & { error: StableErrorCode }, typeof errorBody>>();
 check<Fits<Awaited<ReturnType<typeof campaignView>>, typeof campaign>>();
 check<Fits<ReturnType<typeof prizeTableView>, typeof prizeTable>>();

@@ -1,11 +1,14 @@
 import { z } from "zod";
-import { partnerId } from "../lists/schemas.js";
+import { partnerId, refuseHiddenCharacters } from "../lists/schemas.js";
 import { CAMPAIGN_STATUSES } from "../store/campaigns.js";
 import { DRAWING_STATUSES } from "../store/drawings.js";
 import { CAMPAIGNS_MAX_LIMIT } from "../domain/campaigns.js";
 
 /** Request bodies of every route but the two list routes are refused above this. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The query of a route that takes no parameter: any parameter is refused (docs/api.md, Conventions). */
+export const noQuery = z.strictObject({});
 
 export const drawingsQuery = z.strictObject({
   status: z.enum(DRAWING_STATUSES as [string, ...string[]], { message: `must be one of ${DRAWING_STATUSES.join(", ")}` }).optional(),
@@ -40,13 +43,16 @@ export function queryInteger(min: number, max: number) {
 }
 
 export const entriesQuery = z.strictObject({
-  drawing: z.string().min(1).max(64).optional(),
+  drawing: z.string().min(1).max(64).superRefine(refuseHiddenCharacters).optional(),
   limit: queryInteger(1, 1_000).optional(),
   after: z.string().regex(/^\d{1,15}$/, "must be the previous response's next").optional(),
 });
 
-/** POST guarantee pick body: the winner, and which of their wins when they won more than once in the period. */
+/**
+ * POST guarantee pick body: the winner, and which of their wins when they won more than once in the period. Both are
+ * under the character rule of ids (lists/characters.ts), like every id a partner sends.
+ */
 export const guaranteePickBody = z.strictObject({
   winner: partnerId,
-  drawingId: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").optional(),
+  drawingId: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").superRefine(refuseHiddenCharacters).optional(),
 });

@@ -2,7 +2,8 @@ import { toHex, type Hex } from "viem";
 import type { Config } from "../config.js";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, type ChainPort } from "../chain/port.js";
-import { chainFaultNote } from "../domain/drawingLife.js";
+import { FeeCapReachedError } from "../chain/fees.js";
+import { FEES_ABOVE_CAP, chainFaultNote } from "../domain/drawingLife.js";
 import type { PrizeTable } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Campaign } from "../store/campaigns.js";
@@ -130,6 +131,7 @@ export class KeeperContext {
 
   private async flagChainFault(campaign: Campaign, drawing: Drawing, error: unknown): Promise<void> {
     if (error instanceof ChainRevertError) await this.flag(campaign, drawing, chainFaultNote(error.functionName, error.errorName));
+    else if (error instanceof FeeCapReachedError) await this.flag(campaign, drawing, FEES_ABOVE_CAP);
   }
 
   private async publishTable(table: PrizeTable): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { IndexerClient } from "../chain/indexer.js";
 import { ChainRevertError, OnchainGuaranteeStatus, type ChainPort } from "../chain/port.js";
+import { confirmedPayment, guaranteeChainStep, onchainPeriod, recheckPaidPeriod } from "../domain/guaranteeLife.js";
 import { checkDuePeriods } from "../domain/guarantees.js";
 import { toCampaignId, winnerHash } from "../draw/index.js";
 import type { Config } from "../config.js";
@@ -16,12 +17,6 @@ export type GuaranteeKeeperDeps = {
   logger: Logger;
   config: Pick<Config, "env" | "localChain">;
 };
-
-/** A guarantee's onchain period: the service counts periods from 1, the contract from 0. */
-export function onchainPeriod(guarantee: Pick<GuaranteePeriod, "period">): number {
-  return guarantee.period - 1;
-}
-
 
 /**
  * The keeper's guarantee step, at the end of each campaign cycle (ended campaigns included): checks the periods
@@ -52,14 +47,13 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
   const campaignId = toCampaignId(campaign.slug);
   for (const guarantee of picked) {
     const period = onchainPeriod(guarantee);
-    let { status } = await chain.getGuarantee(campaignId, period);
-    if (status === OnchainGuaranteeStatus.None) {
+    const step = guaranteeChainStep((await chain.getGuarantee(campaignId, period)).status);
+    if (step === "pick_then_pay") {
       if (!(await periodEndedOnchain(deps, campaign, campaignId, period))) continue;
       await ensureWallet(deps, campaign, campaignId);
       await settleRace(chain.pickGuarantee(campaignId, period, winnerHash(guarantee.pickedWinner!)), "GuaranteeAlreadyPicked");
-      status = OnchainGuaranteeStatus.Picked;
     }
-    if (status === OnchainGuaranteeStatus.Picked) {
+    if (step !== "nothing") {
       const receipt = await settleRace(chain.payGuarantee(campaignId, period), "GuaranteeAlreadyPaid");
       if (receipt) {
         await store.guarantees.setPickTx(guarantee.id, receipt.transactionHash);
@@ -69,11 +63,8 @@ async function payPicked(deps: GuaranteeKeeperDeps, campaign: Campaign, picked: 
   }
   const payouts = await indexer.payouts(campaignId);
   for (const guarantee of picked) {
-    const period = onchainPeriod(guarantee);
-    const seen = payouts.find((p) => p.kind === "guarantee" && p.period === period);
-    // The indexer may still show a payment a reorg dropped: the chain must show it paid too.
-    if (!seen || (await chain.getGuarantee(campaignId, period)).status !== OnchainGuaranteeStatus.Paid) continue;
-    await store.guarantees.markPaid(guarantee.id, new Date(Number(seen.timestamp) * 1_000).toISOString(), seen.txHash, Number(seen.blockNumber));
+    const payment = confirmedPayment(guarantee, payouts, (await chain.getGuarantee(campaignId, onchainPeriod(guarantee))).status);
+    if (payment) await store.guarantees.markPaid(guarantee.id, payment.paidAt, payment.tx, payment.block);
   }
 }
 
@@ -113,14 +104,15 @@ async function recheckPaid(deps: GuaranteeKeeperDeps, campaign: Campaign): Promi
   let payouts: Awaited<ReturnType<IndexerClient["payouts"]>> | null = null;
   for (const guarantee of unfinal) {
     const { status } = await chain.getGuarantee(campaignId, onchainPeriod(guarantee));
-    if (status !== OnchainGuaranteeStatus.Paid) {
+    // The indexer is asked only when a payment is still there to find: a dropped one is noticed while it is down.
+    if (status === OnchainGuaranteeStatus.Paid) payouts ??= await indexer.payouts(campaignId);
+    const recheck = recheckPaidPeriod(guarantee, status, payouts ?? []);
+    if (recheck.kind === "unpaid") {
       logger.warn({ alert: "reorg", campaign: campaign.slug, guaranteeId: guarantee.id, period: guarantee.period }, "the guarantee payment is no longer on the chain: the period goes back to picked");
       await store.guarantees.unpay(guarantee.id);
-      continue;
+    } else if (recheck.kind === "block") {
+      await store.guarantees.setPaidBlock(guarantee.id, recheck.block);
     }
-    payouts ??= await indexer.payouts(campaignId);
-    const seen = payouts.find((p) => p.kind === "guarantee" && p.period === onchainPeriod(guarantee));
-    if (seen && seen.txHash.toLowerCase() === guarantee.pickTx?.toLowerCase()) await store.guarantees.setPaidBlock(guarantee.id, Number(seen.blockNumber));
   }
 }
 

@@ -1,4 +1,5 @@
-import { OnchainHeldState, type ChainPort } from "../chain/port.js";
+import type { ChainPort } from "../chain/port.js";
+import { heldDecisionToResend } from "../domain/guaranteeLife.js";
 import { toCampaignId } from "../draw/index.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../store/index.js";
@@ -6,10 +7,8 @@ import type { Store } from "../store/index.js";
 export type HeldKeeperDeps = { store: Store; chain: ChainPort; logger: Logger };
 
 /**
- * An operator's held-prize decision (pay or refuse) that a reorg dropped is sent again, once: every decision this
- * service sent is checked against the chain until its block is final, and one the chain shows open again goes out
- * with the same decision and reason. The contract refuses to close a held prize twice, so a decision that survived
- * is never repeated. A drawing whose reveal was dropped has no held prizes left to check (its prizes are cleared,
+ * An operator's held-prize decision (pay or refuse) that a reorg dropped is sent again, once (the rule:
+ * domain/guaranteeLife.ts heldDecisionToResend), checked against the chain until its block is final. A drawing whose reveal was dropped has no held prizes left to check (its prizes are cleared,
  * and the new reveal's held prizes wait for a new decision).
  */
 export async function recheckHeldDecisions(deps: HeldKeeperDeps, campaignId: string): Promise<void> {
@@ -21,11 +20,11 @@ export async function recheckHeldDecisions(deps: HeldKeeperDeps, campaignId: str
   for (const held of await store.drawings.heldDecisionsNotFinal(campaignId, finalized.block)) {
     const where = { campaign: campaign.slug, number: held.number, position: held.position, decision: held.status };
     try {
-      const state = await chain.heldPrizeState(onchainId, BigInt(held.number), BigInt(held.position));
-      if (state !== OnchainHeldState.Open) continue;
+      const resend = heldDecisionToResend(held.status, await chain.heldPrizeState(onchainId, BigInt(held.number), BigInt(held.position)));
+      if (resend === null) continue;
       logger.warn({ alert: "reorg", ...where }, "a held prize's decision is no longer on the chain: sending it again");
       const receipt =
-        held.status === "paid"
+        resend === "paid"
           ? await chain.payHeldPrize(onchainId, BigInt(held.number), BigInt(held.position))
           : await chain.refuseHeldPrize(onchainId, BigInt(held.number), BigInt(held.position), held.reason ?? "");
       await store.drawings.setHeldStatus(held.drawingId, held.position, held.status, held.reason, Number(receipt.blockNumber));

@@ -1,4 +1,5 @@
 import { endIfFinished } from "../domain/campaigns.js";
+import { AlertWatch, CHECK_MAX_MS, type AlertWatchSettings } from "./alerts.js";
 import { inParallel } from "./batches.js";
 import { commitLocked } from "./commit.js";
 import { CAMPAIGN_CONCURRENCY, KeeperContext, describeError, type KeeperDeps } from "./context.js";
@@ -14,8 +15,12 @@ import { PullTimer } from "./pull.js";
 import { revealRequests, settleRequested } from "./reveal.js";
 import { SerialRun } from "./serialRun.js";
 import { WebhookTimer } from "./webhooks.js";
+import type { Notifier } from "../notify/notifier.js";
 
 export type { KeeperDeps } from "./context.js";
+
+/** The alert watch's notifier and thresholds (keeper/alerts.ts); without them no alert is watched (tests' keepers). */
+export type KeeperAlerts = { notifier: Notifier; settings: AlertWatchSettings };
 
 /** Thrown between a cycle's phases when this process no longer holds the keeper lease: the cycle stops there. */
 class LeaseLostError extends Error {
@@ -61,9 +66,14 @@ export class Keeper {
   private readonly lease: KeeperLease;
   /** What the phases share (keeper/context.ts). */
   private readonly ctx: KeeperContext;
+  /** Conditions that need a person, checked on their own timer (see keeper/alerts.ts). */
+  private readonly alerts: AlertWatch | null;
 
-  constructor(private readonly deps: KeeperDeps) {
+  constructor(private readonly deps: KeeperDeps & { alerts?: KeeperAlerts }) {
     const { store, logger, config, pullFetch } = deps;
+    this.alerts = deps.alerts
+      ? new AlertWatch({ store, logger, chain: deps.chain, ...deps.alerts, checkMs: Math.min(config.keeperIntervalSeconds * 1_000, CHECK_MAX_MS) })
+      : null;
     this.pulls = new PullTimer({ store, logger, allowLoopback: config.pullAllowHttpLoopback, ...(pullFetch ? { fetchList: pullFetch } : {}) });
     const testBaseMs = config.env === "test" ? (config.webhookRetryBaseMs ?? null) : null;
     this.webhooks = new WebhookTimer({ store, logger, allowLoopback: config.env === "test" && config.pullAllowHttpLoopback, retry: { testBaseMs } });
@@ -78,6 +88,8 @@ export class Keeper {
       onLost: () => {
         keeperLeaseHeld.set(0);
         this.stopWork();
+        // Told by this process at once (it never rejects); the next holder's alert watch resolves it.
+        void this.alerts?.leaseLost(this.lease.holder);
       },
     });
     this.ctx = new KeeperContext(deps, () => this.lease.holds());
@@ -110,6 +122,7 @@ export class Keeper {
     tick();
     this.pulls.start();
     this.webhooks.start();
+    this.alerts?.start();
   }
 
   private stopWork(): void {
@@ -117,6 +130,7 @@ export class Keeper {
     this.timer = undefined;
     this.pulls.stop();
     this.webhooks.stop();
+    this.alerts?.stop();
   }
 
   /**

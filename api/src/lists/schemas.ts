@@ -4,6 +4,7 @@
  * domain, below all of them (it imports nothing of the service).
  */
 import { z } from "zod";
+import { characterProblem } from "./characters.js";
 
 /**
  * Most winners one drawing takes, the contract's MAX_WINNERS (entries campaigns; push and pull campaigns take at
@@ -42,23 +43,19 @@ function atMostChars(max: number) {
 }
 
 /**
- * A lone UTF-16 surrogate (JSON allows "\ud800") is not a character: it comes back from SQLite as U+FFFD
- * replacement characters, so the id stored and hashed would differ from the id sent (and re-sending the same list
- * after the cutoff would be 409 locked).
+ * The character rule of ids and names (lists/characters.ts: no control, format or bidirectional characters, no lone
+ * surrogate) as a zod check, for every schema that takes one: the issue names the code point and where it is
+ * (`entries[1].entrantId: must not contain control characters: U+009B at character 1`).
  */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/**
- * Bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) reorder the text around
- * them where ids and names are shown (the page, the proof, the verifier's terminal output: "Trojan Source").
- * The plain direction marks U+200E, U+200F and U+061C stay allowed.
- */
-const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+export function refuseHiddenCharacters(value: string, ctx: z.RefinementCtx<string>): void {
+  const problem = characterProblem(value);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem, input: value });
+}
 
 const httpsUrl = z
   .string()
   .refine(atMostChars(MAX_AVATAR_URL_LENGTH), `must be at most ${MAX_AVATAR_URL_LENGTH} characters`)
-  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
+  .superRefine(refuseHiddenCharacters)
   .refine((v) => {
     try {
       return new URL(v).protocol === "https:";
@@ -67,21 +64,17 @@ const httpsUrl = z
     }
   }, "must be an https URL");
 
-/** An id the partner chooses: 1 to 200 characters, no control characters (they would be invisible on pages). */
+/** An id the partner chooses: 1 to 200 characters, none of them hidden (control, format, bidirectional). */
 export const partnerId = z
   .string()
   .min(1, "must not be empty")
   .refine(atMostChars(MAX_WINNER_ID_LENGTH), `must be at most ${MAX_WINNER_ID_LENGTH} characters`)
-  .refine((v) => !CONTROL_CHARS.test(v), "must not contain control characters")
-  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
-  .refine((v) => !BIDI_CONTROLS.test(v), "must not contain bidirectional override characters (U+202A to U+202E, U+2066 to U+2069)");
+  .superRefine(refuseHiddenCharacters);
 
 export const displayName = z
   .string()
   .refine(atMostChars(MAX_DISPLAY_NAME_LENGTH), `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`)
-  .refine((v) => !CONTROL_CHARS.test(v), "must not contain control characters")
-  .refine((v) => !LONE_SURROGATE.test(v), "must be valid Unicode (no lone surrogate)")
-  .refine((v) => !BIDI_CONTROLS.test(v), "must not contain bidirectional override characters (U+202A to U+202E, U+2066 to U+2069)");
+  .superRefine(refuseHiddenCharacters);
 
 const winnerObject = z.strictObject({
   winner: partnerId,

@@ -63,6 +63,14 @@ export const chainFeesWei = new Counter({
   registers: [registry],
 });
 
+/** Unmined operator transactions sent again at their nonce with higher fees (chain/fees.ts). */
+export const chainTransactionReplacements = new Counter({
+  name: "prizedraw_chain_transaction_replacements_total",
+  help: "Operator transactions replaced at their nonce with higher fees because they were not mined in time, by contract function.",
+  labelNames: ["function"] as const,
+  registers: [registry],
+});
+
 export const chainTransactionsInFlight = new Gauge({
   name: "prizedraw_chain_transactions_in_flight",
   help: "Operator transactions sent and waiting for their receipt.",
@@ -82,5 +90,37 @@ export const webhookFailures = new Counter({
   name: "prizedraw_webhook_failures_total",
   help: "Webhook attempts that failed, by whether the delivery will be retried (retrying) or was given up (failed).",
   labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+/**
+ * proof.json bodies built (http/proofRenders.ts): once per state of a drawing's proof (its result known, its result
+ * final, a winner renamed), never per request. By the finality the body carries and how the build ended.
+ */
+export const proofBuilds = new Counter({
+  name: "prizedraw_proof_builds_total",
+  help: "proof.json bodies built, by finality (provisional, final) and outcome (built; refused: the store and the chain disagree; failed).",
+  labelNames: ["finality", "outcome"] as const,
+  registers: [registry],
+});
+
+/** From the start of a proof body's build to its bytes: the store's pages of entrants and the proof worker's work. */
+export const proofBuildDuration = new Histogram({
+  name: "prizedraw_proof_build_duration_seconds",
+  help: "Time to build a proof.json body (entrants read from the store, hashed and serialized in the proof worker), by finality.",
+  labelNames: ["finality"] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+/**
+ * Reads of a kept proof's sources (the store's rows and the indexer's): after a write to its campaign, and for a
+ * provisional proof being requested at most once a second. By result: unchanged (the kept body served), changed
+ * (a new state: built), unavailable (no proof to serve: not drawn, not indexed, refused, or a read failed).
+ */
+export const proofStateChecks = new Counter({
+  name: "prizedraw_proof_state_checks_total",
+  help: "Reads of a proof's sources that decide whether its kept body still holds, by result (unchanged, changed, unavailable).",
+  labelNames: ["result"] as const,
   registers: [registry],
 });

@@ -1,9 +1,8 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { isIP } from "node:net";
 import { MAX_LIST_BODY_BYTES, describeZodError, winnersBody, type WinnerEntry } from "../lists/schemas.js";
-import { isLoopbackAddress, isPublicAddress } from "./addresses.js";
+import { OutboundRefusedError, checkHost, pinnedLookup, type OutboundOptions, type CheckedHost } from "../outbound/guard.js";
 
 /** Spec: "Gives up after 8 seconds". */
 export const PULL_TIMEOUT_MS = 8_000;
@@ -16,22 +15,17 @@ export type PullOutcome =
   | { kind: "invalid"; reason: string }
   | { kind: "error"; reason: string };
 
-export type PullOptions = {
-  /** Test environment only: lets http(s) URLs reach loopback addresses (PRIZEDRAW_PULL_ALLOW_HTTP_LOOPBACK). */
-  allowLoopback: boolean;
+/** The outbound guard's options (allowLoopback: test environment only, http too) and the fetch's limits. */
+export type PullOptions = OutboundOptions & {
   timeoutMs?: number;
   maxBytes?: number;
-  /** Name resolution (all addresses); node's resolver by default. */
-  resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
 };
 
-const defaultResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
-
 /**
- * GETs a partner's winner list safely: https only (http only to loopback in test), every resolved address must
- * be public, and the connection goes to the address that was checked (no DNS rebinding between check and
- * connect); no redirects, a time limit and a size limit. Never throws: every failure is an outcome with a reason
- * that names no part of the URL (the URL is a secret).
+ * GETs a partner's winner list safely: https only (http only to loopback in test), the outbound guard
+ * (outbound/guard.ts: every resolved address public, the connection pinned to the one checked), no redirects, a
+ * time limit and a size limit. Never throws: every failure is an outcome with a reason that names no part of the
+ * URL (the URL is a secret).
  */
 export async function fetchWinnerList(url: string, expected: number, options: PullOptions): Promise<PullOutcome> {
   let target: URL;
@@ -42,24 +36,14 @@ export async function fetchWinnerList(url: string, expected: number, options: Pu
   }
   const secure = target.protocol === "https:";
   if (!secure && !(target.protocol === "http:" && options.allowLoopback)) return { kind: "error", reason: "only https URLs are fetched" };
-  const hostname = target.hostname.replace(/^\[|\]$/g, "");
-
-  let addresses: { address: string; family: number }[];
+  let host: CheckedHost;
   try {
-    addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await (options.resolve ?? defaultResolve)(hostname);
-  } catch {
-    return { kind: "error", reason: "the host name does not resolve" };
+    host = await checkHost(target, options);
+  } catch (error) {
+    return { kind: "error", reason: error instanceof OutboundRefusedError ? error.message : "the host could not be checked" };
   }
-  const allowed = (a: string) => isPublicAddress(a) || (options.allowLoopback && isLoopbackAddress(a));
-  if (addresses.length === 0 || !addresses.every((a) => allowed(a.address))) {
-    return { kind: "error", reason: "refused: the host resolves to a loopback, private, link-local, multicast or reserved address" };
-  }
-  if (!secure && !addresses.every((a) => isLoopbackAddress(a.address))) return { kind: "error", reason: "only https URLs are fetched" };
-  const checked = addresses[0]!;
-  const pinned: LookupFunction = (_host, opts, callback) => {
-    if (opts.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [checked]);
-    else callback(null, checked.address, checked.family);
-  };
+  if (!secure && !host.loopbackOnly) return { kind: "error", reason: "only https URLs are fetched" };
+  const { hostname } = host;
 
   const timeoutMs = options.timeoutMs ?? PULL_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? PULL_MAX_BYTES;
@@ -72,7 +56,7 @@ export async function fetchWinnerList(url: string, expected: number, options: Pu
         path: `${target.pathname}${target.search}`,
         method: "GET",
         headers: { accept: "application/json", "user-agent": "prize-draw-service" },
-        lookup: pinned,
+        lookup: pinnedLookup(host.address),
         servername: isIP(hostname) ? undefined : hostname,
         agent: false,
       },

@@ -409,6 +409,50 @@ CREATE TABLE leases (
 ) STRICT;
 `,
   },
+  {
+    version: 13,
+    name: "alerts: conditions that need a person, and their notices by mail and operator webhook",
+    sql: `
+-- One row per occurrence of a condition that needs a person (domain/alerts.ts): opened when the keeper first sees
+-- it, resolved when it clears. key is its kind and subject ("drawing_stuck:drw_..."); at most one unresolved row per
+-- key. summary and detail never hold a secret (no pull URL, no key). last_notified_at: the latest notice (opened or
+-- reminder); an acknowledged alert gets no more reminders.
+CREATE TABLE alerts (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  severity TEXT NOT NULL CHECK (severity IN ('critical', 'warning')),
+  summary TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  campaign_slug TEXT,
+  drawing_id TEXT,
+  opened_at TEXT NOT NULL,
+  last_notified_at TEXT NOT NULL,
+  reminders INTEGER NOT NULL DEFAULT 0,
+  acknowledged_at TEXT,
+  acknowledged_by TEXT,
+  resolved_at TEXT
+) STRICT;
+CREATE UNIQUE INDEX alerts_open_key ON alerts(key) WHERE resolved_at IS NULL;
+CREATE INDEX alerts_opened ON alerts(opened_at);
+-- One row per notice of an alert (opened, reminder, resolved). body is the exact JSON the operator webhook is sent
+-- (the mail is written from it); event_id is its webhook-id. Each channel is pending until done: sent (mail handed
+-- to the mailer, webhook answered 2xx), failed (given up), or off (not configured when the notice was made).
+CREATE TABLE alert_notices (
+  id INTEGER PRIMARY KEY,
+  alert_id INTEGER NOT NULL REFERENCES alerts(id),
+  event_id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL CHECK (type IN ('alert.opened', 'alert.reminder', 'alert.resolved')),
+  body TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  mail TEXT NOT NULL CHECK (mail IN ('pending', 'sent', 'failed', 'off')),
+  webhook TEXT NOT NULL CHECK (webhook IN ('pending', 'sent', 'failed', 'off')),
+  webhook_attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT
+) STRICT;
+CREATE INDEX alert_notices_alert ON alert_notices(alert_id, id);
+`,
+  },
 ];
 
 /** Statements kept per connection; past this the cache starts over (texts with a variable number of placeholders). */

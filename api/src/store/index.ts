@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { AccountStore } from "./accounts.js";
+import { AlertStore } from "./alerts.js";
 import { AuditStore } from "./audit.js";
 import { CampaignStore } from "./campaigns.js";
 import type { Connection } from "./connection.js";
@@ -42,6 +43,7 @@ export type Store = {
   webhooks: WebhookStore;
   publicVersions: PublicVersionStore;
   leases: LeaseStore;
+  alerts: AlertStore;
   /** Runs `fn` in one transaction; nested, a savepoint (store/connection.ts). */
   tx<T>(fn: () => Promise<T>): Promise<T>;
   /** Closes the store (its file, or its pool of connections). */
@@ -67,6 +69,7 @@ export function createStore(conn: Connection, sqlite: Db | null = null): Store {
     webhooks: new WebhookStore(conn),
     publicVersions: new PublicVersionStore(conn),
     leases: new LeaseStore(conn),
+    alerts: new AlertStore(conn),
     tx: <T>(fn: () => Promise<T>): Promise<T> => conn.tx(fn),
     close: () => conn.close(),
   };

@@ -143,6 +143,24 @@ export class PortalStore {
     return out;
   }
 
+  /**
+   * The invite links made for the account since `since` (only those to `email`, when given): how many, and when the
+   * oldest of them was made (null when none). The links are the invites' record: one per invite mailed, kept until
+   * a day after they expire (7 days), so any window up to a week can be counted here.
+   */
+  async invitesSince(accountId: string, since: string, email?: string): Promise<{ count: number; oldestAt: string | null }> {
+    let query = this.conn
+      .q()
+      .selectFrom("portal_links")
+      .select((eb) => [eb.fn.countAll().as("n"), eb.fn.min("created_at").as("oldest")])
+      .where("purpose", "=", "invite")
+      .where("account_id", "=", accountId)
+      .where("created_at", ">=", since);
+    if (email !== undefined) query = query.where("email", "=", email);
+    const r = await query.executeTakeFirstOrThrow();
+    return { count: Number(r.n), oldestAt: r.oldest ?? null };
+  }
+
   /** Counts a sign-in request under each key. */
   async recordAttempts(keys: readonly string[], at: string): Promise<void> {
     for (const key of keys) await this.conn.q().insertInto("portal_attempts").values({ key, at }).execute();

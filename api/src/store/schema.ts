@@ -208,6 +208,36 @@ export type PublicVersionsTable = { campaign_id: string; version: number };
 
 export type LeasesTable = { name: string; holder: string; expires_at: number; acquired_at: number };
 
+export type AlertsTable = {
+  id: Generated<number>;
+  key: string;
+  kind: string;
+  severity: "critical" | "warning";
+  summary: string;
+  detail: string;
+  campaign_slug: string | null;
+  drawing_id: string | null;
+  opened_at: string;
+  last_notified_at: string;
+  reminders: Generated<number>;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  resolved_at: string | null;
+};
+
+export type AlertNoticesTable = {
+  id: Generated<number>;
+  alert_id: number;
+  event_id: string;
+  type: "alert.opened" | "alert.reminder" | "alert.resolved";
+  body: string;
+  created_at: string;
+  mail: "pending" | "sent" | "failed" | "off";
+  webhook: "pending" | "sent" | "failed" | "off";
+  webhook_attempts: Generated<number>;
+  last_error: string | null;
+};
+
 export type SchemaMigrationsTable = { version: number; name: string; applied_at: string };
 
 /** Every table of the store. */
@@ -240,4 +270,6 @@ export type Database = {
   webhook_attempts: WebhookAttemptsTable;
   public_versions: PublicVersionsTable;
   leases: LeasesTable;
+  alerts: AlertsTable;
+  alert_notices: AlertNoticesTable;
 };

@@ -2,8 +2,21 @@ import { sql, type Selectable } from "kysely";
 import type { Connection } from "./connection.js";
 import type { WebhookEndpointsTable } from "./schema.js";
 
-export type WebhookEventType = "drawing.locked" | "drawing.settled" | "drawing.paid" | "drawing.needs_attention" | "guarantee.awaiting_pick";
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ["drawing.locked", "drawing.settled", "drawing.paid", "drawing.needs_attention", "guarantee.awaiting_pick"];
+export type WebhookEventType =
+  | "drawing.locked"
+  | "drawing.settled"
+  | "drawing.paid"
+  | "drawing.needs_attention"
+  | "guarantee.awaiting_pick"
+  | "campaign.payout_settings_changed";
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  "drawing.locked",
+  "drawing.settled",
+  "drawing.paid",
+  "drawing.needs_attention",
+  "guarantee.awaiting_pick",
+  "campaign.payout_settings_changed",
+];
 
 /** An account's endpoint. `secret` (and `previousSecret`) never leave the store except to sign, or once when made. */
 export type WebhookEndpoint = {

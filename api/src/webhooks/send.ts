@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { isIP } from "node:net";
+import { pinnedLookup } from "../outbound/guard.js";
 import { WebhookUrlError, resolveTarget, type TargetOptions } from "./target.js";
 
 /** An attempt gives up after this long without a complete answer. */
@@ -37,10 +38,6 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   }
   if (target === null) return late;
   const { url: parsed, hostname, secure, address } = target;
-  const pinned: LookupFunction = (_host, opts, callback) => {
-    if (opts.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
-    else callback(null, address.address, address.family);
-  };
   return new Promise<SendResult>((resolve) => {
     let status: number | null = null;
     let snippet = "";
@@ -52,7 +49,7 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
         path: `${parsed.pathname}${parsed.search}`,
         method: "POST",
         headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "user-agent": "prize-draw-service-webhooks" },
-        lookup: pinned,
+        lookup: pinnedLookup(address),
         servername: isIP(hostname) ? undefined : hostname,
         agent: false,
       },

@@ -342,7 +342,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ready to serve */
+        /**
+         * Ready to serve
+         * @description `{ ready }` for anyone; the detail (each part, and whether this process runs the keeper) with `Authorization: Bearer <METRICS_TOKEN>`, or in the test environment while no token is set.
+         */
         get: operations["getReady"];
         put?: never;
         post?: never;
@@ -389,7 +392,7 @@ export interface components {
          * @description Match on it: its values never change within /api/v1. `forbidden` and `invalid_transition` are answered by the portal and the operator CLI only.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "locked" | "pull_campaign" | "entries_campaign" | "campaign_ended" | "not_entrants_campaign" | "no_open_drawing" | "not_taking_entries" | "too_many_entrants" | "rejected" | "invalid_transition" | "proof_mismatch" | "idempotency_key_reused" | "idempotency_in_progress" | "internal";
+        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "locked" | "pull_campaign" | "entries_campaign" | "campaign_ended" | "not_entrants_campaign" | "no_open_drawing" | "not_taking_entries" | "too_many_entrants" | "rejected" | "invalid_transition" | "proof_mismatch" | "idempotency_key_reused" | "idempotency_in_progress" | "internal" | "rate_limited";
         /** @description Every error, on every endpoint. */
         ErrorBody: {
             error: components["schemas"]["ErrorCode"];
@@ -453,6 +456,9 @@ export interface components {
             } | null;
             /** @description Pull campaigns: the winners URL masked to its scheme and host; else null. */
             pullUrl: string | null;
+            /** @description Where the prizes are paid: an EIP-55 checksummed address; null until one is set (a draft). Only the account's owners change it (in the portal); each change is a `campaign.payout_settings_changed` webhook event. */
+            payoutWallet: string | null;
+            /** @description Prizes at or above it are held for a manual payout. Only the account's owners change it, like the wallet. */
             largePrizeThresholdCents: number;
             /** Format: uri */
             termsUrl: string;
@@ -743,20 +749,20 @@ export interface components {
             /** @constant */
             ok: true;
         };
-        /** @description Store open, chain reachable, indexer within 5 blocks of it; and whether this process runs the keeper. */
+        /** @description Store open, chain reachable, indexer within 5 blocks of it. The rest (each part's state, and whether this process runs the keeper) only with `Authorization: Bearer <METRICS_TOKEN>`, or in the test environment while no token is set. */
         Readiness: {
             ready: boolean;
-            store: boolean;
-            chain: {
+            store?: boolean;
+            chain?: {
                 ok: boolean;
                 block: number | null;
             };
-            indexer: {
+            indexer?: {
                 ok: boolean;
                 block: number | null;
                 lagBlocks: number | null;
             };
-            keeper: {
+            keeper?: {
                 /** @description This process holds the keeper lease (runs the keeper); a standby process is ready too. */
                 leaseHeld: boolean;
             };
@@ -793,6 +799,8 @@ export interface components {
         "Request-Id": string;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
+        /** @description Whole seconds to wait before the request can pass the limit. */
+        "Retry-After": number;
     };
     pathItems: never;
 }
@@ -869,6 +877,7 @@ export interface operations {
                      *             "periodDays": 30
                      *           },
                      *           "pullUrl": null,
+                     *           "payoutWallet": "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
                      *           "largePrizeThresholdCents": 50000,
                      *           "termsUrl": "https://draws.example.com/terms",
                      *           "privacyUrl": "https://draws.example.com/privacy",
@@ -910,6 +919,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "unauthorized";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1004,6 +1027,7 @@ export interface operations {
                      *           "periodDays": 30
                      *         },
                      *         "pullUrl": null,
+                     *         "payoutWallet": "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
                      *         "largePrizeThresholdCents": 50000,
                      *         "termsUrl": "https://draws.example.com/terms",
                      *         "privacyUrl": "https://draws.example.com/privacy",
@@ -1043,6 +1067,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1205,6 +1243,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -1345,6 +1397,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1634,6 +1700,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -1764,6 +1844,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "not_entrants_campaign" | "no_open_drawing";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -1924,6 +2018,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2012,6 +2120,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2157,6 +2279,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2298,6 +2434,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2354,6 +2504,20 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
                 };
             };
         };
@@ -2454,6 +2618,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error: "not_found";
+                    };
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2636,6 +2814,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2696,6 +2888,20 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2741,6 +2947,20 @@ export interface operations {
                 };
                 content: {
                     "text/javascript": string;
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
                 };
             };
             /** @description The service failed; retry later: `internal`. */
@@ -2790,6 +3010,20 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2837,6 +3071,20 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
             /** @description The service failed; retry later: `internal`. */
             500: {
                 headers: {
@@ -2882,6 +3130,20 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
                 };
             };
             /** @description The service failed; retry later: `internal`. */
@@ -2978,7 +3240,21 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready (the same body says which part). */
+            /** @description Over a rate limit (per API key, per client address): wait the seconds in `Retry-After`: `rate_limited`. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
+                    };
+                };
+            };
+            /** @description Not ready (with the detail, which part). */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];

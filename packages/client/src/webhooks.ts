@@ -10,10 +10,23 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** How far a delivery's timestamp may be from now (either way) before it is refused as a replay. */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 
-/** The event types the service sends. */
-export type WebhookEventType = "drawing.locked" | "drawing.settled" | "drawing.paid" | "drawing.needs_attention" | "guarantee.awaiting_pick";
+/**
+ * The event types the service sends today. New types may be added within v1: a handler should acknowledge (2xx) and
+ * ignore a `type` it does not know, so compare `event.type` to the ones it handles rather than assume this list.
+ */
+export type WebhookEventType =
+  | "drawing.locked"
+  | "drawing.settled"
+  | "drawing.paid"
+  | "drawing.needs_attention"
+  | "guarantee.awaiting_pick"
+  | "campaign.payout_settings_changed";
 
-/** A verified delivery's body: the event type, when it happened, and the drawing or guarantee as the API shows it. */
+/**
+ * A verified delivery's body: the event type, when it happened, and its data: the drawing or guarantee as the API
+ * shows it, or for `campaign.payout_settings_changed` the payout wallet and large-prize threshold before and after,
+ * who changed them and when (docs/api.md, Webhooks).
+ */
 export type WebhookEvent = {
   type: WebhookEventType;
   timestamp: string;

@@ -3,10 +3,12 @@
 import type { PrizeTable } from "../../draw/index.js";
 import type { Campaign, CampaignStatus } from "../../store/campaigns.js";
 import { DrawList, type BrowserCheck, type DrawView } from "./DrawList.js";
+import { EntryLookup } from "./EntryLookup.js";
 import { HowToCheck, type CommitCount } from "./HowToCheck.js";
 import { Layout, type FooterLink } from "./Layout.js";
 import { OddsTable } from "./OddsTable.js";
-import { ScheduleSection, type NextDrawing } from "./ScheduleSection.js";
+import type { NextDrawing } from "../../domain/publicPage.js";
+import { ScheduleSection } from "./ScheduleSection.js";
 
 export type CampaignPageProps = {
   campaign: Campaign;
@@ -27,8 +29,8 @@ export type CampaignPageProps = {
   check: BrowserCheck;
   /** The campaign's logo (same origin), or null. */
   logoUrl?: string | null;
-  /** The page's module script (same origin), or none. */
-  script?: string;
+  /** The page's module scripts (same origin): the in-browser check, and the entry lookup when a draw is drawn. */
+  scripts?: string[];
 };
 
 const STATUS_WORDS: Record<Exclude<CampaignStatus, "draft">, string> = {
@@ -79,7 +81,7 @@ export function CampaignPage(props: CampaignPageProps) {
   const { campaign } = props;
   const newestProof = props.draws.find((d) => d.proofUrl !== null)?.proofUrl ?? null;
   return (
-    <Layout title={`${campaign.name}: prize draw`} footer={props.footer} script={props.script}>
+    <Layout title={`${campaign.name}: prize draw`} footer={props.footer} scripts={props.scripts}>
       <TestEnvironmentWarning {...props.testEnvironment} />
       <p class="muted">Prize draw</p>
       {props.logoUrl ? <img src={props.logoUrl} alt={campaign.name} width={96} height={96} style="object-fit: contain; display: block; margin: 0 0 0.5rem;" /> : null}
@@ -99,6 +101,7 @@ export function CampaignPage(props: CampaignPageProps) {
         now={props.now}
         check={props.check}
       />
+      {newestProof ? <EntryLookup mode={campaign.mode} exampleProofUrl={newestProof} truncated={props.truncated} /> : null}
       <HowToCheck
         publicBaseUrl={props.publicBaseUrl}
         exampleProofUrl={newestProof}

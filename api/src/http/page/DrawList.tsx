@@ -159,7 +159,7 @@ function DrawFacts(props: { drawing: Drawing; mode: CampaignMode; timezone: stri
  * The "check this draw here" button: hidden until the page's module script shows it, so without scripts the page
  * shows only the command-line instructions. The script runs the same verify-draw.mjs in the visitor's browser.
  */
-function CheckHere(props: { proofUrl: string; check: BrowserCheck }) {
+export function CheckHere(props: { proofUrl: string; check: BrowserCheck }) {
   const { proofUrl, check } = props;
   return (
     <div class="check-here" hidden data-proof={proofUrl} data-rpc={check.rpcUrl ?? ""}>

@@ -4,12 +4,16 @@
 import type { Child } from "hono/jsx";
 import { html } from "hono/html";
 
-/** One small stylesheet for every page: system fonts, a narrow column, tables that scroll sideways on phones. */
+/**
+ * One small stylesheet for every page: system fonts, a narrow column, tables that scroll sideways on phones. The
+ * body's colours are the browser's own (Canvas, CanvasText), set explicitly so that contrast checkers see the dark
+ * scheme's background rather than assume white.
+ */
 const STYLE = `
 :root { color-scheme: light dark; --muted: #5b6470; --line: #d8dde3; --note: #8a4b00; --warn-bg: #fff4e0; --pass: #1a7f37; --fail: #c62828; --chip: #e3e8ee; }
 @media (prefers-color-scheme: dark) { :root { --muted: #a3acb7; --line: #3a4048; --note: #f0b060; --warn-bg: #3a2a10; --pass: #5fd07a; --fail: #ff7b72; --chip: #313840; } }
 * { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif; background-color: Canvas; color: CanvasText; }
 main, footer { max-width: 44rem; margin: 0 auto; padding: 0 1rem; }
 main { padding-top: 1rem; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0.5rem 0; overflow-wrap: anywhere; }
@@ -39,8 +43,16 @@ tfoot td { font-weight: 600; border-bottom: 0; }
 .facts dd { margin: 0; min-width: 0; }
 .hash { display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
 .check-here { margin: 0.5rem 0; }
-.check-here button { font: inherit; padding: 0.375rem 0.875rem; border: 1px solid currentColor; border-radius: 0.375rem; background: transparent; color: inherit; cursor: pointer; }
-.check-here button[disabled] { cursor: progress; opacity: 0.7; }
+.check-here button, .lookup-row button { font: inherit; padding: 0.375rem 0.875rem; border: 1px solid currentColor; border-radius: 0.375rem; background: transparent; color: inherit; cursor: pointer; }
+.check-here button[disabled], .lookup-row button[disabled] { cursor: progress; opacity: 0.7; }
+.lookup-form label { display: block; font-weight: 600; margin-top: 0.5rem; }
+.lookup-row { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.25rem 0 0.5rem; }
+.lookup-row input { flex: 1 1 12rem; min-width: 0; font: inherit; padding: 0.375rem 0.5rem; border: 1px solid var(--muted); border-radius: 0.375rem; background: transparent; color: inherit; }
+.lookup-summary { font-weight: 600; overflow-wrap: anywhere; }
+.lookup-draws { list-style: none; padding: 0; }
+.lookup-draw { border-top: 1px solid var(--line); padding: 0.5rem 0; }
+.lookup-draw p { margin: 0.125rem 0; overflow-wrap: anywhere; }
+.lookup-won .lookup-headline { color: var(--pass); font-weight: 600; }
 .marks { list-style: none; padding: 0; font-size: 0.875rem; }
 .marks li { margin: 0.125rem 0; overflow-wrap: anywhere; }
 .marks ul { list-style: disc; padding-left: 1.5rem; color: var(--muted); }
@@ -62,10 +74,10 @@ if (/[<>&"']/.test(STYLE)) throw new Error("the page stylesheet must not contain
 export type FooterLink = { href: string; label: string };
 
 /**
- * The HTML document: no external assets, one inline stylesheet, and no scripts unless `script` names one of the
- * service's own module scripts (same origin, loaded by src: the CSP forbids inline scripts).
+ * The HTML document: no external assets, one inline stylesheet, and no scripts but the service's own module
+ * scripts `scripts` names (same origin, loaded by src: the CSP forbids inline scripts).
  */
-export function Layout(props: { title: string; footer: FooterLink[]; script?: string; children: Child }) {
+export function Layout(props: { title: string; footer: FooterLink[]; scripts?: string[]; children: Child }) {
   return html`<!DOCTYPE html>${(
     <html lang="en">
       <head>
@@ -74,7 +86,9 @@ export function Layout(props: { title: string; footer: FooterLink[]; script?: st
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
         <style>{STYLE}</style>
-        {props.script ? <script type="module" src={props.script}></script> : null}
+        {(props.scripts ?? []).map((src) => (
+          <script type="module" src={src}></script>
+        ))}
       </head>
       <body>
         <main>{props.children}</main>

@@ -1,10 +1,10 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource hono/jsx */
 import type { Campaign } from "../../store/campaigns.js";
+import type { NextDrawing } from "../../domain/publicPage.js";
 import type { Drawing } from "../../store/drawings.js";
 import { dollars, duration, localDate, localTime, scheduleWords } from "./format.js";
 
-export type NextDrawing = { drawing: Drawing; averageCents: number };
 
 /** A time shown in the campaign's zone, with the exact instant in the element. */
 export function Time(props: { iso: string; timezone: string }) {

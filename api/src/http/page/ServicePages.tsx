@@ -48,8 +48,9 @@ export function PrivacyPage(props: { publicBaseUrl: string }) {
         and an avatar link. Ids and names are published in each draw's proof; names and avatars are shown on the campaign page.
       </p>
       <p>
-        Campaign pages set no cookies and load avatars without sending where you came from. Their one script runs a draw's check in your browser when
-        you press “Check this draw here”: it fetches the draw's proof from this service and reads the network's public records through its RPC endpoint.
+        Campaign pages set no cookies and load avatars without sending where you came from. Their scripts run in your browser only when you ask: “Check
+        this draw here” fetches the draw's proof from this service and reads the network's public records through its RPC endpoint; “Look up your
+        entry” fetches the public proofs of the draws shown and looks for your id in them in your browser, without sending the id anywhere.
       </p>
     </Layout>
   );

@@ -23,7 +23,8 @@ export function Once() {
 /** A notice at the top of a page: a result ("Key revoked") or an error the form could not take. */
 export type Notice = { kind: "ok" | "error"; text: string } | null;
 
-export function PortalLayout(props: { title: string; viewer: Viewer; notice?: Notice; children: Child }) {
+/** `script`: one more of the service's own module scripts for this page (the drawing page's in-browser check). */
+export function PortalLayout(props: { title: string; viewer: Viewer; notice?: Notice; script?: string; children: Child }) {
   const { viewer, notice } = props;
   return html`<!DOCTYPE html>${(
     <html lang="en">
@@ -36,6 +37,7 @@ export function PortalLayout(props: { title: string; viewer: Viewer; notice?: No
         <title>{`${props.title} · Prize draw portal`}</title>
         <link rel="stylesheet" href="/portal/portal.css" />
         <script type="module" src="/portal/portal.js"></script>
+        {props.script ? <script type="module" src={props.script}></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
@@ -129,6 +131,9 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 img.logo { object-fit: contain; vertical-align: middle; margin-right: 0.5rem; }
 code.detail { overflow-wrap: anywhere; font-size: 0.8125rem; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid var(--line); padding: 0.5rem; }
+.check-result ul { padding-left: 1.25rem; }
+.mark-pass { color: var(--ok); }
+.mark-fail { color: var(--err); }
 `;
 
 /** Progressive enhancement: a "Copy" button next to a one-time secret (the page works without it). */

@@ -2,12 +2,15 @@
 /** @jsxImportSource hono/jsx */
 // The campaigns screens (any team member): the list with what needs attention, a new campaign, its settings, and
 // the campaign's overview with its status moves. Every change calls the domain function the CLI calls
-// (createCampaign, updateCampaign, transitionCampaign); a refusal re-renders the form with the domain's words next
-// to the field they name, and nothing is stored.
+// (createCampaign, updateCampaign, transitionCampaign) as the signed-in person; a refusal re-renders the form with
+// the domain's words next to the field they name, and nothing is stored. The payout wallet and the large-prize
+// threshold are the owners' (domain/payoutSettings.ts): members see them as text, and a member's post that changes
+// them anyway is refused by the domain (403).
 import { Hono, type Context } from "hono";
-import { campaignView, createCampaign, ownCampaign, transitionCampaign, updateCampaign, type CampaignAction, type CampaignInput, type CampaignSettings, type PullUrlPolicy } from "../../domain/campaigns.js";
+import { DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS, campaignView, createCampaign, ownCampaign, transitionCampaign, updateCampaign, type CampaignAction, type CampaignInput, type CampaignSettings, type PullUrlPolicy } from "../../domain/campaigns.js";
 import { BadRequestError, ServiceError } from "../../domain/errors.js";
-import { listHeldPrizes } from "../../domain/heldPrizes.js";
+import { checksummed } from "../../domain/payoutSettings.js";
+import { campaignAttention, flaggedDrawings } from "../../domain/overview.js";
 import { CADENCES, type Cadence, type ScheduleInput } from "../../domain/schedule.js";
 import type { Campaign, CampaignMode } from "../../store/campaigns.js";
 import type { Drawing } from "../../store/drawings.js";
@@ -33,7 +36,7 @@ import {
   type FieldErrors,
 } from "./forms.js";
 import { Csrf, PortalLayout, type Notice } from "./Layout.js";
-import { viewerOf } from "./team.js";
+import { actorOf, viewerOf } from "./team.js";
 
 export type CampaignScreensDeps = { store: Store; publicBaseUrl: string; runCampaign: (campaignId: string) => void; pullPolicy?: PullUrlPolicy };
 
@@ -110,7 +113,7 @@ function valuesFromCampaign(campaign: Campaign): FormValues {
     startsAt: toUtcInput(s.startsAt),
     endsAt: toUtcInput(s.endsAt),
     winnersPerDraw: String(campaign.winnersPerDraw),
-    payoutWallet: campaign.payoutWallet ?? "",
+    payoutWallet: checksummed(campaign.payoutWallet) ?? "",
     // Never the stored pull URL: it is a secret (spec, Pull mode); the form shows it masked beside the field.
     pullUrl: "",
     largePrizeThreshold: centsToDollarsInput(campaign.largePrizeThresholdCents),
@@ -152,8 +155,61 @@ function guaranteeOf(v: FormValues): CampaignInput["guarantee"] {
   };
 }
 
-/** The settings form, for a new campaign or (with `campaign`) an existing one. */
-function SettingsForm(props: { action: string; values: FormValues; errors: FieldErrors; csrf: string; campaign?: Campaign }) {
+/**
+ * The payouts fieldset: fields for owners; for members the values as text (the domain refuses their changes, so the
+ * form sends none).
+ */
+function PayoutFields(props: { values: FormValues; errors: FieldErrors; ownersOnly: boolean; campaign?: Campaign | undefined }) {
+  const { values: v, errors, campaign } = props;
+  if (props.ownersOnly) {
+    // A refusal that names a field this page does not show (a post not made from it) is shown here instead.
+    const refused = errors.payoutWallet ?? errors.largePrizeThreshold;
+    return (
+      <fieldset>
+        <legend>Payouts</legend>
+        <p class="hint">
+          Only the account's owners set the payout wallet and the large-prize threshold
+          {campaign ? "." : ": ask one to set the wallet before the campaign is activated."}
+        </p>
+        <dl class="facts">
+          <dt>Payout wallet</dt>
+          <dd>{campaign?.payoutWallet ? <code>{checksummed(campaign.payoutWallet)}</code> : "none yet"}</dd>
+          <dt>Large-prize threshold</dt>
+          <dd>{money(campaign?.largePrizeThresholdCents ?? DEFAULT_LARGE_PRIZE_THRESHOLD_CENTS)}</dd>
+        </dl>
+        {refused ? (
+          <p class="field-error" role="alert">
+            {refused}
+          </p>
+        ) : null}
+      </fieldset>
+    );
+  }
+  return (
+    <fieldset>
+      <legend>Payouts</legend>
+      <TextField
+        name="payoutWallet"
+        label="Payout wallet"
+        value={v.payoutWallet}
+        hint="The 0x address the prizes are paid to; needed to activate. Mixed case must match its checksum. Once set it can be changed, not removed. Owners only: a change is in the audit log and sent to your webhook endpoints."
+        errors={errors}
+        autocomplete="off"
+      />
+      <TextField
+        name="largePrizeThreshold"
+        label="Large-prize threshold (dollars)"
+        value={v.largePrizeThreshold}
+        inputmode="decimal"
+        hint={`${DOLLARS_HINT} Prizes at or above it are held and paid by hand after checks. Default 500. Owners only, like the wallet.`}
+        errors={errors}
+      />
+    </fieldset>
+  );
+}
+
+/** The settings form, for a new campaign or (with `campaign`) an existing one; `ownersOnly` for a member. */
+function SettingsForm(props: { action: string; values: FormValues; errors: FieldErrors; csrf: string; ownersOnly: boolean; campaign?: Campaign }) {
   const { values: v, errors, campaign } = props;
   const creating = !campaign;
   const scheduleEditable = creating || campaign.status === "draft";
@@ -218,25 +274,7 @@ function SettingsForm(props: { action: string; values: FormValues; errors: Field
         )}
         <TextField name="endsAt" label="End (UTC)" value={v.endsAt} type="datetime-local" hint="Empty: no end date. An earlier end removes the drawings after it." errors={errors} />
       </fieldset>
-      <fieldset>
-        <legend>Payouts</legend>
-        <TextField
-          name="payoutWallet"
-          label="Payout wallet"
-          value={v.payoutWallet}
-          hint="The 0x address the prizes are paid to; needed to activate. Mixed case must match its checksum. Once set it can be changed, not removed."
-          errors={errors}
-          autocomplete="off"
-        />
-        <TextField
-          name="largePrizeThreshold"
-          label="Large-prize threshold (dollars)"
-          value={v.largePrizeThreshold}
-          inputmode="decimal"
-          hint={`${DOLLARS_HINT} Prizes at or above it are held and paid by hand after checks. Default 500.`}
-          errors={errors}
-        />
-      </fieldset>
+      <PayoutFields values={v} errors={errors} ownersOnly={props.ownersOnly} campaign={campaign} />
       {creating || mode === "pull" ? (
         <fieldset>
           <legend>Pull URL{creating ? " (pull campaigns)" : ""}</legend>
@@ -299,8 +337,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     const session = signedIn(c);
     const campaigns: { campaign: Campaign; flagged: Drawing[] }[] = [];
     for (const campaign of await store.campaigns.ofAccount(session.accountId)) {
-      const flagged = (await store.drawings.unfinished(campaign.id)).filter((d) => d.needsAttention !== null);
-      campaigns.push({ campaign, flagged });
+      campaigns.push({ campaign, flagged: await flaggedDrawings(store, campaign.id) });
     }
     return c.html(
       <PortalLayout title="Campaigns" viewer={viewerOf(session)}>
@@ -351,7 +388,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
   const newPage = (session: SignedIn, values: FormValues, errors: FieldErrors = {}) => (
     <PortalLayout title="New campaign" viewer={viewerOf(session)}>
       <p>A new campaign starts as a draft: it draws nothing and its public page stays hidden until you activate it.</p>
-      <SettingsForm action="/portal/campaigns/new" values={values} errors={errors} csrf={session.csrfToken} />
+      <SettingsForm action="/portal/campaigns/new" values={values} errors={errors} csrf={session.csrfToken} ownersOnly={session.member.role !== "owner"} />
     </PortalLayout>
   );
 
@@ -379,7 +416,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
     };
     try {
       if (!["push", "pull", "entries"].includes(input.mode)) throw new BadRequestError("mode must be push, pull or entries");
-      const campaign = await createCampaign(store, session.accountId, input, new Date(), pullPolicy, session.email);
+      const campaign = await createCampaign(store, session.accountId, input, new Date(), pullPolicy, actorOf(session));
       return c.redirect(`/portal/campaigns/${campaign.slug}?done=created`, 303);
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(newPage(session, v, errorsFrom(error.detail, SETTING_FIELDS)), error.status);
@@ -393,7 +430,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
       {campaign.status === "ended" ? (
         <p>This campaign has ended: its settings cannot change.</p>
       ) : (
-        <SettingsForm action={`/portal/campaigns/${campaign.slug}/edit`} values={values} errors={errors} csrf={session.csrfToken} campaign={campaign} />
+        <SettingsForm action={`/portal/campaigns/${campaign.slug}/edit`} values={values} errors={errors} csrf={session.csrfToken} ownersOnly={session.member.role !== "owner"} campaign={campaign} />
       )}
     </PortalLayout>
   );
@@ -421,7 +458,8 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
       ...(draft ? { schedule: scheduleOf(v), guarantee: guaranteeOf(v) } : {}),
     };
     try {
-      await updateCampaign(store, campaign.slug, settings, new Date(), pullPolicy, session.email);
+      // A member's change of the wallet or threshold is refused in the domain (403 forbidden: the error page).
+      await updateCampaign(store, campaign.slug, settings, new Date(), pullPolicy, actorOf(session));
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 409)) return c.html(editPage(session, campaign, v, errorsFrom(error.detail, SETTING_FIELDS)), error.status);
       throw error;
@@ -433,9 +471,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
   const overviewPage = async (session: SignedIn, campaign: Campaign, notice: Notice = null, errors: FieldErrors = {}) => {
     const viewer = viewerOf(session);
     const view = await campaignView(store, campaign, { publicBaseUrl });
-    const flagged = (await store.drawings.unfinished(campaign.id)).filter((d) => d.needsAttention !== null);
-    const awaiting = (await store.guarantees.list(campaign.id)).filter((g) => g.status === "awaiting_pick");
-    const held = (await listHeldPrizes(store, campaign.slug)).filter((h) => h.status === "open");
+    const { flagged, awaitingPick: awaiting, heldOpen: held } = await campaignAttention(store, campaign);
     const attention: string[] = [];
     if (campaign.status === "draft") attention.push("Draft: it draws nothing and its public page is hidden until it is activated.");
     if (campaign.status === "draft" && !campaign.payoutWallet) attention.push("No payout wallet yet: set one in Settings before activating.");
@@ -519,7 +555,7 @@ export function campaignListRoutes({ store, publicBaseUrl, runCampaign, pullPoli
             <dt>Winners per draw</dt>
             <dd>{campaign.winnersPerDraw}</dd>
             <dt>Payout wallet</dt>
-            <dd>{campaign.payoutWallet ? <code>{campaign.payoutWallet}</code> : "none"}</dd>
+            <dd>{view.payoutWallet ? <code>{view.payoutWallet}</code> : "none"}</dd>
             <dt>Large-prize threshold</dt>
             <dd>{money(campaign.largePrizeThresholdCents)}</dd>
             <dt>Average prize per winner</dt>

@@ -82,7 +82,9 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
           {flagged.length === 0 ? <p>No drawing is flagged.</p> : null}
           {flagged.map((d) => (
             <article aria-labelledby={`flag-${d.id}`} class="card">
-              <h3 id={`flag-${d.id}`}>Drawing of {utc(d.drawAt)}</h3>
+              <h3 id={`flag-${d.id}`}>
+                <a href={`${base}/drawings/${d.id}`}>Drawing of {utc(d.drawAt)}</a>
+              </h3>
               <p class="field-error">{d.needsAttention}</p>
               <p>
                 Cutoff was {utc(d.cutoffAt)}; {listCell(d)}. Extend the cutoff, then send the list (a pull campaign fetches it again by itself).
@@ -126,7 +128,7 @@ export function drawingRoutes({ store, runCampaign }: { store: Store; runCampaig
                     {rows.map((d) => (
                       <tr>
                         <th scope="row">
-                          {utc(d.drawAt)}
+                          <a href={`${base}/drawings/${d.id}`}>{utc(d.drawAt)}</a>
                           <span class="hint">{requestedNumber(d) === null ? d.id : `number ${requestedNumber(d)} · ${d.id}`}</span>
                         </th>
                         <td>{utc(d.cutoffAt)}</td>

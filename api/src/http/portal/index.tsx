@@ -18,6 +18,7 @@ import { signInRoutes } from "./signIn.js";
 import { teamRoutes } from "./team.js";
 import { auditRoutes } from "./audit.js";
 import { brandingRoutes } from "./branding.js";
+import { drawingPageRoutes } from "./drawing.js";
 import { drawingRoutes } from "./drawings.js";
 import { tableRoutes } from "./table.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -89,6 +90,7 @@ export function portalRoutes(deps: PortalDeps) {
   app.route("/", campaignListRoutes(deps));
   app.route("/", tableRoutes(deps));
   app.route("/", drawingRoutes(deps));
+  app.route("/", drawingPageRoutes(deps));
   app.route("/", brandingRoutes(deps));
   app.route("/", auditRoutes(deps));
   app.route("/", webhookRoutes(deps));

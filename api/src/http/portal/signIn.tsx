@@ -73,7 +73,8 @@ export function signInRoutes({ store, mailer, publicBaseUrl, env, trustedProxyHo
       if (error instanceof BadRequestError) return again("this is not an email address");
       throw error;
     }
-    // The same answer whether or not the address is on a team: the page never tells who has an account.
+    // The same answer whether or not the address is on a team, in the same time (the mail is sent off the request
+    // path, and an SMTP failure is logged, never shown): the page never tells who has an account.
     return c.html(
       <PortalLayout title="Check your mail" viewer={null} notice={{ kind: "ok", text: "If this address is on a team, a sign-in link is on its way." }}>
         <p>

@@ -6,7 +6,7 @@
 // moves every still-open drawing to the new version (spec, Prize table rule 7).
 import { createHash } from "node:crypto";
 import { Hono } from "hono";
-import { ownCampaign, publishCampaignTable } from "../../domain/campaigns.js";
+import { nextTableVersion, ownCampaign, publishCampaignTable } from "../../domain/campaigns.js";
 import { ServiceError } from "../../domain/errors.js";
 import { MAX_TIERS, PrizeTableError, averagePrizeCents, validatePrizeTable, type PrizeTable, type PrizeTierInput } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
@@ -64,7 +64,7 @@ export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign:
     const viewer = viewerOf(session);
     const current = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
     // The version a publish would make, read before rendering (shown only under a preview of a campaign not ended).
-    const publishVersion = preview && campaign.status !== "ended" ? (await store.prizeTables.latestVersion(campaign.slug)) + 1 : null;
+    const publishVersion = preview && campaign.status !== "ended" ? await nextTableVersion(store, campaign.slug) : null;
     const base = `/portal/campaigns/${campaign.slug}`;
     return (
       <PortalLayout title={`Prize table: ${campaign.name}`} viewer={viewer} notice={notice}>
@@ -216,7 +216,7 @@ export function tableRoutes({ store, runCampaign }: { store: Store; runCampaign:
     if (Object.keys(errors).length > 0) return c.html(await page(session, campaign, shown, errors, null), 400);
     let preview: Preview;
     try {
-      const table = validatePrizeTable({ id: campaign.slug, version: (await store.prizeTables.latestVersion(campaign.slug)) + 1, tiers });
+      const table = validatePrizeTable({ id: campaign.slug, version: await nextTableVersion(store, campaign.slug), tiers });
       preview = { table, averageCents: averagePrizeCents(table, campaign.winnersPerDraw), fingerprint: fingerprintOf(tiers) };
     } catch (error) {
       if (error instanceof PrizeTableError) return c.html(await page(session, campaign, shown, tableErrors(error, index), null), 400);

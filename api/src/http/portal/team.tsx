@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import type { Environment } from "../../config.js";
 import { ServiceError } from "../../domain/errors.js";
-import { sendInvite } from "../../domain/portal.js";
+import { TooManyInvitesError, inviteMember } from "../../domain/portal.js";
 import { addMember, createKey, listKeys, listTeam, removeMember, revokeKey, type Actor } from "../../domain/team.js";
 import type { Mailer } from "../../mail/mailer.js";
 import type { Role } from "../../store/accounts.js";
@@ -97,7 +97,8 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   /**
    * Runs a team action and shows the team page with its result; a refusal the person can fix (400, 404) shows on the
-   * page with nothing changed, anything else (403 for a member) goes to the error page.
+   * page with nothing changed, and so does an invite limit (429, with Retry-After); anything else (403 for a member)
+   * goes to the error page.
    */
   const teamAction = async (c: Context<PortalEnv>, act: (session: SignedIn) => Promise<string | null>) => {
     const session = signedIn(c);
@@ -107,6 +108,10 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
       return done === null ? c.redirect("/portal/sign-in", 303) : c.html(await teamPage(session, { kind: "ok", text: done }));
     } catch (error) {
       if (error instanceof ServiceError && (error.status === 400 || error.status === 404)) return c.html(await teamPage(session, { kind: "error", text: error.detail }), error.status);
+      if (error instanceof TooManyInvitesError) {
+        c.header("Retry-After", String(error.retryAfterSeconds));
+        return c.html(await teamPage(session, { kind: "error", text: error.message }), 429);
+      }
       throw error;
     }
   };
@@ -114,8 +119,7 @@ export function teamRoutes({ store, mailer, publicBaseUrl, env }: TeamDeps) {
 
   app.post("/team/invite", (c) =>
     teamAction(c, async (session) => {
-      const member = await addMember(store, session.accountId, actorOf(session), memberInput(c));
-      await sendInvite(store, mailer, member, session.email, linkUrl);
+      const member = await inviteMember(store, mailer, session.accountId, actorOf(session), memberInput(c), linkUrl);
       return `Invited ${member.email} as ${member.role}: the link is on its way.`;
     }),
   );

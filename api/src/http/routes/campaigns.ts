@@ -11,7 +11,7 @@ import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
 import { readJson, readQuery } from "../body.js";
 import { winnersBody } from "../../lists/schemas.js";
-import { campaignsQuery, drawingsQuery, testClockBody } from "../schemas.js";
+import { campaignsQuery, drawingsQuery, noQuery, testClockBody } from "../schemas.js";
 
 export type CampaignRoutesDeps = {
   store: Store;
@@ -32,6 +32,7 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
 
   app.get("/:slug", async (c) => {
     const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    readQuery(c, noQuery);
     return c.json({ campaign: await campaignView(store, campaign, config) });
   });
 
@@ -46,6 +47,7 @@ export function campaignRoutes({ store, config, runCampaign }: CampaignRoutesDep
 
   app.get("/:slug/drawings/:id", async (c) => {
     const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    readQuery(c, noQuery);
     return c.json({ drawing: await drawingView(store, await drawingOf(store, campaign, c.req.param("id"))) });
   });
 

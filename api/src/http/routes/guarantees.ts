@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { guaranteeView, pickGuarantee } from "../../domain/guarantees.js";
 import type { Store } from "../../store/index.js";
 import type { AuthVariables } from "../auth.js";
-import { readJson } from "../body.js";
-import { guaranteePickBody } from "../schemas.js";
+import { readJson, readQuery } from "../body.js";
+import { guaranteePickBody, noQuery } from "../schemas.js";
 import { ownCampaign } from "../../domain/campaigns.js";
 
 /** /api/v1/campaigns/{slug}/guarantees: checked guarantee periods and the partner's pick. */
@@ -12,6 +12,7 @@ export function guaranteeRoutes({ store }: { store: Store }) {
 
   app.get("/:slug/guarantees", async (c) => {
     const campaign = await ownCampaign(store, c.var.accountId, c.req.param("slug"));
+    readQuery(c, noQuery);
     return c.json({ guarantees: (await store.guarantees.list(campaign.id)).map(guaranteeView) });
   });
 

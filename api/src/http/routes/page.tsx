@@ -6,22 +6,19 @@ import { join } from "node:path";
 import { Hono } from "hono";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
-import { campaignNow } from "../../domain/campaigns.js";
 import { publicLogo } from "../../domain/branding.js";
 import { NotFoundError } from "../../domain/errors.js";
-import { drawingFinality } from "../../domain/finality.js";
-import { STAGE, isDrawn, proofUrl, publicCampaign, publicDrawings, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
-import { averagePrizeCents, toCampaignId } from "../../draw/index.js";
+import { proofUrl, publicCampaign, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
+import { campaignPageData } from "../../domain/publicPage.js";
+import { toCampaignId } from "../../draw/index.js";
 import type { Campaign } from "../../store/campaigns.js";
 import type { Store } from "../../store/index.js";
 import { VERIFY_DIR } from "../../paths.js";
 import type { CampaignLogo } from "../../store/portal.js";
 import { CampaignPage, type CampaignPageProps } from "../page/CampaignPage.js";
 import type { DrawView } from "../page/DrawList.js";
-import type { CommitCount } from "../page/HowToCheck.js";
 import { httpsUrl } from "../page/format.js";
 import type { FooterLink } from "../page/Layout.js";
-import type { NextDrawing } from "../page/ScheduleSection.js";
 import { NotFoundPage, PrivacyPage, TermsPage } from "../page/ServicePages.js";
 import type { PublicCache } from "../publicCache.js";
 import { LIST_CACHE_CONTROL, answerRendered, pageKey } from "./public.js";
@@ -40,7 +37,7 @@ export const PAGE_WINNERS_PER_DRAW = 50;
 const STRICT_CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * The campaign page's policy: its one module script and the verifier it imports, from this origin only (no inline
+ * The campaign page's policy: its module scripts and the verifier they import, from this origin only (no inline
  * script, no eval), and fetches to the proofs (this origin, or the public base URL's) and to the JSON-RPC endpoint
  * of the in-browser chain check.
  */
@@ -58,8 +55,11 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** The campaign page's module script: served from this origin, it imports ./verify-draw.mjs (the same served checker). */
-const CHECK_SCRIPT_PATH = "/verify/check-draw.mjs";
+export const CHECK_SCRIPT_PATH = "/verify/check-draw.mjs";
 const CHECK_SCRIPT = readFileSync(join(VERIFY_DIR, "check-draw.mjs"), "utf8");
+/** The page's "Look up your entry" script, served the same way; it also imports ./verify-draw.mjs. */
+export const LOOKUP_SCRIPT_PATH = "/verify/lookup-entry.mjs";
+const LOOKUP_SCRIPT = readFileSync(join(VERIFY_DIR, "lookup-entry.mjs"), "utf8");
 
 /**
  * Public JSON-RPC endpoints of the networks the service deploys to (README, "Deploying to a real network"): they
@@ -99,53 +99,29 @@ function campaignFooter(campaign: Campaign, publicBaseUrl: string): FooterLink[]
   ];
 }
 
-/** Everything the campaign page shows, read from the store (before rendering: the components read nothing). */
-async function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord, commits: CommitCount): Promise<CampaignPageProps> {
-  const table = await store.prizeTables.get(campaign.tableId, campaign.tableVersion);
-  if (!table) throw new Error(`prize table ${campaign.tableId} v${campaign.tableVersion} is missing`);
-  const now = campaignNow(campaign).toISOString();
-
-  let next: NextDrawing | null = null;
-  const open = campaign.status === "active" ? await store.drawings.nextOpen(campaign.id, now) : null;
-  const openTable = open ? await store.prizeTables.get(open.tableId, open.tableVersion) : null;
-  if (open && openTable) next = { drawing: open, averageCents: averagePrizeCents(openTable, open.winnersExpected) };
-
-  // The same list as draws.json's first page (publicDrawings), less the next drawing the schedule section shows.
-  const { rows, more } = await publicDrawings(store, campaign, { before: null, limit: PAGE_DRAWS + 1 });
-  const listed = rows.filter((d) => d.id !== open?.id);
-  const finalized = await store.finality.get();
-  const draws: DrawView[] = [];
-  for (const drawing of listed.slice(0, PAGE_DRAWS)) {
-    const drawn = isDrawn(drawing);
-    const winners = drawn ? await store.drawings.winners(drawing.id) : [];
-    draws.push({
-      drawing,
-      stage: STAGE[drawing.status],
-      winners: winners.slice(0, PAGE_WINNERS_PER_DRAW),
-      moreWinners: Math.max(0, winners.length - PAGE_WINNERS_PER_DRAW),
-      proofUrl: drawn ? proofUrl(publicBaseUrl, campaign, drawing) : null,
-      finality: drawingFinality(drawing, finalized),
-    });
-  }
-
+/** Everything the campaign page shows (domain/publicPage.ts reads it; the components read nothing), with its links. */
+async function campaignPageProps(store: Store, campaign: Campaign, publicBaseUrl: string, deployment: DeploymentRecord, onchain: number | null): Promise<CampaignPageProps> {
+  const data = await campaignPageData(store, campaign, { draws: PAGE_DRAWS, winnersPerDraw: PAGE_WINNERS_PER_DRAW });
+  const draws: DrawView[] = data.draws.map(({ drawn, ...draw }) => ({ ...draw, proofUrl: drawn ? proofUrl(publicBaseUrl, campaign, draw.drawing) : null }));
   return {
     campaign,
-    table,
-    averageCents: averagePrizeCents(table, campaign.winnersPerDraw),
-    next,
+    table: data.table,
+    averageCents: data.averageCents,
+    next: data.next,
     draws,
-    truncated: more || listed.length > PAGE_DRAWS,
-    now,
+    truncated: data.truncated,
+    now: data.now,
     publicBaseUrl,
     drawsJsonUrl: `${publicBaseUrl}/campaigns/${campaign.slug}/draws.json`,
     mockEntropy: deployment.mockEntropy,
     testEnvironment: { testRandomness: deployment.mockEntropy, testMoney: deployment.mockEntropy || TEST_CHAINS.has(deployment.chainId) || isLoopback(deployment.rpcUrl) },
-    commits,
+    commits: { committed: onchain, published: data.published },
     footer: campaignFooter(campaign, publicBaseUrl),
     // Relative: the logo is served by this origin (the policy's img-src 'self'); the ETag busts caches after a change.
     logoUrl: await logoUrl(store, campaign),
     check: { rpcUrl: browserRpcUrl(deployment) },
-    script: CHECK_SCRIPT_PATH,
+    // The lookup reads drawn draws' proofs: with none on the page it has nothing to do, and its form is not shown.
+    scripts: draws.some((d) => d.proofUrl !== null) ? [CHECK_SCRIPT_PATH, LOOKUP_SCRIPT_PATH] : [CHECK_SCRIPT_PATH],
   };
 }
 
@@ -155,23 +131,19 @@ async function logoUrl(store: Store, campaign: Campaign): Promise<string | null>
   return logo ? `/campaigns/${campaign.slug}/logo?v=${logo.etag.slice(1, 13)}` : null;
 }
 
-/**
- * The campaign's commits onchain (the indexer's lastNumber) against the drawings this service committed; the onchain count
- * is null while the indexer cannot answer, so the page still renders.
- */
-async function commitCount(store: Store, indexer: IndexerClient, campaign: Campaign): Promise<CommitCount> {
-  const published = await store.drawings.countCommitted(campaign.id);
+/** The campaign's commits onchain (the indexer's lastNumber), or null while the indexer cannot answer (the page still renders). */
+async function onchainCommits(indexer: IndexerClient, campaign: Campaign): Promise<number | null> {
   try {
     const onchain = await indexer.campaign(toCampaignId(campaign.slug));
-    return { committed: onchain === null ? 0 : Number(onchain.lastNumber), published };
+    return onchain === null ? 0 : Number(onchain.lastNumber);
   } catch {
-    return { committed: null, published };
+    return null;
   }
 }
 
 /**
  * The public campaign page and the service's own terms and privacy pages: server-rendered HTML. Only the campaign
- * page loads a script (the in-browser check, progressive enhancement); everything works without it.
+ * page loads scripts (the in-browser check and the entry lookup, progressive enhancement); everything works without them.
  */
 export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }: PageRoutesDeps) {
   const app = new Hono();
@@ -182,10 +154,12 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }:
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(name)) c.header(name, value);
   });
 
-  app.get(CHECK_SCRIPT_PATH, (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    return c.body(CHECK_SCRIPT, 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
+  for (const [path, script] of [[CHECK_SCRIPT_PATH, CHECK_SCRIPT], [LOOKUP_SCRIPT_PATH, LOOKUP_SCRIPT]] as const) {
+    app.get(path, (c) => {
+      c.header("Cache-Control", "public, max-age=300");
+      return c.body(script, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+    });
+  }
 
   app.get("/campaigns/:slug", async (c) => {
     let campaign: Campaign;
@@ -196,9 +170,9 @@ export function pageRoutes({ store, indexer, publicBaseUrl, deployment, cache }:
       throw error;
     }
     const rendered = await cache.get(pageKey(campaign.id), campaign.id, async () => {
-      const commits = await commitCount(store, indexer, campaign);
+      const onchain = await onchainCommits(indexer, campaign);
       const now = new Date();
-      const props = await campaignPageProps(store, campaign, publicBaseUrl, deployment, commits);
+      const props = await campaignPageProps(store, campaign, publicBaseUrl, deployment, onchain);
       const html = (<CampaignPage {...props} />).toString();
       return {
         body: Buffer.from(typeof html === "string" ? html : await html),

@@ -5,22 +5,25 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import type { DeploymentRecord } from "../../chain/deployment.js";
 import type { IndexerClient } from "../../chain/indexer.js";
-import { drawingFinality } from "../../domain/finality.js";
-import { drawProof } from "../../domain/proofs.js";
+import { ProofBuilder } from "../../domain/proofBuilder.js";
+import { readProofSources, renderProof } from "../../domain/proofs.js";
 import { DRAWS_DEFAULT_LIMIT, DRAWS_MAX_LIMIT, drawsPage, parseBefore, publicCampaign, publicFinalAt, publicListChangesAt } from "../../domain/publicDraws.js";
+import { logger } from "../../logger.js";
 import type { Store } from "../../store/index.js";
 import { VERIFY_DIR } from "../../paths.js";
 import { readQuery } from "../body.js";
 import { queryInteger } from "../schemas.js";
-import { etagOf, type PublicCache, type Render, type Rendered } from "../publicCache.js";
+import type { PublicCache, Rendered } from "../publicCache.js";
 
 export type PublicRoutesDeps = {
   store: Store;
   indexer: IndexerClient;
   deployment: DeploymentRecord;
   publicBaseUrl: string;
-  /** The renders shared with the campaign page (http/publicCache.ts). */
+  /** The renders shared with the campaign page and the fast path (http/publicCache.ts), proofs among them. */
   cache: PublicCache;
+  /** Builds proof bodies (in a worker thread when the service runs bundled); a new one by default. */
+  proofBuilder?: ProofBuilder;
 };
 
 /** Cache keys of the public reads (http/publicCache.ts). */
@@ -47,7 +50,7 @@ export const LIST_CACHE_CONTROL = "public, max-age=15, stale-while-revalidate=60
 export const FINAL_PROOF_CACHE_CONTROL = "public, max-age=86400";
 /** A provisional proof may be contradicted by a reorg: revalidated at every use. */
 export const PROVISIONAL_PROOF_CACHE_CONTROL = "public, no-cache";
-/** Renders are kept at most this long whatever else holds (a bound on anything this module did not foresee). */
+/** Lists are kept at most this long whatever else holds (a bound on anything this module did not foresee). */
 const MAX_KEEP_MS = 60 * 60_000;
 
 /** True when an If-None-Match header names `etag` (or is `*`), strong or weak. */
@@ -65,16 +68,16 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 export function answerRendered(c: Context, rendered: Rendered): Response {
   const headers = { ...rendered.headers, ETag: rendered.etag };
   if (matchesEtag(c.req.header("if-none-match"), rendered.etag)) return c.body(null, 304, headers);
-  return c.body(new Uint8Array(rendered.body), 200, headers);
+  // A view, not a copy: a large proof is 9 MB.
+  return c.body(new Uint8Array(rendered.body.buffer as ArrayBuffer, rendered.body.byteOffset, rendered.body.byteLength), 200, headers);
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Public JSON endpoints (no key, CORS open): draws.json, proof.json, the verifier and its skill file. */
-export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache }: PublicRoutesDeps) {
+export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache, proofBuilder = new ProofBuilder() }: PublicRoutesDeps) {
   const app = new Hono();
-  /** Provisional proofs being built by proofKey, shared by the requests that arrive meanwhile (one indexer read per burst). */
-  const building = new Map<string, Promise<Rendered>>();
+  let warnedUnthreaded = false;
   app.use("*", cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"] }));
 
   app.get("/campaigns/:slug/draws.json", async (c) => {
@@ -98,33 +101,29 @@ export function publicRoutes({ store, indexer, deployment, publicBaseUrl, cache 
   app.get("/campaigns/:slug/draws/:id/proof.json", async (c) => {
     const campaign = await publicCampaign(store, c.req.param("slug"));
     const id = c.req.param("id");
+    // Keyed by the campaign and the drawing: any drawing id can be put under any campaign's URL, and under another
+    // campaign's a request must find nothing kept or in flight and answer 404 (the drawing is not that campaign's).
     const key = proofKey(campaign.id, id);
-    // A final proof changes only with a write to the campaign (a renamed winner): kept until then.
-    const kept = await cache.fresh(key, campaign.id);
-    if (kept) return answerRendered(c, kept);
-    const drawn = await store.drawings.byId(campaign.id, id);
-    const finality = drawn ? drawingFinality(drawn, await store.finality.get()) : null;
-    const build = async (): Promise<Render> => {
-      const proof = await drawProof(store, indexer, deployment, campaign, id);
-      const final = finality === "final";
+    // Built once per state of what the proof shows, and served from memory until it changes (http/proofRenders.ts).
+    const rendered = await cache.proofs.get(key, await store.publicVersions.get(campaign.id), async () => {
+      const sources = await readProofSources(store, indexer, deployment, campaign, id);
+      const final = sources.finality === "final";
       return {
-        body: Buffer.from(JSON.stringify({ ...proof, finality: finality ?? "provisional" })),
-        headers: { "Content-Type": JSON_TYPE, "Cache-Control": final ? FINAL_PROOF_CACHE_CONTROL : PROVISIONAL_PROOF_CACHE_CONTROL },
-        expiresAt: final ? Date.now() + MAX_KEEP_MS : 0,
-        finalAt: null,
+        state: sources.state,
+        final,
+        finalAt: sources.finalAt,
+        build: async () => {
+          if (!proofBuilder.threaded && !warnedUnthreaded) {
+            warnedUnthreaded = true;
+            logger.warn("proof bodies are built on the service's event loop: no proofWorker.mjs beside the running service (run the bundle: npm run build)");
+          }
+          const { body, sha256 } = await renderProof(store, proofBuilder, sources);
+          const headers = { "Content-Type": JSON_TYPE, "Cache-Control": final ? FINAL_PROOF_CACHE_CONTROL : PROVISIONAL_PROOF_CACHE_CONTROL };
+          return { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), headers, sha256 };
+        },
       };
-    };
-    if (finality === "final") return answerRendered(c, await cache.get(key, campaign.id, build));
-    // Provisional: built from the indexer for every request (requests arriving during a build share it), so a
-    // reorg that drops the reveal stops the proof as soon as the indexer reverts it, before the keeper's next cycle.
-    // Shared by the proof's key, the campaign and the drawing: any drawing id can be put under any campaign's URL, and
-    // under another campaign's a request must find nothing in flight and answer 404, as when nothing is.
-    let pending = building.get(key);
-    if (!pending) {
-      pending = build().then((r) => ({ ...r, version: 0, etag: etagOf(r.body) })).finally(() => building.delete(key));
-      building.set(key, pending);
-    }
-    return answerRendered(c, await pending);
+    });
+    return answerRendered(c, rendered);
   });
 
   for (const [name, file] of Object.entries(VERIFY_FILES)) {

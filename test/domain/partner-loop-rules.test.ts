@@ -3,19 +3,15 @@
 // drawing, the message for a list sent after a cutoff that had none, and what ending does to a drawing that never
 // got its list. The real-stack side is test/api/partner-loop.test.ts.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createCampaign, endIfFinished, transitionCampaign } from "../../api/src/domain/campaigns.js";
 import { drawingView, listDrawings, submitWinners } from "../../api/src/domain/drawings.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
-import { newId } from "../../api/src/store/ids.js";
 import { drawsPage, parseBefore, publicDrawings } from "../../api/src/domain/publicDraws.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
+import { drawingRow, newAccount, storeFilePerTest } from "../support/store.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -24,20 +20,13 @@ const DEPLOYMENT = { chainId: 31337, token: "0x000000000000000000000000000000000
 /** Real time in these tests: drawings are placed around it (the campaign clock has no offset). */
 const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
 
-let dir: string;
+const files = storeFilePerTest("partner-loop");
 let store: Store;
 let accountId: string;
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "partner-loop-"));
-  store = await openServiceStore(path.join(dir, "store.sqlite"));
-  accountId = newId("acc");
-  await store.accounts.createAccount(accountId, NOW.toISOString());
-});
-
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  store = await files.open();
+  accountId = await newAccount(store, NOW);
 });
 
 async function campaign(slug: string, mode: "push" | "entries", cadence: "hourly" | "daily" = "hourly"): Promise<Campaign> {
@@ -47,12 +36,7 @@ async function campaign(slug: string, mode: "push" | "entries", cadence: "hourly
 
 /** A past drawing of the campaign at `drawAt` (before NOW), in the given state. */
 async function pastDrawing(c: Campaign, drawAt: number, fields: Partial<Drawing>, winners: string[] = []): Promise<Drawing> {
-  const d: Drawing = {
-    id: newId("drw"), campaignId: c.id, drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - 5 * MINUTE).toISOString(), status: "open",
-    winnersExpected: 1, number: null, partnerRound: null, tableId: c.tableId, tableVersion: c.tableVersion, needsAttention: null, listSubmittedAt: null,
-    lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null, settledAt: null,
-    paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: NOW.toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null, ...fields,
-  };
+  const d = drawingRow(c, { drawAt: new Date(drawAt).toISOString(), cutoffAt: new Date(drawAt - 5 * MINUTE).toISOString(), createdAt: NOW.toISOString(), ...fields });
   expect(await store.drawings.insertIfAbsent(d)).toBe(true);
   if (winners.length > 0) await store.drawings.replaceWinners(d.id, winners.map((winnerId) => ({ winnerId, displayName: null, avatarUrl: null })));
   return d;

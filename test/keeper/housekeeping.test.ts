@@ -8,7 +8,7 @@ import { newId } from "../../api/src/store/ids.js";
 import { WEBHOOK_PRUNE_BATCH, pruneExpired } from "../../api/src/keeper/housekeeping.js";
 import type { Store } from "../../api/src/store/index.js";
 import type { PortalSession } from "../../api/src/store/portal.js";
-import { ENGINES, storesOnBothEngines } from "../support/store.js";
+import { ENGINES, newAccount, storesOnBothEngines } from "../support/store.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -17,11 +17,7 @@ const at = (msBeforeNow: number) => new Date(NOW - msBeforeNow).toISOString();
 
 const stores = storesOnBothEngines("housekeeping");
 
-async function account(store: Store): Promise<string> {
-  const id = newId("acc");
-  await store.accounts.createAccount(id, at(60 * DAY));
-  return id;
-}
+const account = (store: Store): Promise<string> => newAccount(store, new Date(at(60 * DAY)));
 
 /** An event `age` before now; its deliveries (one per endpoint of the account) are left pending. */
 async function event(store: Store, accountId: string, age: number): Promise<string> {

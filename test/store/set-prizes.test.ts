@@ -4,28 +4,19 @@
 // mirrored again after a reorg); another drawing's winners are untouched.
 
 import { describe, expect, it } from "vitest";
-import { createCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/store/ids.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import type { Store } from "../../api/src/store/index.js";
-import { ENGINES, storesOnBothEngines } from "../support/store.js";
+import { ENGINES, dailyCampaign, drawingRow, newAccount, storesOnBothEngines } from "../support/store.js";
 
 const WINNERS = 1_201; // three statements: 500, 500, 201
-const WALLET = "0x00000000000000000000000000000000000000a1";
 
-const stores = storesOnBothEngines("prizes-store");
+const stores = storesOnBothEngines("set-prizes");
 
 /** A drawing of a new campaign with `count` winners w-0, w-1, ... written straight into the store. */
 async function drawingWithWinners(store: Store, slug: string, count: number): Promise<Drawing> {
-  const accountId = newId("acc");
-  await store.accounts.createAccount(accountId, new Date().toISOString());
-  const campaign = await createCampaign(store, accountId, { slug, name: slug, mode: "push", winnersPerDraw: 2, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
-  const d: Drawing = {
-    id: newId("drw"), campaignId: campaign.id, drawAt: new Date(Date.now() + 2 * 3_600_000).toISOString(), cutoffAt: new Date(Date.now() + 3_600_000).toISOString(), status: "open",
-    winnersExpected: count, number: null, partnerRound: null, tableId: campaign.tableId, tableVersion: campaign.tableVersion, needsAttention: null,
-    listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
-    settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
-  };
+  const accountId = await newAccount(store);
+  const campaign = await dailyCampaign(store, accountId, slug, { winnersPerDraw: 2 });
+  const d = drawingRow(campaign, { drawAt: new Date(Date.now() + 2 * 3_600_000).toISOString(), cutoffAt: new Date(Date.now() + 3_600_000).toISOString(), winnersExpected: count });
   expect(await store.drawings.insertIfAbsent(d)).toBe(true);
   await store.drawings.replaceWinners(d.id, Array.from({ length: count }, (_, i) => ({ winnerId: `w-${i}`, displayName: null, avatarUrl: null })));
   return d;

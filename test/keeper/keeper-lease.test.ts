@@ -2,29 +2,20 @@
 // holder's process is gone; renewed by its holder) and the lease loop that starts and stops a process's keeper.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import path from "node:path";
+import { hostname } from "node:os";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { KEEPER_LEASE, KeeperLease, holderGone, newHolderId } from "../../api/src/keeper/lease.js";
 import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
+import { storeFilePerTest } from "../support/store.js";
 
-let dir: string;
+const files = storeFilePerTest("prizedraw-lease");
 let store: Store;
 let other: Store;
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "prizedraw-lease-"));
-  store = await openServiceStore(path.join(dir, "prizedraw.sqlite"));
-  other = await openServiceStore(path.join(dir, "prizedraw.sqlite")); // a second connection, as a second process has
-});
-
-afterEach(async () => {
-  await store.close();
-  await other.close();
-  rmSync(dir, { recursive: true, force: true });
+  store = await files.open();
+  other = await files.open(); // a second connection, as a second process has
 });
 
 /** A pid that ran on this machine and no longer does. */

@@ -4,34 +4,17 @@
 // drawing after the end date reappeared in test/api/push.test.ts on both engines). Here the edit is made to land
 // in exactly that gap, on a real SQLite store.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { IndexerClient } from "../../api/src/chain/indexer.js";
-import type { ChainPort } from "../../api/src/chain/port.js";
+import { describe, expect, it } from "vitest";
 import { createCampaign, transitionCampaign, updateCampaign } from "../../api/src/domain/campaigns.js";
-import { newId } from "../../api/src/store/ids.js";
-import { Keeper } from "../../api/src/keeper/keeper.js";
 import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
+import { keeperWithoutChain } from "../support/keeper.js";
+import { newAccount, storeFilePerTest } from "../support/store.js";
 
 const WALLET = "0x00000000000000000000000000000000000000a1";
 const SLUG = "edited";
 
 describe("the keeper's planning after a concurrent campaign edit", () => {
-  let dir: string;
-  let store: Store;
-
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "keeper-plan-"));
-  });
-
-  afterEach(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const files = storeFilePerTest("keeper-plan");
 
   const edits: Array<[string, (store: Store, firstDrawAt: string) => Promise<unknown>, (drawAts: string[], firstDrawAt: string) => void]> = [
     [
@@ -47,10 +30,9 @@ describe("the keeper's planning after a concurrent campaign edit", () => {
   ];
 
   it.each(edits)("%s", async (_name, edit, check) => {
-    store = await openServiceStore(path.join(dir, "store.sqlite"));
+    const store = await files.open();
     const now = new Date();
-    const accountId = newId("acc");
-    await store.accounts.createAccount(accountId, now.toISOString());
+    const accountId = await newAccount(store, now);
     const schedule = { cadence: "daily" as const, drawHour: 20, timezone: "Europe/Berlin", startsAt: now.toISOString() };
     await createCampaign(store, accountId, { slug: SLUG, name: SLUG, mode: "push", winnersPerDraw: 3, payoutWallet: WALLET, schedule }, now);
     const campaign = await transitionCampaign(store, SLUG, "activate", now);
@@ -70,14 +52,8 @@ describe("the keeper's planning after a concurrent campaign edit", () => {
       return read;
     };
 
-    const keeper = new Keeper({
-      store,
-      // The chain is never reached for what is checked here: its steps fail, are logged, and retried next cycle.
-      chain: {} as ChainPort,
-      indexer: {} as IndexerClient,
-      config: { env: "production", keeperIntervalSeconds: 3_600, pullAllowHttpLoopback: false, entropyTimeoutSeconds: 600, holdMockReveal: false, localChain: false, chainFinality: "finalized" },
-      logger: pino({ level: "silent" }),
-    });
+    // The chain is never reached for what is checked here: its steps fail, are logged, and retried next cycle.
+    const keeper = keeperWithoutChain(store, 3_600);
     keeper.start();
     try {
       while (!keeper.holdsLease()) await new Promise((resolve) => setTimeout(resolve, 20));

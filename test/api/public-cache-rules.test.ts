@@ -4,11 +4,9 @@
 // and never keeps a render across a write made while it ran; store.drawings.nextFinalBlock picks the block at
 // which a provisional result turns final. All on a real store (a temporary SQLite file).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCampaign, transitionCampaign, updateCampaign } from "../../api/src/domain/campaigns.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { transitionCampaign, updateCampaign } from "../../api/src/domain/campaigns.js";
 import { submitWinners } from "../../api/src/domain/drawings.js";
 import { submitEntries } from "../../api/src/domain/entries.js";
 import { newId } from "../../api/src/store/ids.js";
@@ -19,33 +17,24 @@ import { MIGRATIONS } from "../../api/src/store/db.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import { type Store } from "../../api/src/store/index.js";
 import { openServiceStore } from "../../api/src/serviceStore.js";
-import { rawSqlite } from "../support/store.js";
+import { dailyCampaign, newAccount, rawSqlite, storeFilePerTest, upcomingDrawingRow } from "../support/store.js";
 
 const HOUR = 3_600_000;
-const WALLET = "0x00000000000000000000000000000000000000a1";
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 
-let dir: string;
+const files = storeFilePerTest("public-cache");
 let store: Store;
 let accountId: string;
 let campaign: Campaign;
 let other: Campaign;
 
 async function newCampaign(slug: string, mode: Campaign["mode"] = "push"): Promise<Campaign> {
-  return createCampaign(store, accountId, { slug, name: slug, mode, winnersPerDraw: 2, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+  return dailyCampaign(store, accountId, slug, { mode, winnersPerDraw: 2 });
 }
 
-let drawings = 0;
 /** A drawing of `c` written straight into the store (open, its cutoff an hour ahead unless overridden). */
 async function drawing(c: Campaign, over: Partial<Drawing> = {}): Promise<Drawing> {
-  drawings++;
-  const d: Drawing = {
-    id: newId("drw"), campaignId: c.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
-    winnersExpected: 2, number: null, partnerRound: null, tableId: c.tableId, tableVersion: c.tableVersion, needsAttention: null,
-    listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
-    settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
-    ...over,
-  };
+  const d = upcomingDrawingRow(c, over);
   expect(await store.drawings.insertIfAbsent(d)).toBe(true);
   return d;
 }
@@ -62,17 +51,10 @@ async function bumps(write: () => unknown): Promise<[number, number]> {
 const current = async () => (await store.campaigns.byId(campaign.id))!;
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "public-cache-"));
-  store = await openServiceStore(path.join(dir, "store.sqlite"));
-  accountId = newId("acc");
-  await store.accounts.createAccount(accountId, new Date().toISOString());
+  store = await files.open();
+  accountId = await newAccount(store);
   campaign = await newCampaign("cached");
   other = await newCampaign("elsewhere");
-});
-
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("public versions (migration 11's triggers)", () => {
@@ -165,12 +147,12 @@ describe("public versions (migration 11's triggers)", () => {
   });
 
   it("seeds version 1 for the campaigns of a store upgraded to migration 11, which the triggers then move", async () => {
-    const file = path.join(dir, "old.sqlite");
+    const file = path.join(files.dir, "old.sqlite");
     // A store from before migration 11: campaigns written, then public_versions, its triggers and the migration's
     // record taken out again (SQLite's own file; the store applies each migration it has no record of).
     const old = await openServiceStore(file);
     await old.accounts.createAccount("acc_old", new Date().toISOString());
-    const c = await createCampaign(old, "acc_old", { slug: "old", name: "Old", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    const c = await dailyCampaign(old, "acc_old", "old", { name: "Old" });
     const oldDb = rawSqlite(old);
     const migration11 = MIGRATIONS.find((m) => m.version === 11)!;
     for (const trigger of migration11.sql.matchAll(/CREATE TRIGGER (\w+)/g)) oldDb.exec(`DROP TRIGGER ${trigger[1]!}`);

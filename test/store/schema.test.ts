@@ -1,5 +1,5 @@
-// The store's two schemas: PostgreSQL's baseline (store/postgres.ts) must equal what SQLite's migrations
-// 1 to 12 make (store/db.ts): tables, columns, keys, indexes, checks and the public_versions triggers. Also: the
+// The store's two schemas: PostgreSQL's baseline and later migrations (store/postgres.ts) must equal what SQLite's
+// migrations 1 to 13 make (store/db.ts): tables, columns, keys, indexes, checks and the public_versions triggers. Also: the
 // PostgreSQL migration is idempotent and safe when two processes start at once.
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,6 +27,8 @@ type Schema = Record<string, TableShape>;
 
 /** The database-assigned ids: SQLite's INTEGER PRIMARY KEY rowid aliases, PostgreSQL's identity columns. */
 const ASSIGNED_IDS = [
+  "alert_notices.id",
+  "alerts.id",
   "campaign_pauses.id",
   "entries.seq",
   "mail_outbox.id",
@@ -188,7 +190,7 @@ afterAll(async () => {
 });
 
 describe("PostgreSQL's baseline schema", () => {
-  it("equals SQLite's after migrations 1 to 12: tables, columns, keys, indexes, checks, triggers", async () => {
+  it("equals SQLite's after migrations 1 to 13: tables, columns, keys, indexes, checks, triggers", async () => {
     const { pool } = await freshDatabase();
     await migratePostgres(pool);
     const expected = sqliteSchema(freshSqlite());
@@ -213,12 +215,12 @@ describe("PostgreSQL's baseline schema", () => {
 });
 
 describe("migratePostgres", () => {
-  it("records versions 1 to 12 with SQLite's names, and leaves a migrated database alone", async () => {
+  it("records versions 1 to 13 with SQLite's names, and leaves a migrated database alone", async () => {
     const { pool } = await freshDatabase();
     await migratePostgres(pool);
     const first = await versions(pool);
     expect(first.map(({ version, name }) => ({ version, name }))).toEqual(sqliteVersions(freshSqlite()));
-    expect(first.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(first.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     await pool.query("INSERT INTO service_meta (key, value) VALUES ('kept', 'yes')");
     await migratePostgres(pool);
     expect(await versions(pool)).toEqual(first);
@@ -228,15 +230,15 @@ describe("migratePostgres", () => {
   it("migrates once when two processes start at once", async () => {
     const { url, pool } = await freshDatabase();
     await Promise.all([migratePostgres(pool), migratePostgres(newPool(url))]);
-    expect((await versions(pool)).map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect((await versions(pool)).map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
   });
 
   it("refuses a database at a newer version, naming both versions, and changes nothing", async () => {
     const { pool } = await freshDatabase();
     await migratePostgres(pool);
-    await pool.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (13, 'from the future', 'x')");
-    await expect(migratePostgres(pool)).rejects.toThrow(/version 13\b.*version 12\b/);
-    expect((await versions(pool)).map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    await pool.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (14, 'from the future', 'x')");
+    await expect(migratePostgres(pool)).rejects.toThrow(/version 14\b.*version 13\b/);
+    expect((await versions(pool)).map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
   });
 });
 

@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
 // Webhooks without the stack: Standard Webhooks signatures (the spec's published test vector), the retry
 // schedule, which drawing changes are events, the outbox written in the change's transaction (and rolled back
 // with it), guarantee.awaiting_pick, per-drawing ordering of deliveries, the delivery worker's outcomes with a
 // stand-in sender, and endpoints (secret shown once, never listed; rotation overlap; bad URLs store nothing).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createCampaign } from "../../api/src/domain/campaigns.js";
 import { ServiceError } from "../../api/src/domain/errors.js";
 import { checkDuePeriods } from "../../api/src/domain/guarantees.js";
@@ -18,7 +16,6 @@ import { logger } from "../../api/src/logger.js";
 import type { Campaign } from "../../api/src/store/campaigns.js";
 import type { Drawing } from "../../api/src/store/drawings.js";
 import { type Store } from "../../api/src/store/index.js";
-import { openServiceStore } from "../../api/src/serviceStore.js";
 import { sqliteDriverPackage } from "../../api/src/store/sqliteDriver.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, rotateSecret, signingSecrets } from "../../api/src/webhooks/endpoints.js";
 import { drawingEvents, GIVE_UP_AFTER_MS } from "../../api/src/webhooks/events.js";
@@ -26,6 +23,7 @@ import { nextAttemptAt, retryDelayMs } from "../../api/src/webhooks/retry.js";
 import type { SendResult } from "../../api/src/webhooks/send.js";
 import { signWebhook, verifyWebhook, WebhookVerificationError } from "@prizedraw/client";
 import { generateSecret, signatureHeader } from "../../api/src/webhooks/signature.js";
+import { dailyCampaign, newAccount, storeFilePerTest, upcomingDrawingRow } from "../support/store.js";
 
 // The Standard Webhooks specification's test vector (as in its reference libraries' tests).
 const VECTOR = {
@@ -114,33 +112,19 @@ describe("drawingEvents", () => {
 });
 
 describe("the outbox on a real store", () => {
-  let dir: string;
+  const files = storeFilePerTest("webhooks");
   let store: Store;
   let accountId: string;
   let campaign: Campaign;
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "webhooks-"));
-    store = await openServiceStore(path.join(dir, "store.sqlite"));
-    accountId = newId("acc");
-    await store.accounts.createAccount(accountId, new Date().toISOString());
-    campaign = await createCampaign(store, accountId, { slug: "hooks", name: "Hooks", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    store = await files.open();
+    accountId = await newAccount(store);
+    campaign = await dailyCampaign(store, accountId, "hooks", { name: "Hooks" });
   });
 
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  let drawings = 0;
   async function drawing(of: Campaign = campaign): Promise<Drawing> {
-    drawings++;
-    const d: Drawing = {
-      id: newId("drw"), campaignId: of.id, drawAt: new Date(Date.now() + (2 + drawings) * HOUR).toISOString(), cutoffAt: new Date(Date.now() + HOUR).toISOString(), status: "open",
-      winnersExpected: 1, number: null, partnerRound: null, tableId: of.tableId, tableVersion: of.tableVersion, needsAttention: null,
-      listSubmittedAt: null, lockedAt: null, winnersCommitment: null, entropyProvider: null, entropyRequestId: null, entropyValue: null, entropyRevealedAt: null,
-      settledAt: null, paidAt: null, commitTx: null, revealTx: null, revealBlock: null, paidBlock: null, createdAt: new Date().toISOString(), entrantCount: 0, totalWeight: 0, entrantsCommitment: null,
-    };
+    const d = upcomingDrawingRow(of);
     await store.drawings.insertIfAbsent(d);
     await store.drawings.replaceWinners(d.id, [{ winnerId: "u-1", displayName: null, avatarUrl: null }]);
     return d;
@@ -279,9 +263,8 @@ describe("the outbox on a real store", () => {
     await endpoint("https://127.0.0.1/slow-2");
     for (let i = 0; i < 4; i++) await store.drawings.update({ ...(await drawing()), status: "locked" });
     // Another account: one endpoint, one event, due after all of them.
-    const otherAccount = newId("acc");
-    await store.accounts.createAccount(otherAccount, new Date().toISOString());
-    const other = await createCampaign(store, otherAccount, { slug: "other", name: "Other", mode: "push", winnersPerDraw: 1, payoutWallet: WALLET, schedule: { cadence: "daily", drawHour: 12, timezone: "UTC" } }, new Date());
+    const otherAccount = await newAccount(store);
+    const other = await dailyCampaign(store, otherAccount, "other", { name: "Other" });
     await createEndpoint(store, otherAccount, "https://127.0.0.1/other", { allowLoopback: true });
     await new Promise((r) => setTimeout(r, 5));
     await store.drawings.update({ ...(await drawing(other)), status: "locked" });
@@ -324,7 +307,7 @@ describe("the outbox on a real store", () => {
   it("a drawing's change with its events waits for another process's write instead of failing at once", async () => {
     const d = await drawing();
     // Another process holds a write transaction for 700 ms (as the CLI may); busy_timeout is 5 s.
-    const holder = spawn(process.execPath, ["-e", `const D = require(${JSON.stringify(sqliteDriverPackage())}); const db = new D(${JSON.stringify(path.join(dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, ["-e", `const D = require(${JSON.stringify(sqliteDriverPackage())}); const db = new D(${JSON.stringify(path.join(files.dir, "store.sqlite"))}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 700);`], { cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../.."), stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((r) => holder.stdout!.once("data", () => r()));
     const started = Date.now();
     await store.drawings.update({ ...d, status: "locked" });
