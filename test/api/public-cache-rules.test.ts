@@ -2,7 +2,8 @@
 // change its page, draws.json or proofs, and with no other; PublicCache (http/publicCache.ts) serves a render while
 // the version, its expiry and the chain's finalized block allow it, shares one render between concurrent misses,
 // and never keeps a render across a write made while it ran; store.drawings.nextFinalBlock picks the block at
-// which a provisional result turns final. All on a real store (a temporary SQLite file).
+// which a provisional result turns final. All on a real store (a temporary SQLite file); the real-stack side is
+// test/api/public-cache.test.ts.
 
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";

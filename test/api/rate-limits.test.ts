@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openServiceStore } from "../../api/src/serviceStore.js";
 import { until } from "../support/processes.js";
 import { postBody } from "../support/rawBody.js";
-import { TEST_WALLET, createAccount, startStack, type Stack } from "../support/stack.js";
+import { TEST_WALLET, api, createAccount, startStack, type Stack } from "../support/stack.js";
 
 /** Requests a minute: each bucket holds one minute's worth and refills evenly (one request every 60/N seconds). */
 const PER_KEY = 30;
@@ -26,19 +26,9 @@ let drawingId: string;
 type Reply = { status: number; headers: Headers; body: Record<string, unknown> };
 
 /** A request from the client at `address` (the X-Forwarded-For entry the one trusted proxy wrote). */
-async function from(address: string, route: string, options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
-  const headers: Record<string, string> = { "x-forwarded-for": address, ...options.headers };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${stack.baseUrl}${route}`, { method: options.method ?? "GET", headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  const text = await response.text();
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { raw: text };
-  }
-  return { status: response.status, headers: response.headers, body };
+function from(address: string, route: string, options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const { method = "GET", headers, ...rest } = options;
+  return api(stack, method, route, { ...rest, headers: { "x-forwarded-for": address, ...headers } });
 }
 
 /** The 429 the spec reserves: `{ error, detail }` and Retry-After in whole seconds, at most the bucket's refill time. */

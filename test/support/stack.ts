@@ -179,14 +179,14 @@ export async function startStack(
   }
 }
 
-/** A JSON request to the service; returns status and parsed body. */
+/** A JSON request to the service (with any further `headers`); returns status, headers and parsed body. */
 export async function api(
   stack: Pick<Stack, "baseUrl">,
   method: string,
   route: string,
-  options: { key?: string; body?: unknown; rawBody?: string; contentType?: string } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const headers: Record<string, string> = {};
+  options: { key?: string; body?: unknown; rawBody?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.body !== undefined || options.rawBody !== undefined) headers["content-type"] = options.contentType ?? "application/json";
   const response = await fetch(`${stack.baseUrl}${route}`, {
@@ -201,7 +201,7 @@ export async function api(
   } catch {
     body = { raw: text };
   }
-  return { status: response.status, body };
+  return { status: response.status, headers: response.headers, body };
 }
 
 /** A payout wallet for test campaigns (any non-zero address: the test stablecoin lands there). */

@@ -19,6 +19,7 @@
 import { ServiceError } from "../domain/errors.js";
 import { proofBuildDuration, proofBuilds, proofStateChecks } from "../metrics/registry.js";
 import type { Store } from "../store/index.js";
+import { BodyStore } from "./bodyStore.js";
 import type { Rendered } from "./publicCache.js";
 
 /** How long a provisional body is served after its chain data was read (ms). */
@@ -47,8 +48,7 @@ export type ProofCheck = {
 export type ProofRender = Rendered & { state: string; checkedAt: number; final: boolean; recheck: () => Promise<ProofCheck> };
 
 export class ProofRenders {
-  private readonly entries = new Map<string, ProofRender>();
-  private bytes = 0;
+  private readonly entries = new BodyStore<ProofRender>(MAX_ENTRIES, MAX_BYTES);
   /** Reads of a proof's sources in flight, by proof key, with the campaign version each began at. */
   private readonly checking = new Map<string, { version: number; run: Promise<ProofRender> }>();
   /** Builds in flight, by proof key and state. */
@@ -130,7 +130,7 @@ export class ProofRenders {
     } catch (error) {
       proofStateChecks.inc({ result: "unavailable" });
       // Not drawn, not indexed (or no longer: a reorg), refused: nothing kept is served for it any more.
-      if (error instanceof ServiceError) this.drop(key);
+      if (error instanceof ServiceError) this.entries.drop(key);
       throw error;
     }
     const refusal = this.refused.get(key);
@@ -150,7 +150,7 @@ export class ProofRenders {
     const { body, headers, etag } = await this.built(key, found);
     const entry: ProofRender = { body, headers, etag, expiresAt, finalAt: found.finalAt, version, state: found.state, checkedAt, final: found.final, recheck: check };
     const latest = this.entries.get(key);
-    if (!latest || latest.version <= version) this.keep(key, entry);
+    if (!latest || latest.version <= version) this.entries.keep(key, entry);
     return entry;
   }
 
@@ -173,7 +173,7 @@ export class ProofRenders {
             const refusal = error instanceof ServiceError;
             proofBuilds.inc({ finality, outcome: refusal ? "refused" : "failed" });
             if (refusal) {
-              this.drop(key);
+              this.entries.drop(key);
               this.refused.delete(key);
               if (this.refused.size >= MAX_ENTRIES) this.refused.delete(this.refused.keys().next().value!);
               this.refused.set(key, { state: found.state, error });
@@ -188,20 +188,5 @@ export class ProofRenders {
       this.building.set(id, run);
     }
     return run;
-  }
-
-  /** Keeps `entry` as the newest, dropping the oldest beyond the count and byte bounds. */
-  private keep(key: string, entry: ProofRender): void {
-    this.drop(key);
-    while (this.entries.size > 0 && (this.entries.size >= MAX_ENTRIES || this.bytes + entry.body.length > MAX_BYTES)) this.drop(this.entries.keys().next().value!);
-    this.entries.set(key, entry);
-    this.bytes += entry.body.length;
-  }
-
-  private drop(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.body.length;
   }
 }

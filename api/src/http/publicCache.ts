@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Store } from "../store/index.js";
+import { BodyStore } from "./bodyStore.js";
 import { ProofRenders } from "./proofRenders.js";
 
 /** What a route renders: the body and its headers, and until when it holds apart from version changes. */
@@ -38,8 +39,7 @@ const MAX_ENTRIES = 2_000;
 const MAX_BYTES = 64 * 1024 * 1024;
 
 export class PublicCache {
-  private readonly entries = new Map<string, Rendered>();
-  private bytes = 0;
+  private readonly entries = new BodyStore<Rendered>(MAX_ENTRIES, MAX_BYTES);
   /** Renders in flight by key, with the campaign version each began at. */
   private readonly rendering = new Map<string, { version: number; run: Promise<Rendered> }>();
 
@@ -79,27 +79,12 @@ export class PublicCache {
       const rendered = await render();
       const entry: Rendered = { ...rendered, version, etag: etagOf(rendered.body) };
       const current = this.entries.get(key);
-      if (!current || current.version <= version) this.keep(key, entry);
+      if (!current || current.version <= version) this.entries.keep(key, entry);
       return entry;
     })().finally(() => {
       if (this.rendering.get(key)?.run === run) this.rendering.delete(key);
     });
     this.rendering.set(key, { version, run });
     return run;
-  }
-
-  /** Keeps `entry` as the newest, dropping the oldest beyond the count and byte bounds. */
-  private keep(key: string, entry: Rendered): void {
-    this.drop(key);
-    while (this.entries.size > 0 && (this.entries.size >= MAX_ENTRIES || this.bytes + entry.body.length > MAX_BYTES)) this.drop(this.entries.keys().next().value!);
-    this.entries.set(key, entry);
-    this.bytes += entry.body.length;
-  }
-
-  private drop(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.bytes -= entry.body.length;
   }
 }
