@@ -92,7 +92,8 @@ export async function startStack(checkout: Checkout): Promise<Started> {
       const found = readPrinted(proc.output());
       return PRINTED_NAMES.every((n) => found[n] !== undefined) && /stops everything/.test(proc.output()) ? (found as Printed) : undefined;
     },
-    240_000,
+    // A fresh copy compiles the contracts first; beside the whole suite on 2 cores a Node.js line once took over 240 s.
+    480_000,
     200,
     proc,
   );
